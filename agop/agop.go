@@ -1,0 +1,268 @@
+package agop
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rfmkit/rfm/internal/linalg"
+	"github.com/rfmkit/rfm/kernel"
+)
+
+// Options select the AGOP variant.
+type Options struct {
+	Diag     bool // only the diagonal Σ ∇f_k(x)² (needs an identity or diagonal metric)
+	Centered bool // subtract each output's mean gradient before the outer products
+	// BlockBytes bounds one coefficient block (eval rows × n); 0 = 64 MB.
+	BlockBytes int
+}
+
+// Predictor is a fitted kernel machine in mapped coordinates.
+type Predictor struct {
+	Kernel kernel.Spec
+	Metric *kernel.Metric
+	Z      []float64 // n×d mapped centres
+	Norms  []float64 // squared norms of the rows of Z
+	N, D   int
+	Alpha  []float64 // n×C
+	C      int
+}
+
+func (p *Predictor) check() error {
+	if p.N < 1 || p.D < 1 || p.C < 1 || len(p.Z) < p.N*p.D || len(p.Alpha) < p.N*p.C || len(p.Norms) < p.N {
+		return fmt.Errorf("agop: inconsistent predictor (n=%d, d=%d, c=%d)", p.N, p.D, p.C)
+	}
+	if !p.Kernel.Radial() {
+		return fmt.Errorf("agop: kernel %s is not radial", p.Kernel)
+	}
+	return nil
+}
+
+// engine holds the reusable buffers of the blocked computation.
+type engine struct {
+	p      *Predictor
+	groupC int       // outputs per GEMM group
+	r      []float64 // n × groupC·(d+1): [α_k∘Z ... | α_k ...]
+	coef   []float64 // rows × n coefficient block
+	t      []float64 // rows × groupC·(d+1)
+}
+
+func newEngine(p *Predictor, rows int) *engine {
+	n, d := p.N, p.D
+	// Keep [α∘Z | α] for a group of outputs near 64 MB.
+	g := max(1, min(p.C, (64<<20)/(8*n*(d+1))))
+	return &engine{p: p, groupC: g,
+		r:    make([]float64, n*g*(d+1)),
+		coef: make([]float64, rows*n),
+		t:    make([]float64, rows*g*(d+1)),
+	}
+}
+
+// zGrads computes, for rows of mapped query points zq (with norms nq), the
+// z-space gradients g (rows × C × d) into out.
+func (e *engine) zGrads(zq []float64, nq []float64, rows int, out []float64) {
+	p := e.p
+	n, d, c := p.N, p.D, p.C
+	kernel.CrossCoef(p.Kernel, zq, rows, nq, p.Z, n, p.Norms, d, e.coef, n)
+	for k0 := 0; k0 < c; k0 += e.groupC {
+		g := min(e.groupC, c-k0)
+		w := g * (d + 1)
+		// R = [α_k0∘Z | … | α_{k0+g−1}∘Z | α_k0 … α_{k0+g−1}]
+		for j := 0; j < n; j++ {
+			zj := p.Z[j*d : j*d+d]
+			rj := e.r[j*w : j*w+w]
+			for kk := 0; kk < g; kk++ {
+				a := p.Alpha[j*c+k0+kk]
+				dst := rj[kk*d : kk*d+d]
+				for t, v := range zj {
+					dst[t] = a * v
+				}
+				rj[g*d+kk] = a
+			}
+		}
+		linalg.Gemm(false, false, rows, w, n, 1, e.coef, n, e.r, w, 0, e.t, w)
+		for i := 0; i < rows; i++ {
+			ti := e.t[i*w : i*w+w]
+			zi := zq[i*d : i*d+d]
+			for kk := 0; kk < g; kk++ {
+				s := ti[g*d+kk]
+				src := ti[kk*d : kk*d+d]
+				dst := out[(i*c+k0+kk)*d : (i*c+k0+kk)*d+d]
+				for t := range dst {
+					dst[t] = src[t] - s*zi[t]
+				}
+			}
+		}
+	}
+}
+
+// toX maps z-space gradients (rows of length d) to x-space: ∇ = S·g,
+// i.e. the row g·S since S is symmetric.
+func toX(m *kernel.Metric, g []float64, rows, d int) []float64 {
+	switch m.Kind {
+	case kernel.Diagonal:
+		s := m.Sqrt()
+		for i := 0; i < rows; i++ {
+			row := g[i*d : i*d+d]
+			for t := range row {
+				row[t] *= s[t]
+			}
+		}
+		return g
+	case kernel.Full:
+		out := make([]float64, rows*d)
+		linalg.Gemm(false, false, rows, d, d, 1, g, d, m.Sqrt(), d, 0, out, d)
+		return out
+	}
+	return g
+}
+
+// Gradients returns ∇f_k(x) for nq query points xq (raw features, nq×d):
+// a nq×C×d array (point-major, then output, then coordinate).
+func Gradients(ctx context.Context, p *Predictor, xq []float64, nq int) ([]float64, error) {
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	d, c := p.D, p.C
+	zq := p.Metric.Map(xq, nq)
+	norms := kernel.Norms(zq, nq, d)
+	rows := blockRows(p.N, 0)
+	e := newEngine(p, min(rows, nq))
+	out := make([]float64, nq*c*d)
+	for r0 := 0; r0 < nq; r0 += rows {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		r1 := min(r0+rows, nq)
+		e.zGrads(zq[r0*d:], norms[r0:], r1-r0, out[r0*c*d:r1*c*d])
+	}
+	return toX(p.Metric, out, nq*c, d), nil
+}
+
+func blockRows(n, bytes int) int {
+	if bytes <= 0 {
+		bytes = 64 << 20
+	}
+	return max(8, min(2048, bytes/(8*max(n, 1))))
+}
+
+// Compute returns the AGOP over the evaluation points given as row indices
+// into the centres (x-space; d×d, or d entries with Diag), averaged over the
+// points (the papers' "mean" normalization).
+func Compute(ctx context.Context, p *Predictor, eval []int, opt Options) ([]float64, error) {
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	if len(eval) == 0 {
+		return nil, fmt.Errorf("agop: no evaluation points")
+	}
+	if opt.Diag && p.Metric.Kind == kernel.Full {
+		return nil, fmt.Errorf("agop: a diagonal AGOP needs an identity or diagonal metric")
+	}
+	n, d, c := p.N, p.D, p.C
+	for _, i := range eval {
+		if i < 0 || i >= n {
+			return nil, fmt.Errorf("agop: evaluation index %d out of range [0,%d)", i, n)
+		}
+	}
+	rows := min(blockRows(n, opt.BlockBytes), len(eval))
+	e := newEngine(p, rows)
+	zq := make([]float64, rows*d)
+	nq := make([]float64, rows)
+	g := make([]float64, rows*c*d)
+	var acc []float64 // Σ g gᵀ (d×d) or Σ g² (d), z-space
+	if opt.Diag {
+		acc = make([]float64, d)
+	} else {
+		acc = make([]float64, d*d)
+	}
+	var sum []float64 // Σ g per output, for centring
+	if opt.Centered {
+		sum = make([]float64, c*d)
+	}
+	for b0 := 0; b0 < len(eval); b0 += rows {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		b1 := min(b0+rows, len(eval))
+		m := b1 - b0
+		for i, idx := range eval[b0:b1] {
+			copy(zq[i*d:i*d+d], p.Z[idx*d:idx*d+d])
+			nq[i] = p.Norms[idx]
+		}
+		e.zGrads(zq, nq, m, g)
+		gm := g[:m*c*d]
+		if opt.Diag {
+			for r := 0; r < m*c; r++ {
+				for t, v := range gm[r*d : r*d+d] {
+					acc[t] += v * v
+				}
+			}
+		} else {
+			linalg.Gemm(true, false, d, d, m*c, 1, gm, d, gm, d, 1, acc, d)
+		}
+		if sum != nil {
+			for r := 0; r < m; r++ {
+				for k := 0; k < c; k++ {
+					src := gm[(r*c+k)*d : (r*c+k)*d+d]
+					dst := sum[k*d : k*d+d]
+					for t, v := range src {
+						dst[t] += v
+					}
+				}
+			}
+		}
+	}
+	inv := 1 / float64(len(eval))
+	for i := range acc {
+		acc[i] *= inv
+	}
+	if sum != nil {
+		for k := 0; k < c; k++ {
+			mk := sum[k*d : k*d+d]
+			for t := range mk {
+				mk[t] *= inv
+			}
+			if opt.Diag {
+				for t, v := range mk {
+					acc[t] -= v * v
+				}
+			} else {
+				for a := 0; a < d; a++ {
+					for b := 0; b < d; b++ {
+						acc[a*d+b] -= mk[a] * mk[b]
+					}
+				}
+			}
+		}
+	}
+	// Back to x-space: S·A·S.
+	switch p.Metric.Kind {
+	case kernel.Diagonal:
+		s := p.Metric.Sqrt()
+		if opt.Diag {
+			for t := range acc {
+				acc[t] *= s[t] * s[t]
+			}
+		} else {
+			for a := 0; a < d; a++ {
+				for b := 0; b < d; b++ {
+					acc[a*d+b] *= s[a] * s[b]
+				}
+			}
+		}
+	case kernel.Full:
+		s := p.Metric.Sqrt()
+		tmp := make([]float64, d*d)
+		linalg.Gemm(false, false, d, d, d, 1, s, d, acc, d, 0, tmp, d)
+		linalg.Gemm(false, false, d, d, d, 1, tmp, d, s, d, 0, acc, d)
+	}
+	if !opt.Diag { // exact symmetry despite round-off
+		for a := 0; a < d; a++ {
+			for b := a + 1; b < d; b++ {
+				v := 0.5 * (acc[a*d+b] + acc[b*d+a])
+				acc[a*d+b], acc[b*d+a] = v, v
+			}
+		}
+	}
+	return acc, nil
+}

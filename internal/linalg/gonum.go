@@ -1,0 +1,81 @@
+//go:build !openblas
+
+package linalg
+
+import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+var impl gonum.Implementation
+
+// Backend names the linear-algebra backend compiled in.
+func Backend() string { return "gonum" }
+
+func setBackendThreads(int) {} // gonum uses GOMAXPROCS workers
+
+func tr(t bool) blas.Transpose {
+	if t {
+		return blas.Trans
+	}
+	return blas.NoTrans
+}
+
+// Gemm computes C = alpha·op(A)·op(B) + beta·C for row-major matrices;
+// op(A) is m×k, op(B) is k×n.
+func Gemm[T Float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	switch a := any(a).(type) {
+	case []float64:
+		impl.Dgemm(tr(tA), tr(tB), m, n, k, float64(alpha), a, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
+	case []float32:
+		impl.Sgemm(tr(tA), tr(tB), m, n, k, float32(alpha), a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+	}
+}
+
+// SyrkLower computes the lower triangle of C = alpha·A·Aᵀ + beta·C, A n×k.
+// The pure-Go build splits it into row bands of GEMMs, because gonum's SYRK
+// is single-threaded while its GEMM is not; the few upper-triangle entries a
+// band touches inside its own diagonal square are scratch by contract.
+func SyrkLower[T Float](n, k int, alpha T, a []T, lda int, beta T, c []T, ldc int) {
+	const band = 256
+	for r0 := 0; r0 < n; r0 += band {
+		r1 := min(r0+band, n)
+		Gemm(false, true, r1-r0, r1, k, alpha, a[r0*lda:], lda, a, lda, beta, c[r0*ldc:], ldc)
+	}
+}
+
+// trsmRightLowerTrans solves X·Lᵀ = B in place (B m×n, L n×n lower).
+func trsmRightLowerTrans[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
+	switch l := any(l).(type) {
+	case []float64:
+		impl.Dtrsm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, m, n, 1, l, ldl, any(b).([]float64), ldb)
+	case []float32:
+		impl.Strsm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, m, n, 1, l, ldl, any(b).([]float32), ldb)
+	}
+}
+
+// potrfSmall factors one diagonal block (lower, row-major).
+func potrfSmall[T Float](n int, a []T, lda int) int { return chol2(n, a, lda) }
+
+// CholSolve overwrites B (n×nrhs) by (L·Lᵀ)⁻¹B, L from Cholesky.
+func CholSolve[T Float](n, nrhs int, l []T, ldl int, b []T, ldb int) {
+	switch l := any(l).(type) {
+	case []float64:
+		bb := any(b).([]float64)
+		impl.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n, nrhs, 1, l, ldl, bb, ldb)
+		impl.Dtrsm(blas.Left, blas.Lower, blas.Trans, blas.NonUnit, n, nrhs, 1, l, ldl, bb, ldb)
+	case []float32:
+		bb := any(b).([]float32)
+		impl.Strsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n, nrhs, 1, l, ldl, bb, ldb)
+		impl.Strsm(blas.Left, blas.Lower, blas.Trans, blas.NonUnit, n, nrhs, 1, l, ldl, bb, ldb)
+	}
+}
+
+func radialRows[T Float](b Block[T], op RadialOp, lo, hi int, coef bool) {
+	for i := lo; i < hi; i++ {
+		radialGo(b.G[i*b.LD:], b.colsOf(i), b.NA[i], b.NB, op, coef)
+	}
+}

@@ -1,0 +1,166 @@
+package linalg
+
+import (
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// Float is the set of element types the backends support.
+type Float interface{ float32 | float64 }
+
+var threads atomic.Int32
+
+// SetThreads sets how many threads the backend and the element-wise passes may
+// use; n ≤ 0 means one per available CPU. It is safe to call at any time but
+// affects only calls that start afterwards.
+func SetThreads(n int) {
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	threads.Store(int32(n))
+	setBackendThreads(n)
+}
+
+// Threads reports the thread count in force.
+func Threads() int {
+	if t := threads.Load(); t > 0 {
+		return int(t)
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// ParallelRows splits [0, rows) into contiguous chunks, one per thread, and
+// runs fn on each concurrently. weight, if non-nil, gives the relative cost of
+// a row so that triangular work is split into equal areas instead of equal
+// row counts. Chunks are a pure function of (rows, weight, Threads()), so the
+// results of element-wise work are reproducible.
+func ParallelRows(rows int, weight func(i int) float64, fn func(lo, hi int)) {
+	t := Threads()
+	if t <= 1 || rows < 2 {
+		fn(0, rows)
+		return
+	}
+	if t > rows {
+		t = rows
+	}
+	bounds := make([]int, 0, t+1)
+	bounds = append(bounds, 0)
+	if weight == nil {
+		for k := 1; k < t; k++ {
+			bounds = append(bounds, rows*k/t)
+		}
+	} else {
+		total := 0.0
+		for i := 0; i < rows; i++ {
+			total += weight(i)
+		}
+		acc, k := 0.0, 1
+		for i := 0; i < rows && k < t; i++ {
+			acc += weight(i)
+			if acc >= total*float64(k)/float64(t) {
+				bounds = append(bounds, i+1)
+				k++
+			}
+		}
+	}
+	bounds = append(bounds, rows)
+	var wg sync.WaitGroup
+	for k := 0; k+1 < len(bounds); k++ {
+		lo, hi := bounds[k], bounds[k+1]
+		if lo >= hi {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// RadialOp describes the radial profile φ(s) = exp(−C·s^P) of the squared
+// distance s used by the Laplace (P = 1/2), generalized Laplace (P = q/2) and
+// Gaussian (P = 1) kernels.
+type RadialOp struct {
+	C, P float64
+	// Tiny: squared distances below it count as the same point. In a
+	// gradient pass the coefficient there is 0 (the kernel is not
+	// differentiable at the centre when P < 1, and the term is dropped).
+	Tiny float64
+}
+
+// Block describes a rectangular or lower-triangular block of inner products
+// G[i][j] = a_i·b_j stored row-major with stride LD, together with the squared
+// norms of the rows that produced it.
+type Block[T Float] struct {
+	G          []T
+	Rows, Cols int
+	LD         int
+	NA, NB     []T
+	// Lower, when set, restricts work to columns j ≤ Row0+i of row i
+	// (the lower triangle of a symmetric block whose first row is Row0).
+	Lower bool
+	Row0  int
+}
+
+func (b *Block[T]) colsOf(i int) int {
+	if b.Lower {
+		c := b.Row0 + i + 1
+		if c > b.Cols {
+			c = b.Cols
+		}
+		return c
+	}
+	return b.Cols
+}
+
+// RadialEval overwrites each inner product in b.G by φ(s), with
+// s = max(NA_i + NB_j − 2G_ij, 0).
+func RadialEval[T Float](b Block[T], op RadialOp) {
+	ParallelRows(b.Rows, b.weight(), func(lo, hi int) { radialRows(b, op, lo, hi, false) })
+}
+
+// RadialCoef overwrites each inner product by the gradient coefficient
+// −2φ'(s) = 2·C·P·s^(P−1)·φ(s), and by 0 where s < op.Tiny.
+func RadialCoef[T Float](b Block[T], op RadialOp) {
+	ParallelRows(b.Rows, b.weight(), func(lo, hi int) { radialRows(b, op, lo, hi, true) })
+}
+
+func (b *Block[T]) weight() func(int) float64 {
+	if !b.Lower {
+		return nil
+	}
+	return func(i int) float64 { return float64(b.colsOf(i)) }
+}
+
+// radialGo is the portable element-wise pass; the cgo backend replaces it
+// with vectorized C for the hot shapes but keeps the same arithmetic order.
+func radialGo[T Float](g []T, n int, na T, nb []T, op RadialOp, coef bool) {
+	for j := 0; j < n; j++ {
+		s := float64(na) + float64(nb[j]) - 2*float64(g[j])
+		if s < 0 {
+			s = 0
+		}
+		var sp float64
+		switch op.P {
+		case 0.5:
+			sp = math.Sqrt(s)
+		case 1:
+			sp = s
+		default:
+			sp = math.Pow(s, op.P)
+		}
+		k := math.Exp(-op.C * sp)
+		if coef {
+			if s < op.Tiny {
+				k = 0
+			} else {
+				k *= 2 * op.C * op.P * sp / s
+			}
+		}
+		g[j] = T(k)
+	}
+}

@@ -1,0 +1,258 @@
+package linalg
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func randMat(r *rand.Rand, n int) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = r.NormFloat64()
+	}
+	return x
+}
+
+func naiveGemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int) []float64 {
+	c := make([]float64, m*n)
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			s := 0.0
+			for p := 0; p < k; p++ {
+				ia, ib := i*lda+p, p*ldb+j
+				if tA {
+					ia = p*lda + i
+				}
+				if tB {
+					ib = j*ldb + p
+				}
+				av, bv := a[ia], b[ib]
+				s += av * bv
+			}
+			c[i*n+j] = s
+		}
+	}
+	return c
+}
+
+func TestGemmMatchesNaive(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct {
+		tA, tB  bool
+		m, n, k int
+	}{{false, false, 7, 5, 3}, {true, false, 4, 9, 6}, {false, true, 33, 17, 11}, {true, true, 65, 70, 40}} {
+		a := randMat(r, tc.m*tc.k)
+		b := randMat(r, tc.k*tc.n)
+		lda, ldb := tc.k, tc.n
+		if tc.tA {
+			lda = tc.m
+		}
+		if tc.tB {
+			ldb = tc.k
+		}
+		want := naiveGemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, a, lda, b, ldb)
+		c := make([]float64, tc.m*tc.n)
+		for i := range c {
+			c[i] = 1
+		}
+		// C = 2·AB − 1·C: checks alpha and beta too.
+		Gemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, 2, a, lda, b, ldb, -1, c, tc.n)
+		for i := range c {
+			if d := math.Abs(c[i] - (2*want[i] - 1)); d > 1e-12*(1+math.Abs(want[i])) {
+				t.Fatalf("%+v: entry %d = %v, want %v", tc, i, c[i], 2*want[i]-1)
+			}
+		}
+		// float32 path, looser tolerance (24-bit mantissa, k ≤ 40 terms).
+		a32, b32, c32 := to32(a), to32(b), make([]float32, tc.m*tc.n)
+		Gemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, 1, a32, lda, b32, ldb, 0, c32, tc.n)
+		for i := range c32 {
+			if d := math.Abs(float64(c32[i]) - want[i]); d > 1e-4*(1+math.Abs(want[i])) {
+				t.Fatalf("float32 %+v: entry %d = %v, want %v", tc, i, c32[i], want[i])
+			}
+		}
+	}
+}
+
+func to32(x []float64) []float32 {
+	y := make([]float32, len(x))
+	for i, v := range x {
+		y[i] = float32(v)
+	}
+	return y
+}
+
+// spd returns a well-conditioned n×n SPD matrix A = BBᵀ/k + I.
+func spd(r *rand.Rand, n int) []float64 {
+	k := n + 5
+	b := randMat(r, n*k)
+	a := naiveGemm(false, true, n, n, k, b, k, b, k)
+	for i := range a {
+		a[i] /= float64(k)
+	}
+	for i := 0; i < n; i++ {
+		a[i*n+i]++
+	}
+	return a
+}
+
+func TestSyrkLower(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	n, k := 300, 13 // more than one 256-row band in the pure-Go build
+	a := randMat(r, n*k)
+	want := naiveGemm(false, true, n, n, k, a, k, a, k)
+	c := make([]float64, n*n)
+	SyrkLower(n, k, 1, a, k, 0, c, n)
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			if d := math.Abs(c[i*n+j] - want[i*n+j]); d > 1e-12*(1+math.Abs(want[i*n+j])) {
+				t.Fatalf("(%d,%d) = %v want %v", i, j, c[i*n+j], want[i*n+j])
+			}
+		}
+	}
+}
+
+func TestCholeskySolve(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{1, 2, 127, 129, 300} {
+		a := spd(r, n)
+		orig := append([]float64(nil), a...)
+		nrhs := 3
+		x := randMat(r, n*nrhs)
+		b := naiveGemm(false, false, n, nrhs, n, orig, n, x, nrhs)
+		if bad := Cholesky(n, a, n); bad != -1 {
+			t.Fatalf("n=%d: SPD matrix reported not positive definite at %d", n, bad)
+		}
+		CholSolve(n, nrhs, a, n, b, nrhs)
+		// cond(A) is small (eigenvalues in [1, ~5]): 1e-10 leaves ample room.
+		for i := range b {
+			if d := math.Abs(b[i] - x[i]); d > 1e-10*(1+math.Abs(x[i])) {
+				t.Fatalf("n=%d: x[%d] = %v want %v", n, i, b[i], x[i])
+			}
+		}
+		a32 := to32(orig)
+		if bad := Cholesky(n, a32, n); bad != -1 {
+			t.Fatalf("float32 n=%d: not PD at %d", n, bad)
+		}
+		b32 := to32(naiveGemm(false, false, n, nrhs, n, orig, n, x, nrhs))
+		CholSolve(n, nrhs, a32, n, b32, nrhs)
+		for i := range b32 {
+			if d := math.Abs(float64(b32[i]) - x[i]); d > 1e-3*(1+math.Abs(x[i])) {
+				t.Fatalf("float32 n=%d: x[%d] = %v want %v", n, i, b32[i], x[i])
+			}
+		}
+	}
+}
+
+func TestCholeskyReportsIndefinite(t *testing.T) {
+	n := 200
+	a := spd(rand.New(rand.NewPCG(7, 8)), n)
+	a[150*n+150] = -5 // breaks positive definiteness at or before row 150
+	bad := Cholesky(n, a, n)
+	if bad < 0 || bad > 150 {
+		t.Fatalf("Cholesky returned %d, want a failing pivot in [0,150]", bad)
+	}
+}
+
+func TestRadialMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	na, nb, d := 37, 53, 6
+	xa, xb := randMat(r, na*d), randMat(r, nb*d)
+	copy(xb[:d], xa[:d]) // an exact duplicate: s = 0 must give K = 1 and coef = 0
+	norm := func(x []float64, n int) []float64 {
+		out := make([]float64, n)
+		for i := 0; i < n; i++ {
+			for p := 0; p < d; p++ {
+				out[i] += x[i*d+p] * x[i*d+p]
+			}
+		}
+		return out
+	}
+	nA, nB := norm(xa, na), norm(xb, nb)
+	gram := naiveGemm(false, true, na, nb, d, xa, d, xb, d)
+	for _, op := range []RadialOp{{C: 0.1, P: 0.5, Tiny: 1e-20}, {C: 0.3, P: 1, Tiny: 1e-20}, {C: 0.05, P: 0.75, Tiny: 1e-20}} {
+		for _, coef := range []bool{false, true} {
+			g := append([]float64(nil), gram...)
+			blk := Block[float64]{G: g, Rows: na, Cols: nb, LD: nb, NA: nA, NB: nB}
+			if coef {
+				RadialCoef(blk, op)
+			} else {
+				RadialEval(blk, op)
+			}
+			for i := 0; i < na; i++ {
+				for j := 0; j < nb; j++ {
+					var dist2 float64
+					for p := 0; p < d; p++ {
+						v := xa[i*d+p] - xb[j*d+p]
+						dist2 += v * v
+					}
+					phi := math.Exp(-op.C * math.Pow(dist2, op.P))
+					want := phi
+					if coef {
+						want = 0
+						if dist2 > 1e-12 {
+							want = 2 * op.C * op.P * math.Pow(dist2, op.P-1) * phi
+						}
+					}
+					// The GEMM expansion loses about eps·(|a|²+|b|²) in s;
+					// 1e-12 relative leaves room for that and a few ulp of exp/log.
+					if dd := math.Abs(g[i*nb+j] - want); dd > 1e-12*(1+math.Abs(want)) && !(i == 0 && j == 0 && coef) {
+						t.Fatalf("op %+v coef=%v (%d,%d): got %v want %v", op, coef, i, j, g[i*nb+j], want)
+					}
+				}
+			}
+			if coef && g[0] != 0 {
+				t.Fatalf("op %+v: coefficient at a duplicate point = %v, want 0", op, g[0])
+			}
+			if !coef && math.Abs(g[0]-1) > 1e-12 {
+				t.Fatalf("op %+v: kernel at a duplicate point = %v, want 1", op, g[0])
+			}
+		}
+	}
+}
+
+func TestRadialLowerTriangleOnly(t *testing.T) {
+	n := 9
+	g := make([]float64, n*n)
+	for i := range g {
+		g[i] = -7 // sentinel
+	}
+	norms := make([]float64, n)
+	blk := Block[float64]{G: g[3*n:], Rows: 4, Cols: n, LD: n, NA: norms[3:], NB: norms, Lower: true, Row0: 3}
+	RadialEval(blk, RadialOp{C: 1, P: 0.5})
+	for i := 3; i < 7; i++ {
+		for j := 0; j < n; j++ {
+			v := g[i*n+j]
+			if j <= i && v == -7 {
+				t.Fatalf("(%d,%d) not computed", i, j)
+			}
+			if j > i && v != -7 {
+				t.Fatalf("(%d,%d) above the diagonal was written", i, j)
+			}
+		}
+	}
+}
+
+func TestExpRangeAndUnderflow(t *testing.T) {
+	// One row of inner products chosen so that s covers [0, 2e6]: exp(−sqrt(s))
+	// reaches far below the flush threshold; relative error must stay ≤ 4e-15.
+	n := 4000
+	g := make([]float64, n)
+	nb := make([]float64, n)
+	for j := range nb {
+		nb[j] = float64(j) * float64(j) * 0.125
+	}
+	RadialEval(Block[float64]{G: g, Rows: 1, Cols: n, LD: n, NA: []float64{0}, NB: nb}, RadialOp{C: 1, P: 0.5})
+	for j, v := range g {
+		want := math.Exp(-math.Sqrt(nb[j]))
+		if want < 1e-300 {
+			if v > 1e-300 || v < 0 {
+				t.Fatalf("j=%d: underflow region gave %v", j, v)
+			}
+			continue
+		}
+		if math.Abs(v-want) > 4e-15*want {
+			t.Fatalf("j=%d: exp(-%v) = %v want %v (rel %v)", j, math.Sqrt(nb[j]), v, want, math.Abs(v-want)/want)
+		}
+	}
+}

@@ -1,0 +1,15 @@
+/* Vectorizable element-wise kernels for the cgo backend.
+ *
+ * exp and log are written out as branch-free polynomials so that the C
+ * compiler turns the loops into AVX2 / AVX-512 code; libm's scalar exp would
+ * make this pass cost more than the GEMM it follows. Accuracy: about 1 ulp
+ * for exp on [-708, 0] (Taylor series to degree 13 on |r| <= ln2/2) and a few
+ * ulp for log (atanh series); results below exp(-708) are flushed to 0.
+ */
+#ifndef RFM_RADIAL_H
+#define RFM_RADIAL_H
+long rfm_radial_f64(double *g, long lo, long hi, long cols, long ld, const double *na, const double *nb,
+                    double C, double P, double tiny, int coef, int lower, long row0);
+long rfm_radial_f32(float *g, long lo, long hi, long cols, long ld, const float *na, const float *nb,
+                    double C, double P, double tiny, int coef, int lower, long row0);
+#endif

@@ -1,0 +1,33 @@
+package kernel
+
+import (
+	"context"
+
+	"github.com/rfmkit/rfm/internal/linalg"
+)
+
+// tileRows picks how many query rows to process at once so that one tile of
+// kernel values (rows × n) stays near 32 MB whatever n is.
+func tileRows(n int) int {
+	r := (32 << 20) / (8 * max(n, 1))
+	return max(16, min(r, 4096))
+}
+
+// Apply computes out = K(Q, C)·alpha for nq mapped query rows q and nc
+// mapped centres c (both with d columns), alpha nc×k. The kernel matrix is
+// never held whole: it is built tile by tile (memory ~32 MB). ctx is checked
+// between tiles.
+func Apply(ctx context.Context, s Spec, q []float64, nq int, normsQ []float64, c []float64, nc int, normsC []float64, d int, alpha []float64, k int) ([]float64, error) {
+	out := make([]float64, nq*k)
+	tr := tileRows(nc)
+	buf := make([]float64, min(tr, nq)*nc)
+	for r0 := 0; r0 < nq; r0 += tr {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		r1 := min(r0+tr, nq)
+		Cross(s, q[r0*d:], r1-r0, normsQ[r0:], c, nc, normsC, d, buf, nc)
+		linalg.Gemm(false, false, r1-r0, k, nc, 1, buf, nc, alpha, k, 0, out[r0*k:], k)
+	}
+	return out, nil
+}

@@ -1,0 +1,183 @@
+package kernel
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// SPEC §2 test vector: x=(1,0), z=(0,0), M=I, L=10.
+func TestSpecVector(t *testing.T) {
+	s := DefaultSpec()
+	x := []float64{1, 0}
+	z := []float64{0, 0}
+	out := make([]float64, 1)
+	Cross(s, x, 1, Norms(x, 1, 2), z, 1, Norms(z, 1, 2), 2, out, 1)
+	if math.Abs(out[0]-0.9048374) > 5e-8 {
+		t.Fatalf("K = %.9f, want 0.9048374", out[0])
+	}
+	// ∇_z K(x, z) = a·M(x − z) with a the gradient coefficient.
+	CrossCoef(s, z, 1, Norms(z, 1, 2), x, 1, Norms(x, 1, 2), 2, out, 1)
+	grad := []float64{out[0] * (x[0] - z[0]), out[0] * (x[1] - z[1])}
+	if math.Abs(grad[0]-0.0904837) > 5e-8 || grad[1] != 0 {
+		t.Fatalf("∇_z K = %v, want (0.0904837, 0)", grad)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		s    Spec
+		want string
+	}{
+		{Spec{Kind: Laplace, Bandwidth: 0}, "bandwidth"},
+		{Spec{Kind: Laplace, Bandwidth: -1}, "bandwidth"},
+		{Spec{Kind: Laplace, Bandwidth: math.Inf(1)}, "bandwidth"},
+		{Spec{Kind: Gaussian, Bandwidth: math.NaN()}, "bandwidth"},
+		{Spec{Kind: GenLaplace, Bandwidth: 1, Exponent: 0}, "exponent"},
+		{Spec{Kind: GenLaplace, Bandwidth: 1, Exponent: 2.5}, "exponent"},
+		{Spec{Kind: "poly", Bandwidth: 1}, "unknown kernel"},
+	} {
+		err := tc.s.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want one mentioning %q", tc.s, err, tc.want)
+		}
+	}
+	for _, s := range []Spec{DefaultSpec(), {Kind: GenLaplace, Bandwidth: 2, Exponent: 2}, {Kind: Gaussian, Bandwidth: 0.5}} {
+		if err := s.Validate(); err != nil {
+			t.Errorf("%+v: unexpected error %v", s, err)
+		}
+	}
+}
+
+func randPSD(r *rand.Rand, d int) []float64 {
+	b := make([]float64, d*d)
+	for i := range b {
+		b[i] = r.NormFloat64()
+	}
+	m := make([]float64, d*d)
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			for k := 0; k < d; k++ {
+				m[i*d+j] += b[i*d+k] * b[j*d+k] / float64(d)
+			}
+		}
+	}
+	return m
+}
+
+// The kernel through the feature map must equal exp(−C·((x−z)ᵀM(x−z))^P)
+// computed directly, for every metric kind and kernel.
+func TestMahalanobisMatchesDirect(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	d, na, nb := 5, 7, 9
+	xa := make([]float64, na*d)
+	xb := make([]float64, nb*d)
+	for i := range xa {
+		xa[i] = r.NormFloat64()
+	}
+	for i := range xb {
+		xb[i] = r.NormFloat64()
+	}
+	full := randPSD(r, d)
+	diag := []float64{0.5, 2, 0, 1, 3}
+	for _, tc := range []struct {
+		kind MetricKind
+		m    []float64
+	}{{Identity, nil}, {Diagonal, diag}, {Full, full}} {
+		mt, err := NewMetric(tc.kind, d, tc.m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mt.Shift = []float64{0.3, -1, 2, 0, 0.1} // must not change radial kernels
+		za, zb := mt.Map(xa, na), mt.Map(xb, nb)
+		for _, s := range []Spec{DefaultSpec(), {Kind: GenLaplace, Bandwidth: 3, Exponent: 1.5}, {Kind: Gaussian, Bandwidth: 2}} {
+			out := make([]float64, na*nb)
+			Cross(s, za, na, Norms(za, na, d), zb, nb, Norms(zb, nb, d), d, out, nb)
+			for i := 0; i < na; i++ {
+				for j := 0; j < nb; j++ {
+					diff := make([]float64, d)
+					for k := range diff {
+						diff[k] = xa[i*d+k] - xb[j*d+k]
+					}
+					q := 0.0
+					for a := 0; a < d; a++ {
+						for b := 0; b < d; b++ {
+							var mab float64
+							switch tc.kind {
+							case Identity:
+								if a == b {
+									mab = 1
+								}
+							case Diagonal:
+								if a == b {
+									mab = diag[a]
+								}
+							case Full:
+								mab = full[a*d+b]
+							}
+							q += diff[a] * mab * diff[b]
+						}
+					}
+					want := s.Value(q)
+					// Round-off of the expansion and of M^{1/2}: 1e-10.
+					if math.Abs(out[i*nb+j]-want) > 1e-10 {
+						t.Fatalf("%s %s (%d,%d): %v want %v", tc.kind, s, i, j, out[i*nb+j], want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestSymmetricMatchesCross(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	n, d := 300, 4
+	z := make([]float64, n*d)
+	for i := range z {
+		z[i] = r.NormFloat64()
+	}
+	norms := Norms(z, n, d)
+	s := DefaultSpec()
+	sym := make([]float64, n*n)
+	Symmetric(s, z, n, d, norms, sym, n)
+	full := make([]float64, n*n)
+	Cross(s, z, n, norms, z, n, norms, d, full, n)
+	for i := 0; i < n; i++ {
+		if sym[i*n+i] != 1 {
+			t.Fatalf("diagonal %d = %v, want exactly 1", i, sym[i*n+i])
+		}
+		for j := 0; j < i; j++ {
+			if math.Abs(sym[i*n+j]-full[i*n+j]) > 1e-13 {
+				t.Fatalf("(%d,%d): %v vs %v", i, j, sym[i*n+j], full[i*n+j])
+			}
+		}
+	}
+	// float32: same values to single precision.
+	z32 := make([]float32, n*d)
+	for i, v := range z {
+		z32[i] = float32(v)
+	}
+	sym32 := make([]float32, n*n)
+	Symmetric(s, z32, n, d, Norms(z32, n, d), sym32, n)
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			// float32 expansion error ~1e-7·‖z‖² in s, through sqrt near 0: 1e-3.
+			if math.Abs(float64(sym32[i*n+j])-full[i*n+j]) > 1e-3 {
+				t.Fatalf("float32 (%d,%d): %v vs %v", i, j, sym32[i*n+j], full[i*n+j])
+			}
+		}
+	}
+}
+
+func TestNewMetricRejectsBadInput(t *testing.T) {
+	if _, err := NewMetric(Full, 2, []float64{1, 0, 0}); err == nil {
+		t.Error("wrong length accepted")
+	}
+	if _, err := NewMetric(Diagonal, 2, []float64{1, math.NaN()}); err == nil {
+		t.Error("NaN accepted")
+	}
+	if _, err := NewMetric("weird", 2, nil); err == nil {
+		t.Error("unknown kind accepted")
+	}
+}

@@ -1,0 +1,18 @@
+// Package solve fits kernel ridge regression exactly: α = (K + λI)⁻¹Y for
+// all outputs at once, with one in-place Cholesky factorization of one
+// triangle of the n×n kernel matrix.
+//
+// Memory is planned before anything large is allocated (Plan), the n×n
+// buffer can be reused across fits (Workspace), and the factorization is
+// interruptible through its context. float32 storage halves the memory and
+// roughly halves the time; its solution is then polished by iterative
+// refinement against float64 residuals.
+//
+// When K + λI is not numerically positive definite (λ = 0 with duplicate
+// rows, for instance) the solver adds a stated jitter δ·I, δ growing from
+// 1e-10 (float32: 1e-6) by factors of 100 up to 1e-2, and reports the δ it
+// used; past that it returns an error rather than a meaningless α. It never
+// returns NaN or Inf.
+//
+// It knows nothing about RFM rounds or feature learning.
+package solve

@@ -1,0 +1,254 @@
+package solve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/rfmkit/rfm/internal/linalg"
+	"github.com/rfmkit/rfm/kernel"
+)
+
+// Options configure one exact fit.
+type Options struct {
+	Ridge   float64 // λ ≥ 0, added to the kernel diagonal
+	Float32 bool    // store and factor the kernel matrix in float32
+	// Refine is the number of iterative-refinement steps applied to a
+	// float32 solution (residuals in float64, tile by tile). 0 means none.
+	Refine int
+	// MemoryLimit in bytes for the n×n matrix; 0 = 90% of MemAvailable.
+	MemoryLimit uint64
+}
+
+// Result of a fit.
+type Result struct {
+	Alpha  []float64 // n×c, row-major
+	Jitter float64   // δ added to the diagonal beyond λ (0 if none was needed)
+}
+
+// Workspace holds the n×n buffer between fits so that RFM rounds reuse it.
+// The zero value is ready to use. It is not safe for concurrent fits.
+type Workspace struct {
+	f64 []float64
+	f32 []float32
+}
+
+// Release drops the buffer.
+func (w *Workspace) Release() { w.f64, w.f32 = nil, nil }
+
+// MatrixBytes is the size of the n×n kernel matrix.
+func MatrixBytes(n int, float32 bool) uint64 {
+	b := uint64(8)
+	if float32 {
+		b = 4
+	}
+	return uint64(n) * uint64(n) * b
+}
+
+// ErrTooLarge is returned (wrapped) when the kernel matrix will not fit.
+var ErrTooLarge = errors.New("kernel matrix does not fit in memory")
+
+// Plan checks that an n×n kernel matrix fits before it is allocated.
+func Plan(n int, float32 bool, limit uint64) error {
+	need := MatrixBytes(n, float32)
+	if limit == 0 {
+		avail, ok := memAvailable()
+		if !ok {
+			return nil
+		}
+		limit = avail / 10 * 9
+	}
+	if need > limit {
+		hint := "use float32 (halves it), fewer training rows"
+		if float32 {
+			hint = "use fewer training rows"
+		}
+		return fmt.Errorf("%w: n = %d needs %s for the %d×%d matrix, %s available; %s",
+			ErrTooLarge, n, human(need), n, n, human(limit), hint)
+	}
+	return nil
+}
+
+func human(b uint64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%d B", b)
+}
+
+func memAvailable() (uint64, bool) {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemAvailable:" {
+			kb, err := strconv.ParseUint(f[1], 10, 64)
+			if err == nil {
+				return kb * 1024, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// KRR solves (K(Z,Z) + λI)α = Y for n mapped rows z (n×d) and targets y
+// (n×c). ws may be nil.
+func KRR(ctx context.Context, ws *Workspace, s kernel.Spec, z []float64, n, d int, y []float64, c int, opt Options) (*Result, error) {
+	if n < 1 || len(z) < n*d || len(y) < n*c {
+		return nil, fmt.Errorf("solve: shapes do not match (n=%d, d=%d, c=%d, len(z)=%d, len(y)=%d)", n, d, c, len(z), len(y))
+	}
+	if !(opt.Ridge >= 0) || math.IsInf(opt.Ridge, 0) {
+		return nil, fmt.Errorf("solve: ridge λ = %v must be a finite number ≥ 0", opt.Ridge)
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if err := Plan(n, opt.Float32, opt.MemoryLimit); err != nil {
+		return nil, err
+	}
+	if ws == nil {
+		ws = &Workspace{}
+	}
+	if opt.Float32 {
+		return krr32(ctx, ws, s, z, n, d, y, c, opt)
+	}
+	return krr64(ctx, ws, s, z, n, d, y, c, opt)
+}
+
+func jitters(float32 bool) []float64 {
+	if float32 {
+		return []float64{0, 1e-6, 1e-4, 1e-2}
+	}
+	return []float64{0, 1e-10, 1e-8, 1e-6, 1e-4, 1e-2}
+}
+
+func notPD(n int, ridge, jitter float64) error {
+	return fmt.Errorf("solve: the %d×%d kernel matrix + λI (λ = %g) is not positive definite even with jitter %g added; increase the ridge λ or remove duplicate rows", n, n, ridge, jitter)
+}
+
+func krr64(ctx context.Context, ws *Workspace, s kernel.Spec, z []float64, n, d int, y []float64, c int, opt Options) (*Result, error) {
+	if cap(ws.f64) < n*n {
+		ws.f32 = nil
+		ws.f64 = make([]float64, n*n)
+	}
+	a := ws.f64[:n*n]
+	norms := kernel.Norms(z, n, d)
+	var jit float64
+	ok := false
+	for _, j := range jitters(false) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		kernel.Symmetric(s, z, n, d, norms, a, n)
+		for i := 0; i < n; i++ {
+			a[i*n+i] += opt.Ridge + j
+		}
+		bad, err := linalg.CholeskyCtx(ctx, n, a, n)
+		if err != nil {
+			return nil, err
+		}
+		jit = j
+		if bad < 0 {
+			ok = true
+			break
+		}
+	}
+	if !ok {
+		return nil, notPD(n, opt.Ridge, jit)
+	}
+	alpha := append([]float64(nil), y[:n*c]...)
+	linalg.CholSolve(n, c, a, n, alpha, c)
+	if err := checkFinite(alpha); err != nil {
+		return nil, err
+	}
+	return &Result{Alpha: alpha, Jitter: jit}, nil
+}
+
+func krr32(ctx context.Context, ws *Workspace, s kernel.Spec, z []float64, n, d int, y []float64, c int, opt Options) (*Result, error) {
+	if cap(ws.f32) < n*n {
+		ws.f64 = nil
+		ws.f32 = make([]float32, n*n)
+	}
+	a := ws.f32[:n*n]
+	z32 := make([]float32, n*d)
+	for i, v := range z[:n*d] {
+		z32[i] = float32(v)
+	}
+	norms := kernel.Norms(z32, n, d)
+	var jit float64
+	ok := false
+	for _, j := range jitters(true) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		kernel.Symmetric(s, z32, n, d, norms, a, n)
+		for i := 0; i < n; i++ {
+			a[i*n+i] += float32(opt.Ridge + j)
+		}
+		bad, err := linalg.CholeskyCtx(ctx, n, a, n)
+		if err != nil {
+			return nil, err
+		}
+		jit = j
+		if bad < 0 {
+			ok = true
+			break
+		}
+	}
+	if !ok {
+		return nil, notPD(n, opt.Ridge, jit)
+	}
+	solve32 := func(rhs []float64) []float64 {
+		b := make([]float32, n*c)
+		for i, v := range rhs {
+			b[i] = float32(v)
+		}
+		linalg.CholSolve(n, c, a, n, b, c)
+		out := make([]float64, n*c)
+		for i, v := range b {
+			out[i] = float64(v)
+		}
+		return out
+	}
+	alpha := solve32(y[:n*c])
+	// Iterative refinement: r = y − (K + (λ+δ)I)α with K recomputed in
+	// float64 tiles; α += solve(r). Each step costs one kernel pass.
+	if opt.Refine > 0 {
+		norms64 := kernel.Norms(z, n, d)
+		for it := 0; it < opt.Refine; it++ {
+			ka, err := kernel.Apply(ctx, s, z, n, norms64, z, n, norms64, d, alpha, c)
+			if err != nil {
+				return nil, err
+			}
+			r := make([]float64, n*c)
+			for i := range r {
+				r[i] = y[i] - ka[i] - (opt.Ridge+jit)*alpha[i]
+			}
+			corr := solve32(r)
+			for i := range alpha {
+				alpha[i] += corr[i]
+			}
+		}
+	}
+	if err := checkFinite(alpha); err != nil {
+		return nil, err
+	}
+	return &Result{Alpha: alpha, Jitter: jit}, nil
+}
+
+func checkFinite(x []float64) error {
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("solve: coefficient %d is %v: the system is too ill-conditioned; increase the ridge λ", i, v)
+		}
+	}
+	return nil
+}
