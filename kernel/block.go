@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"context"
+
 	"github.com/rfmkit/rfm/internal/linalg"
 )
 
@@ -23,15 +25,26 @@ func Norms[T linalg.Float](z []T, n, d int) []T {
 
 // Symmetric writes the lower triangle (diagonal included) of K(Z, Z) into
 // out (n×n, stride ld); norms are Norms(z). The diagonal is set to the exact
-// K(x, x) rather than what round-off in the expansion would give. The strict
-// upper triangle is not touched.
-func Symmetric[T linalg.Float](s Spec, z []T, n, d int, norms []T, out []T, ld int) {
-	linalg.SyrkLower(n, d, 1, z, d, 0, out, ld)
-	Eval(s, linalg.Block[T]{G: out, Rows: n, Cols: n, LD: ld, NA: norms, NB: norms, Lower: true})
+// K(x, x) rather than what round-off in the expansion would give. Entries
+// above the diagonal inside each row band are scratch.
+//
+// The work goes in row bands (GEMM, then the element-wise pass while the
+// band is still in cache) and ctx is checked between bands.
+func Symmetric[T linalg.Float](ctx context.Context, s Spec, z []T, n, d int, norms []T, out []T, ld int) error {
+	band := max(64, min(n, (8<<20)/(max(n, 1))))
 	self := T(s.SelfValue())
-	for i := 0; i < n; i++ {
-		out[i*ld+i] = self
+	for r0 := 0; r0 < n; r0 += band {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r1 := min(r0+band, n)
+		linalg.Gemm(false, true, r1-r0, r1, d, 1, z[r0*d:], d, z, d, 0, out[r0*ld:], ld)
+		Eval(s, linalg.Block[T]{G: out[r0*ld:], Rows: r1 - r0, Cols: r1, LD: ld, NA: norms[r0:], NB: norms, Lower: true, Row0: r0})
+		for i := r0; i < r1; i++ {
+			out[i*ld+i] = self
+		}
 	}
+	return nil
 }
 
 // Cross writes K(A, B) for na rows of a and nb rows of b (both with d
@@ -45,4 +58,15 @@ func Cross[T linalg.Float](s Spec, a []T, na int, normsA []T, b []T, nb int, nor
 func CrossCoef[T linalg.Float](s Spec, a []T, na int, normsA []T, b []T, nb int, normsB []T, d int, out []T, ld int) {
 	linalg.Gemm(false, true, na, nb, d, 1, a, d, b, d, 0, out, ld)
 	Coef(s, linalg.Block[T]{G: out, Rows: na, Cols: nb, LD: ld, NA: normsA, NB: normsB})
+}
+
+// SquaredDistances writes ‖a_i − b_j‖² (clamped at 0) into out (na×nb).
+func SquaredDistances(a []float64, na int, normsA []float64, b []float64, nb int, normsB []float64, d int, out []float64) {
+	linalg.Gemm(false, true, na, nb, d, -2, a, d, b, d, 0, out, nb)
+	for i := 0; i < na; i++ {
+		row := out[i*nb : i*nb+nb]
+		for j := range row {
+			row[j] = max(row[j]+normsA[i]+normsB[j], 0)
+		}
+	}
 }

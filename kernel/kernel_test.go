@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -140,7 +141,9 @@ func TestSymmetricMatchesCross(t *testing.T) {
 	norms := Norms(z, n, d)
 	s := DefaultSpec()
 	sym := make([]float64, n*n)
-	Symmetric(s, z, n, d, norms, sym, n)
+	if err := Symmetric(context.Background(), s, z, n, d, norms, sym, n); err != nil {
+		t.Fatal(err)
+	}
 	full := make([]float64, n*n)
 	Cross(s, z, n, norms, z, n, norms, d, full, n)
 	for i := 0; i < n; i++ {
@@ -159,7 +162,9 @@ func TestSymmetricMatchesCross(t *testing.T) {
 		z32[i] = float32(v)
 	}
 	sym32 := make([]float32, n*n)
-	Symmetric(s, z32, n, d, Norms(z32, n, d), sym32, n)
+	if err := Symmetric(context.Background(), s, z32, n, d, Norms(z32, n, d), sym32, n); err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; i < n; i++ {
 		for j := 0; j <= i; j++ {
 			// float32 expansion error ~1e-7·‖z‖² in s, through sqrt near 0: 1e-3.

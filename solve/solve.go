@@ -147,7 +147,9 @@ func krr64(ctx context.Context, ws *Workspace, s kernel.Spec, z []float64, n, d 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		kernel.Symmetric(s, z, n, d, norms, a, n)
+		if err := kernel.Symmetric(ctx, s, z, n, d, norms, a, n); err != nil {
+			return nil, err
+		}
 		for i := 0; i < n; i++ {
 			a[i*n+i] += opt.Ridge + j
 		}
@@ -156,7 +158,7 @@ func krr64(ctx context.Context, ws *Workspace, s kernel.Spec, z []float64, n, d 
 			return nil, err
 		}
 		jit = j
-		if bad < 0 {
+		if bad < 0 && wellPosed(a, n, 1+opt.Ridge+j, 1e-13) {
 			ok = true
 			break
 		}
@@ -189,7 +191,9 @@ func krr32(ctx context.Context, ws *Workspace, s kernel.Spec, z []float64, n, d 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		kernel.Symmetric(s, z32, n, d, norms, a, n)
+		if err := kernel.Symmetric(ctx, s, z32, n, d, norms, a, n); err != nil {
+			return nil, err
+		}
 		for i := 0; i < n; i++ {
 			a[i*n+i] += float32(opt.Ridge + j)
 		}
@@ -198,7 +202,7 @@ func krr32(ctx context.Context, ws *Workspace, s kernel.Spec, z []float64, n, d 
 			return nil, err
 		}
 		jit = j
-		if bad < 0 {
+		if bad < 0 && wellPosed(a, n, 1+opt.Ridge+j, 1e-6) {
 			ok = true
 			break
 		}
@@ -242,6 +246,20 @@ func krr32(ctx context.Context, ws *Workspace, s kernel.Spec, z []float64, n, d 
 		return nil, err
 	}
 	return &Result{Alpha: alpha, Jitter: jit}, nil
+}
+
+// wellPosed reports whether every squared pivot of the Cholesky factor is
+// at least tol × the largest diagonal entry of the matrix (diagMax): a
+// factorization that "succeeds" with a pivot at round-off level (exactly
+// duplicated rows with λ = 0) would give coefficients of size 1/eps.
+func wellPosed[T float32 | float64](l []T, n int, diagMax, tol float64) bool {
+	for i := 0; i < n; i++ {
+		p := float64(l[i*n+i])
+		if p*p < tol*diagMax {
+			return false
+		}
+	}
+	return true
 }
 
 func checkFinite(x []float64) error {

@@ -1,0 +1,110 @@
+package rfm
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/rfmkit/rfm/kernel"
+)
+
+// Task is what the model predicts.
+type Task string
+
+// The tasks.
+const (
+	Classification Task = "classification"
+	Regression     Task = "regression"
+)
+
+// Normalization of a new M.
+const (
+	NormMean = "mean" // divide the AGOP sum by the number of points (the papers)
+	NormMax  = "max"  // then divide by the largest entry (later public code)
+)
+
+// Config holds every hyperparameter of a fit. DefaultConfig gives the
+// papers' values; the zero Config is not valid.
+type Config struct {
+	Kernel kernel.Spec `json:"kernel"`
+	Ridge  float64     `json:"ridge"` // λ ≥ 0
+	// Iters is the number T of AGOP updates (T+1 fits; round 0 is the plain kernel).
+	Iters int `json:"iters"`
+	// Diag keeps M diagonal (stored as a vector): "gradient weighting".
+	Diag bool `json:"diag"`
+	// Centered subtracts each output's mean gradient before the outer products.
+	Centered bool `json:"centered"`
+	// AGOPSamples bounds the evaluation points of the AGOP (all rows when n ≤ it).
+	AGOPSamples int `json:"agop_samples"`
+	// AGOPReplace draws the AGOPSamples points with replacement when n > AGOPSamples
+	// (the authors' UCI code) instead of without.
+	AGOPReplace bool `json:"agop_replace,omitempty"`
+	// Norm is NormMean or NormMax.
+	Norm string `json:"norm"`
+	// EarlyStop, when > 1, stops once the validation loss exceeds EarlyStop × the best so far.
+	EarlyStop float64 `json:"early_stop,omitempty"`
+	// ValFraction is the share of training rows held out for round selection
+	// when no validation data is given (stratified for classification).
+	ValFraction float64 `json:"val_fraction"`
+	// Refit refits α on training ∪ validation rows with the selected M.
+	Refit bool `json:"refit"`
+	// AdaptiveBandwidth, when > 0, sets L = AdaptiveBandwidth × the median
+	// pairwise M-distance of up to 5 000 training rows, every round.
+	AdaptiveBandwidth float64 `json:"adaptive_bandwidth,omitempty"`
+	// NormalizeRows scales every input row to unit Euclidean norm (the UCI
+	// protocol's option), before anything else.
+	NormalizeRows bool `json:"normalize_rows,omitempty"`
+	// Float32 stores and factors the n×n kernel matrix in float32.
+	Float32 bool `json:"float32,omitempty"`
+	// Refine is the number of float64 iterative-refinement steps of a float32 solve.
+	Refine int `json:"refine,omitempty"`
+	// Selection picks the round: "accuracy" (classification default, first
+	// strict maximum) or "loss" (validation MSE; regression default).
+	Selection string `json:"selection,omitempty"`
+	// Seed drives every random choice (holdout, AGOP sampling).
+	Seed uint64 `json:"seed"`
+	// MemoryLimit caps the n×n matrix in bytes (0 = 90% of available memory).
+	MemoryLimit uint64 `json:"-"`
+}
+
+// DefaultConfig returns the papers' defaults.
+func DefaultConfig() Config {
+	return Config{
+		Kernel:      kernel.DefaultSpec(),
+		Ridge:       1e-3,
+		Iters:       5,
+		AGOPSamples: 20000,
+		Norm:        NormMean,
+		ValFraction: 0.2,
+		Refit:       true,
+		Refine:      1,
+		Seed:        1,
+	}
+}
+
+// Validate reports the first out-of-range hyperparameter.
+func (c Config) Validate() error {
+	if err := c.Kernel.Validate(); err != nil {
+		return err
+	}
+	switch {
+	case !(c.Ridge >= 0) || math.IsInf(c.Ridge, 0):
+		return fmt.Errorf("ridge λ = %v must be a finite number ≥ 0", c.Ridge)
+	case c.Iters < 0:
+		return fmt.Errorf("iters = %d must be ≥ 0", c.Iters)
+	case c.AGOPSamples < 1:
+		return fmt.Errorf("agop samples = %d must be ≥ 1", c.AGOPSamples)
+	case c.Norm != NormMean && c.Norm != NormMax:
+		return fmt.Errorf("normalization %q must be %q or %q", c.Norm, NormMean, NormMax)
+	case c.EarlyStop != 0 && !(c.EarlyStop > 1):
+		return fmt.Errorf("early stop factor %v must be > 1 (or 0 for off)", c.EarlyStop)
+	case !(c.ValFraction >= 0 && c.ValFraction < 1):
+		return fmt.Errorf("validation fraction %v must be in [0, 1)", c.ValFraction)
+	case c.AdaptiveBandwidth < 0 || math.IsNaN(c.AdaptiveBandwidth):
+		return fmt.Errorf("adaptive bandwidth factor %v must be ≥ 0", c.AdaptiveBandwidth)
+	case c.Refine < 0:
+		return fmt.Errorf("refine = %d must be ≥ 0", c.Refine)
+	case c.Selection != "" && c.Selection != "accuracy" && c.Selection != "loss":
+		return fmt.Errorf("selection %q must be \"accuracy\" or \"loss\"", c.Selection)
+	}
+	return nil
+}

@@ -1,0 +1,426 @@
+package rfm
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/rfmkit/rfm/agop"
+	"github.com/rfmkit/rfm/kernel"
+	"github.com/rfmkit/rfm/solve"
+)
+
+// Progress reports how far a fit has come.
+type Progress struct {
+	Stage    string  // "fit", "agop", "refit"
+	Round    int     // current round (0-based)
+	Rounds   int     // total rounds (Iters + 1)
+	Fraction float64 // of the whole fit, in [0, 1]
+	// Last, when a round has just been scored, is its record.
+	Last *Round
+}
+
+// Fit trains an RFM on train, selecting the round on valid (or on a seeded
+// holdout of train when valid is nil). progress may be nil.
+func Fit(ctx context.Context, cfg Config, train, valid *Dataset, progress func(Progress)) (*Model, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := train.check("training", 2); err != nil {
+		return nil, err
+	}
+	task := train.task()
+	c := train.outputs()
+	if task == Classification {
+		if err := singleClass(train.Labels); err != nil {
+			return nil, err
+		}
+	}
+	if valid != nil {
+		if err := valid.check("validation", 1); err != nil {
+			return nil, err
+		}
+		if valid.D != train.D || valid.task() != task {
+			return nil, fmt.Errorf("validation data (%d features, %s) does not match training data (%d features, %s)", valid.D, valid.task(), train.D, task)
+		}
+		if task == Classification {
+			if vc := valid.outputs(); vc > c {
+				return nil, fmt.Errorf("validation data has class %d, training has only %d classes", vc-1, c)
+			}
+			valid = withClasses(valid, c)
+		} else if valid.outputs() != c {
+			return nil, fmt.Errorf("validation data has %d target columns, training has %d", valid.outputs(), c)
+		}
+	}
+	train = withClasses(train, c)
+	tr, va := train, valid
+	if va == nil && cfg.ValFraction > 0 && train.N >= 5 {
+		ti, vi := Holdout(train.N, train.Labels, cfg.ValFraction, cfg.Seed)
+		if len(vi) > 0 && len(ti) >= 2 {
+			tr, va = train.subset(ti), train.subset(vi)
+		}
+	}
+	f := &fitter{cfg: cfg, task: task, c: c, progress: progress}
+	m, err := f.run(ctx, tr, va)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Refit && va != nil {
+		if err := f.refit(ctx, m, concat(tr, va)); err != nil {
+			return nil, err
+		}
+	}
+	f.report(Progress{Stage: "done", Fraction: 1, Round: m.BestRound, Rounds: cfg.Iters + 1})
+	return m, nil
+}
+
+func withClasses(ds *Dataset, c int) *Dataset {
+	if ds.Labels == nil || ds.Classes == c {
+		return ds
+	}
+	cp := *ds
+	cp.Classes = c
+	return &cp
+}
+
+func singleClass(labels []int) error {
+	for _, l := range labels[1:] {
+		if l != labels[0] {
+			return nil
+		}
+	}
+	return fmt.Errorf("training data has a single class (%d): classification needs at least 2", labels[0])
+}
+
+type fitter struct {
+	cfg      Config
+	task     Task
+	c        int
+	progress func(Progress)
+	ws       solve.Workspace
+	steps    float64 // work units done
+}
+
+func (f *fitter) report(p Progress) {
+	if f.progress != nil {
+		f.progress(p)
+	}
+}
+
+// fraction: each round is a fit (weight 2) and an AGOP (weight 1); the
+// refit is one more fit.
+func (f *fitter) fraction() float64 {
+	total := 2*float64(f.cfg.Iters+1) + float64(f.cfg.Iters) + 2
+	return min(f.steps/total, 1)
+}
+
+// targets encodes the training targets: one-hot rows for classification,
+// standardized columns for regression (returning mean and std).
+func (f *fitter) targets(ds *Dataset) (y, mean, std []float64) {
+	c := f.c
+	y = make([]float64, ds.N*c)
+	if f.task == Classification {
+		for i, l := range ds.Labels {
+			y[i*c+l] = 1
+		}
+		return y, nil, nil
+	}
+	mean, std = make([]float64, c), make([]float64, c)
+	for k := 0; k < c; k++ {
+		var s, s2 float64
+		for i := 0; i < ds.N; i++ {
+			s += ds.Y[i*c+k]
+		}
+		mean[k] = s / float64(ds.N)
+		for i := 0; i < ds.N; i++ {
+			v := ds.Y[i*c+k] - mean[k]
+			s2 += v * v
+		}
+		std[k] = math.Sqrt(s2 / float64(ds.N))
+		if !(std[k] > 0) {
+			std[k] = 1
+		}
+		for i := 0; i < ds.N; i++ {
+			y[i*c+k] = (ds.Y[i*c+k] - mean[k]) / std[k]
+		}
+	}
+	return y, mean, std
+}
+
+func columnMeans(x []float64, n, d int) []float64 {
+	mu := make([]float64, d)
+	for i := 0; i < n; i++ {
+		for j, v := range x[i*d : i*d+d] {
+			mu[j] += v
+		}
+	}
+	for j := range mu {
+		mu[j] /= float64(n)
+	}
+	return mu
+}
+
+// score evaluates outputs s (n×c, model space) against the dataset.
+func (f *fitter) score(s []float64, ds *Dataset, mean, std []float64) (acc, loss float64) {
+	c := f.c
+	n := ds.N
+	if f.task == Classification {
+		pred := argmax(s, n, c)
+		hit := 0
+		for i, l := range ds.Labels {
+			if pred[i] == l {
+				hit++
+			}
+			for k := 0; k < c; k++ {
+				t := 0.0
+				if k == l {
+					t = 1
+				}
+				e := s[i*c+k] - t
+				loss += e * e
+			}
+		}
+		return float64(hit) / float64(n), loss / float64(n*c)
+	}
+	for i := 0; i < n*c; i++ {
+		e := s[i] - (ds.Y[i]-mean[i%c])/std[i%c]
+		loss += e * e
+	}
+	return 0, loss / float64(n*c)
+}
+
+// better reports whether round r beats the best so far (first strict optimum).
+func (f *fitter) better(r, best Round) bool {
+	sel := f.cfg.Selection
+	if sel == "" {
+		sel = "loss"
+		if f.task == Classification {
+			sel = "accuracy"
+		}
+	}
+	if sel == "accuracy" {
+		return r.ValAccuracy > best.ValAccuracy
+	}
+	return r.ValLoss < best.ValLoss
+}
+
+func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
+	cfg := f.cfg
+	d := tr.D
+	x := prepareX(tr.X, tr.N, d, cfg.NormalizeRows, nil)
+	var xv []float64
+	if va != nil {
+		xv = prepareX(va.X, va.N, d, cfg.NormalizeRows, nil)
+	}
+	y, ymean, ystd := f.targets(tr)
+	shift := columnMeans(x, tr.N, d)
+	kind := kernel.Full
+	if cfg.Diag {
+		kind = kernel.Diagonal
+	}
+	var mMat []float64 // nil = identity at round 0
+	m := &Model{Config: cfg, Task: f.task, Outputs: f.c, D: d, N: tr.N, YMean: ymean, YStd: ystd, Shift: shift}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0xa60b))
+	best := Round{ValAccuracy: -1, ValLoss: math.Inf(1)}
+	var bestAlpha, bestM []float64
+	bestKind := kernel.Identity
+	bestL := cfg.Kernel.Bandwidth
+	rounds := cfg.Iters + 1
+	for t := 0; t < rounds; t++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		mk := kind
+		if mMat == nil {
+			mk = kernel.Identity
+		}
+		metric, err := kernel.NewMetric(mk, d, mMat)
+		if err != nil {
+			return nil, err
+		}
+		metric.Shift = shift
+		spec := cfg.Kernel
+		if cfg.AdaptiveBandwidth > 0 {
+			med := medianDistance(x, tr.N, d, metric, rng)
+			if med > 0 {
+				spec.Bandwidth = cfg.AdaptiveBandwidth * med
+			}
+		}
+		f.report(Progress{Stage: "fit", Round: t, Rounds: rounds, Fraction: f.fraction()})
+		start := time.Now()
+		z := metric.Map(x, tr.N)
+		res, err := solve.KRR(ctx, &f.ws, spec, z, tr.N, d, y, f.c, solve.Options{Ridge: cfg.Ridge, Float32: cfg.Float32, Refine: cfg.Refine, MemoryLimit: cfg.MemoryLimit})
+		if err != nil {
+			return nil, fmt.Errorf("round %d: %w", t, err)
+		}
+		norms := kernel.Norms(z, tr.N, d)
+		rec := Round{Round: t, Bandwidth: spec.Bandwidth, Jitter: res.Jitter}
+		if va != nil {
+			zv := metric.Map(xv, va.N)
+			s, err := kernel.Apply(ctx, spec, zv, va.N, kernel.Norms(zv, va.N, d), z, tr.N, norms, d, res.Alpha, f.c)
+			if err != nil {
+				return nil, err
+			}
+			rec.ValAccuracy, rec.ValLoss = f.score(s, va, ymean, ystd)
+		}
+		rec.FitSeconds = time.Since(start).Seconds()
+		f.steps += 2
+		// With no validation rows every round "improves": the last is kept.
+		if va == nil || f.better(rec, best) || t == 0 {
+			best = rec
+			bestAlpha, bestM, bestKind, bestL = res.Alpha, mMat, mk, spec.Bandwidth
+			m.BestRound = t
+		}
+		m.History = append(m.History, rec)
+		stop := va != nil && cfg.EarlyStop > 1 && rec.ValLoss > cfg.EarlyStop*best.ValLoss
+		if t+1 < rounds && !stop {
+			f.report(Progress{Stage: "agop", Round: t, Rounds: rounds, Fraction: f.fraction(), Last: &m.History[len(m.History)-1]})
+			start := time.Now()
+			p := &agop.Predictor{Kernel: spec, Metric: metric, Z: z, Norms: norms, N: tr.N, D: d, Alpha: res.Alpha, C: f.c}
+			g, err := agop.Compute(ctx, p, f.evalPoints(tr.N, rng), agop.Options{Diag: cfg.Diag, Centered: cfg.Centered})
+			if err != nil {
+				return nil, fmt.Errorf("round %d AGOP: %w", t, err)
+			}
+			m.History[len(m.History)-1].AGOPSeconds = time.Since(start).Seconds()
+			f.steps++
+			if !normalizeM(g, cfg.Norm) {
+				m.Note = fmt.Sprintf("the AGOP of round %d vanished (constant predictor); stopped there", t)
+				break
+			}
+			mMat = g
+		} else {
+			f.report(Progress{Stage: "fit", Round: t, Rounds: rounds, Fraction: f.fraction(), Last: &m.History[len(m.History)-1]})
+			if stop {
+				m.Note = fmt.Sprintf("early stop after round %d: validation loss %.4g > %.3g × best %.4g", t, rec.ValLoss, cfg.EarlyStop, best.ValLoss)
+				break
+			}
+		}
+	}
+	m.Alpha, m.M, m.Metric = bestAlpha, bestM, bestKind
+	m.Kernel = cfg.Kernel
+	m.Kernel.Bandwidth = bestL
+	m.Centers = x
+	return m, nil
+}
+
+// refit solves for α again on all rows with the selected metric and bandwidth.
+func (f *fitter) refit(ctx context.Context, m *Model, all *Dataset) error {
+	f.report(Progress{Stage: "refit", Round: m.BestRound, Rounds: f.cfg.Iters + 1, Fraction: f.fraction()})
+	d := m.D
+	x := prepareX(all.X, all.N, d, f.cfg.NormalizeRows, nil)
+	y, mean, std := f.targets(all)
+	shift := columnMeans(x, all.N, d)
+	metric, err := kernel.NewMetric(m.Metric, d, m.M)
+	if err != nil {
+		return err
+	}
+	metric.Shift = shift
+	z := metric.Map(x, all.N)
+	res, err := solve.KRR(ctx, &f.ws, m.Kernel, z, all.N, d, y, f.c, solve.Options{Ridge: f.cfg.Ridge, Float32: f.cfg.Float32, Refine: f.cfg.Refine, MemoryLimit: f.cfg.MemoryLimit})
+	if err != nil {
+		return fmt.Errorf("refit: %w", err)
+	}
+	m.Centers, m.N, m.Alpha, m.Shift, m.YMean, m.YStd, m.Refitted = x, all.N, res.Alpha, shift, mean, std, true
+	f.steps += 2
+	return nil
+}
+
+// evalPoints picks the AGOP evaluation rows: all rows when n ≤ AGOPSamples,
+// otherwise a seeded sample (with replacement when AGOPReplace).
+func (f *fitter) evalPoints(n int, rng *rand.Rand) []int {
+	s := f.cfg.AGOPSamples
+	if n <= s {
+		idx := make([]int, n)
+		for i := range idx {
+			idx[i] = i
+		}
+		return idx
+	}
+	if f.cfg.AGOPReplace {
+		idx := make([]int, s)
+		for i := range idx {
+			idx[i] = rng.IntN(n)
+		}
+		return idx
+	}
+	return rng.Perm(n)[:s]
+}
+
+// normalizeM applies the "mean" (nothing more to do) or "max" normalization
+// in place; it reports false when the matrix is zero or not finite.
+func normalizeM(g []float64, norm string) bool {
+	mx := 0.0
+	for _, v := range g {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+		mx = max(mx, math.Abs(v))
+	}
+	if mx == 0 {
+		return false
+	}
+	if norm == NormMax {
+		for i := range g {
+			g[i] /= mx
+		}
+	}
+	return true
+}
+
+// medianDistance is the median pairwise M-distance over up to 5 000 rows.
+func medianDistance(x []float64, n, d int, mt *kernel.Metric, rng *rand.Rand) float64 {
+	idx := rng.Perm(n)
+	if len(idx) > 5000 {
+		idx = idx[:5000]
+	}
+	k := len(idx)
+	xs := make([]float64, k*d)
+	for i, r := range idx {
+		copy(xs[i*d:], x[r*d:(r+1)*d])
+	}
+	z := mt.Map(xs, k)
+	norms := kernel.Norms(z, k, d)
+	sq := make([]float64, k*k)
+	kernel.SquaredDistances(z, k, norms, z, k, norms, d, sq)
+	pairs := make([]float64, 0, k*(k-1)/2)
+	for i := 0; i < k; i++ {
+		pairs = append(pairs, sq[i*k:i*k+i]...)
+	}
+	if len(pairs) == 0 {
+		return 0
+	}
+	return math.Sqrt(quickselect(pairs, len(pairs)/2))
+}
+
+// quickselect returns the k-th smallest value (0-based), reordering a.
+func quickselect(a []float64, k int) float64 {
+	lo, hi := 0, len(a)-1
+	for lo < hi {
+		p := a[(lo+hi)/2]
+		i, j := lo, hi
+		for i <= j {
+			for a[i] < p {
+				i++
+			}
+			for a[j] > p {
+				j--
+			}
+			if i <= j {
+				a[i], a[j] = a[j], a[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return a[k]
+		}
+	}
+	return a[k]
+}

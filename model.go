@@ -1,0 +1,254 @@
+package rfm
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/rfmkit/rfm/kernel"
+)
+
+// Round records one RFM round.
+type Round struct {
+	Round       int     `json:"round"`
+	Bandwidth   float64 `json:"bandwidth"`
+	ValAccuracy float64 `json:"val_accuracy,omitempty"` // classification
+	ValLoss     float64 `json:"val_loss"`               // MSE of the (one-hot or standardized) outputs
+	Jitter      float64 `json:"jitter,omitempty"`       // δ the solver had to add
+	FitSeconds  float64 `json:"fit_seconds"`
+	AGOPSeconds float64 `json:"agop_seconds,omitempty"`
+}
+
+// Model is a fitted RFM. Its exported fields are its whole state: it
+// predicts without the training data. Methods are safe for concurrent use.
+type Model struct {
+	Config  Config `json:"config"`
+	Task    Task   `json:"task"`
+	Outputs int    `json:"outputs"` // classes (classification) or target columns
+	D       int    `json:"d"`       // input features
+	// Selected, when set (RFM-T), lists the input columns the model uses;
+	// the metric and centres then live in that subspace.
+	Selected []int       `json:"selected,omitempty"`
+	Kernel   kernel.Spec `json:"kernel_used"` // bandwidth actually used
+	// Metric is the learned feature matrix M: "identity", "diagonal" (M has
+	// Dm entries) or "full" (Dm×Dm).
+	Metric kernel.MetricKind `json:"metric"`
+	M      []float64         `json:"-"`
+	Shift  []float64         `json:"-"` // centring of the inputs (does not change radial kernels)
+	// Centers are the N training rows (after row normalization and column
+	// selection), Alpha the N×Outputs coefficients.
+	Centers []float64 `json:"-"`
+	N       int       `json:"n"`
+	Alpha   []float64 `json:"-"`
+	// YMean, YStd undo the target standardization (regression).
+	YMean     []float64 `json:"y_mean,omitempty"`
+	YStd      []float64 `json:"y_std,omitempty"`
+	History   []Round   `json:"history"`
+	BestRound int       `json:"best_round"`
+	Refitted  bool      `json:"refitted"`
+	Note      string    `json:"note,omitempty"`
+
+	once  sync.Once
+	cache *mapped
+	err   error
+}
+
+type mapped struct {
+	metric *kernel.Metric
+	z      []float64
+	norms  []float64
+}
+
+// Dm is the dimension the metric acts on (len(Selected) or D).
+func (m *Model) Dm() int {
+	if m.Selected != nil {
+		return len(m.Selected)
+	}
+	return m.D
+}
+
+func (m *Model) prepare() (*mapped, error) {
+	m.once.Do(func() {
+		mt, err := kernel.NewMetric(m.Metric, m.Dm(), m.M)
+		if err != nil {
+			m.err = fmt.Errorf("model: %w", err)
+			return
+		}
+		mt.Shift = m.Shift
+		if len(m.Centers) != m.N*m.Dm() || len(m.Alpha) != m.N*m.Outputs {
+			m.err = fmt.Errorf("model: inconsistent sizes (n=%d, d=%d, outputs=%d)", m.N, m.Dm(), m.Outputs)
+			return
+		}
+		z := mt.Map(m.Centers, m.N)
+		m.cache = &mapped{metric: mt, z: z, norms: kernel.Norms(z, m.N, m.Dm())}
+	})
+	return m.cache, m.err
+}
+
+// inputs checks x and applies the model's row normalization and column
+// selection.
+func (m *Model) inputs(x []float64, n int) ([]float64, error) {
+	if n < 0 || len(x) != n*m.D {
+		return nil, fmt.Errorf("predict: got %d values for %d rows of %d features", len(x), n, m.D)
+	}
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("predict: row %d, feature %d is %v", i/m.D, i%m.D, v)
+		}
+	}
+	return prepareX(x, n, m.D, m.Config.NormalizeRows, m.Selected), nil
+}
+
+// prepareX applies row L2 normalization and column selection (copying).
+func prepareX(x []float64, n, d int, normalize bool, sel []int) []float64 {
+	out := append([]float64(nil), x[:n*d]...)
+	if normalize {
+		normalizeRows(out, n, d)
+	}
+	if sel == nil {
+		return out
+	}
+	ds := len(sel)
+	o2 := make([]float64, n*ds)
+	for i := 0; i < n; i++ {
+		for j, c := range sel {
+			o2[i*ds+j] = out[i*d+c]
+		}
+	}
+	return o2
+}
+
+// normalizeRows scales each row to unit norm; an all-zero row stays zero.
+func normalizeRows(x []float64, n, d int) {
+	for i := 0; i < n; i++ {
+		row := x[i*d : i*d+d]
+		s := 0.0
+		for _, v := range row {
+			s += v * v
+		}
+		if s > 0 {
+			inv := 1 / math.Sqrt(s)
+			for j := range row {
+				row[j] *= inv
+			}
+		}
+	}
+}
+
+// Predict returns the raw outputs for n rows of x (n×D): class scores for
+// classification, targets in their original units for regression.
+func (m *Model) Predict(ctx context.Context, x []float64, n int) ([]float64, error) {
+	xs, err := m.inputs(x, n)
+	if err != nil {
+		return nil, err
+	}
+	mp, err := m.prepare()
+	if err != nil {
+		return nil, err
+	}
+	dm := m.Dm()
+	zq := mp.metric.Map(xs, n)
+	out, err := kernel.Apply(ctx, m.Kernel, zq, n, kernel.Norms(zq, n, dm), mp.z, m.N, mp.norms, dm, m.Alpha, m.Outputs)
+	if err != nil {
+		return nil, err
+	}
+	if m.Task == Regression && m.YStd != nil {
+		c := m.Outputs
+		for i := range out {
+			out[i] = out[i]*m.YStd[i%c] + m.YMean[i%c]
+		}
+	}
+	return out, nil
+}
+
+// PredictClass returns the argmax class of each row (classification).
+func (m *Model) PredictClass(ctx context.Context, x []float64, n int) ([]int, error) {
+	if m.Task != Classification {
+		return nil, fmt.Errorf("predict class: the model is a %s model", m.Task)
+	}
+	s, err := m.Predict(ctx, x, n)
+	if err != nil {
+		return nil, err
+	}
+	return argmax(s, n, m.Outputs), nil
+}
+
+// ProbEps bounds probabilities away from 0 and 1.
+const ProbEps = 1e-6
+
+// PredictProba returns n×classes probabilities: the kernel machine's
+// scores clipped to [ProbEps, 1−ProbEps] and renormalized. They are not
+// calibrated; they rank and they sum to one.
+func (m *Model) PredictProba(ctx context.Context, x []float64, n int) ([]float64, error) {
+	if m.Task != Classification {
+		return nil, fmt.Errorf("predict proba: the model is a %s model", m.Task)
+	}
+	s, err := m.Predict(ctx, x, n)
+	if err != nil {
+		return nil, err
+	}
+	c := m.Outputs
+	for i := 0; i < n; i++ {
+		row := s[i*c : i*c+c]
+		sum := 0.0
+		for j, v := range row {
+			row[j] = min(max(v, ProbEps), 1-ProbEps)
+			sum += row[j]
+		}
+		for j := range row {
+			row[j] /= sum
+		}
+	}
+	return s, nil
+}
+
+func argmax(s []float64, n, c int) []int {
+	out := make([]int, n)
+	for i := 0; i < n; i++ {
+		best := 0
+		for j := 1; j < c; j++ {
+			if s[i*c+j] > s[i*c+best] {
+				best = j
+			}
+		}
+		out[i] = best
+	}
+	return out
+}
+
+// FeatureMatrix returns M as a dense Dm×Dm matrix (identity and diagonal
+// metrics expanded).
+func (m *Model) FeatureMatrix() []float64 {
+	d := m.Dm()
+	out := make([]float64, d*d)
+	switch m.Metric {
+	case kernel.Full:
+		copy(out, m.M)
+	case kernel.Diagonal:
+		for i := 0; i < d; i++ {
+			out[i*d+i] = m.M[i]
+		}
+	default:
+		for i := 0; i < d; i++ {
+			out[i*d+i] = 1
+		}
+	}
+	return out
+}
+
+// FeatureDiagonal returns diag(M) over all D input columns (0 for columns
+// that RFM-T dropped).
+func (m *Model) FeatureDiagonal() []float64 {
+	dm := m.Dm()
+	fm := m.FeatureMatrix()
+	out := make([]float64, m.D)
+	for i := 0; i < dm; i++ {
+		col := i
+		if m.Selected != nil {
+			col = m.Selected[i]
+		}
+		out[col] = fm[i*dm+i]
+	}
+	return out
+}

@@ -1,0 +1,354 @@
+package rfm
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rfmkit/rfm/agop"
+	"github.com/rfmkit/rfm/kernel"
+	"github.com/rfmkit/rfm/solve"
+	"github.com/rfmkit/rfm/synth"
+)
+
+func regression(t *testing.T, task synth.Task, n, d int, seed uint64) *Dataset {
+	t.Helper()
+	s, err := synth.Generate(task, n, d, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Dataset{X: s.X, N: n, D: d, Y: s.Y}
+}
+
+// topEigvecs returns the k eigenvectors of the symmetric d×d matrix with
+// the largest eigenvalues, as columns of a d×k matrix.
+func topEigvecs(t *testing.T, m []float64, d, k int) *mat.Dense {
+	t.Helper()
+	vals, vecs, err := kernel.EigSym(d, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = vals // ascending
+	u := mat.NewDense(d, k, nil)
+	for j := 0; j < k; j++ {
+		for i := 0; i < d; i++ {
+			u.Set(i, j, vecs[i*d+(d-1-j)])
+		}
+	}
+	return u
+}
+
+// AGOP of a Laplace KRR fit to y = βᵀx (n = 2000, d = 10): its top
+// eigenvector is β up to sign.
+func TestAGOPLinearTarget(t *testing.T) {
+	n, d := 2000, 10
+	s, err := synth.Generate(synth.Linear, n, d, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	beta := synth.Truth(synth.Linear, d, 3)
+	mt, _ := kernel.NewMetric(kernel.Identity, d, nil)
+	z := mt.Map(s.X, n)
+	spec := kernel.DefaultSpec()
+	res, err := solve.KRR(context.Background(), nil, spec, z, n, d, s.Y, 1, solve.Options{Ridge: 1e-3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &agop.Predictor{Kernel: spec, Metric: mt, Z: z, Norms: kernel.Norms(z, n, d), N: n, D: d, Alpha: res.Alpha, C: 1}
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	g, err := agop.Compute(context.Background(), p, all, agop.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := topEigvecs(t, g, d, 1)
+	cos := 0.0
+	for i := 0; i < d; i++ {
+		cos += u.At(i, 0) * beta[i]
+	}
+	if math.Abs(cos) < 0.99 {
+		t.Fatalf("|cos(top eigenvector, β)| = %.4f < 0.99", math.Abs(cos))
+	}
+}
+
+// Low-rank task of SPEC §7: test MSE falls ≥ 4× from round 0 to the best
+// round and diag(M) ranks coordinates {0, 1, 5} first.
+func TestLowRankFeatureLearning(t *testing.T) {
+	if testing.Short() {
+		t.Skip("4000-row fits; run without -short")
+	}
+	train := regression(t, synth.LowRank, 4000, 20, 1)
+	test := regression(t, synth.LowRank, 4000, 20, 2)
+	cfg := DefaultConfig()
+	cfg.Refit = false
+	m, err := Fit(context.Background(), cfg, train, test, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, best := m.History[0].ValLoss, m.History[m.BestRound].ValLoss
+	t.Logf("test MSE (standardized) by round: %v; best round %d", losses(m), m.BestRound)
+	if first/best < 4 {
+		t.Errorf("test MSE fell only %.2f× (%.4g → %.4g), want ≥ 4×", first/best, first, best)
+	}
+	top := topDiag(m.FeatureDiagonal(), 3)
+	sort.Ints(top)
+	if top[0] != 0 || top[1] != 1 || top[2] != 5 {
+		t.Errorf("largest diag(M) entries at %v, want [0 1 5]", top)
+	}
+}
+
+func losses(m *Model) []float64 {
+	out := make([]float64, len(m.History))
+	for i, r := range m.History {
+		out[i] = r.ValLoss
+	}
+	return out
+}
+
+func topDiag(diag []float64, k int) []int {
+	idx := make([]int, len(diag))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return diag[idx[a]] > diag[idx[b]] })
+	return idx[:k]
+}
+
+// y = x0·x1 in d = 100 from 2 000 rows: R² ≥ 0.85 after 5 rounds with
+// centred gradients and λ = 1e-4.
+func TestProductR2(t *testing.T) {
+	if testing.Short() {
+		t.Skip("d = 100 fits; run without -short")
+	}
+	train := regression(t, synth.Product, 2000, 100, 5)
+	test := regression(t, synth.Product, 2000, 100, 6)
+	cfg := DefaultConfig()
+	cfg.Ridge = 1e-4
+	cfg.Centered = true
+	m, err := Fit(context.Background(), cfg, train, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pred, err := m.Predict(context.Background(), test.X, test.N)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2 := rsquared(test.Y, pred)
+	t.Logf("R² = %.4f (best round %d, val losses %v)", r2, m.BestRound, losses(m))
+	if r2 < 0.85 {
+		t.Errorf("test R² = %.4f < 0.85", r2)
+	}
+}
+
+func rsquared(y, p []float64) float64 {
+	mean := 0.0
+	for _, v := range y {
+		mean += v
+	}
+	mean /= float64(len(y))
+	var sse, sst float64
+	for i := range y {
+		sse += (y[i] - p[i]) * (y[i] - p[i])
+		sst += (y[i] - mean) * (y[i] - mean)
+	}
+	return 1 - sse/sst
+}
+
+// Chain monomial (r = 5, d = 20): the top-5 eigenvectors of M span
+// coordinates 0..4 (all principal-angle cosines ≥ 0.9).
+func TestChainMonomialSubspace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("4000-row fits; run without -short")
+	}
+	train := regression(t, synth.Chain, 4000, 20, 7)
+	cfg := DefaultConfig()
+	m, err := Fit(context.Background(), cfg, train, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := 20
+	u := topEigvecs(t, m.FeatureMatrix(), d, 5)
+	var svd mat.SVD
+	if !svd.Factorize(u.Slice(0, 5, 0, 5), mat.SVDNone) {
+		t.Fatal("svd failed")
+	}
+	cosines := svd.Values(nil)
+	t.Logf("principal-angle cosines %v (best round %d)", cosines, m.BestRound)
+	for _, c := range cosines {
+		if c < 0.9 {
+			t.Errorf("principal-angle cosine %.3f < 0.9", c)
+		}
+	}
+}
+
+func TestClassificationAndProbabilities(t *testing.T) {
+	// Two classes separated by the sign of x0·x1 (XOR) in 6 dimensions.
+	s, _ := synth.Generate(synth.Product, 600, 6, 9)
+	labels := make([]int, s.N)
+	for i, v := range s.Y {
+		if v > 0 {
+			labels[i] = 1
+		}
+	}
+	ds := &Dataset{X: s.X, N: s.N, D: s.D, Labels: labels}
+	m, err := Fit(context.Background(), DefaultConfig(), ds, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, _ := synth.Generate(synth.Product, 400, 6, 10)
+	pred, err := m.PredictClass(context.Background(), ts.X, ts.N)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hit := 0
+	for i, v := range ts.Y {
+		if (v > 0) == (pred[i] == 1) {
+			hit++
+		}
+	}
+	acc := float64(hit) / float64(ts.N)
+	t.Logf("XOR accuracy %.3f, rounds %+v", acc, m.History)
+	if acc < 0.85 {
+		t.Errorf("accuracy %.3f < 0.85 on a task RFM learns", acc)
+	}
+	if m.History[m.BestRound].ValAccuracy < m.History[0].ValAccuracy {
+		t.Error("best round worse than round 0 on validation")
+	}
+	prob, err := m.PredictProba(context.Background(), ts.X, ts.N)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < ts.N; i++ {
+		p0, p1 := prob[2*i], prob[2*i+1]
+		if math.Abs(p0+p1-1) > 1e-12 || p0 < 0 || p1 < 0 {
+			t.Fatalf("row %d: probabilities %v %v", i, p0, p1)
+		}
+		if (p1 > p0) != (pred[i] == 1) {
+			t.Fatalf("row %d: probabilities disagree with the class", i)
+		}
+	}
+}
+
+func TestSameSeedSameModel(t *testing.T) {
+	ds := regression(t, synth.LowRank, 500, 8, 3)
+	cfg := DefaultConfig()
+	cfg.Iters = 2
+	a, err := Fit(context.Background(), cfg, ds, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Fit(context.Background(), cfg, ds, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a.Alpha {
+		if a.Alpha[i] != b.Alpha[i] {
+			t.Fatalf("alpha[%d] differs: %v vs %v", i, a.Alpha[i], b.Alpha[i])
+		}
+	}
+	for i := range a.M {
+		if a.M[i] != b.M[i] {
+			t.Fatalf("M[%d] differs", i)
+		}
+	}
+}
+
+func TestCancellationIsPrompt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs a large fit")
+	}
+	ds := regression(t, synth.Product, 9000, 50, 1)
+	cfg := DefaultConfig()
+	cfg.ValFraction = 0
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := Fit(ctx, cfg, ds, nil, nil)
+		done <- err
+	}()
+	time.Sleep(1500 * time.Millisecond) // inside the first solve
+	start := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		lat := time.Since(start)
+		t.Logf("returned %v after %v", err, lat)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("error %v, want context.Canceled", err)
+		}
+		if lat > time.Second {
+			t.Errorf("cancellation took %v > 1 s", lat)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("fit did not return within 20 s of cancel")
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	good := func() *Dataset {
+		return &Dataset{X: []float64{0, 1, 1, 0, 1, 1}, N: 3, D: 2, Labels: []int{0, 1, 0}}
+	}
+	cfg := DefaultConfig()
+	cases := []struct {
+		name string
+		mod  func(*Dataset, *Config)
+		want string
+	}{
+		{"mismatched shapes", func(d *Dataset, _ *Config) { d.X = d.X[:5] }, "X has 5 values"},
+		{"NaN in X", func(d *Dataset, _ *Config) { d.X[3] = math.NaN() }, "row 1, feature 1 is NaN"},
+		{"Inf in X", func(d *Dataset, _ *Config) { d.X[0] = math.Inf(1) }, "row 0, feature 0 is +Inf"},
+		{"NaN target", func(d *Dataset, _ *Config) { d.Labels = nil; d.Y = []float64{1, math.NaN(), 2} }, "target of row 1 is NaN"},
+		{"empty", func(d *Dataset, _ *Config) { d.X, d.N, d.Labels = nil, 0, nil; d.Y = []float64{} }, "empty"},
+		{"one row", func(d *Dataset, _ *Config) { d.X, d.N, d.Labels = d.X[:2], 1, d.Labels[:1] }, "at least 2"},
+		{"bandwidth ≤ 0", func(_ *Dataset, c *Config) { c.Kernel.Bandwidth = 0 }, "bandwidth"},
+		{"negative ridge", func(_ *Dataset, c *Config) { c.Ridge = -1 }, "ridge"},
+		{"exponent outside (0,2]", func(_ *Dataset, c *Config) { c.Kernel = kernel.Spec{Kind: kernel.GenLaplace, Bandwidth: 1, Exponent: 3} }, "exponent"},
+		{"single class", func(d *Dataset, _ *Config) { d.Labels = []int{1, 1, 1} }, "single class"},
+		{"label out of range", func(d *Dataset, _ *Config) { d.Labels = []int{0, -1, 1} }, "class -1"},
+		{"labels and targets", func(d *Dataset, _ *Config) { d.Y = []float64{1, 2, 3} }, "either class labels or regression targets"},
+	}
+	for _, tc := range cases {
+		ds, c := good(), cfg
+		tc.mod(ds, &c)
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s: panic %v", tc.name, r)
+				}
+			}()
+			_, err := Fit(context.Background(), c, ds, nil, nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+			}
+		}()
+	}
+}
+
+func TestRidgeZeroWithDuplicatesUsesJitter(t *testing.T) {
+	x := []float64{0, 0, 1, 0, 1, 0, 0, 1, 2, 2}
+	ds := &Dataset{X: x, N: 5, D: 2, Y: []float64{0, 1, 1, 2, 3}}
+	cfg := DefaultConfig()
+	cfg.Ridge = 0
+	cfg.Iters = 1
+	cfg.ValFraction = 0
+	m, err := Fit(context.Background(), cfg, ds, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.History[0].Jitter <= 0 {
+		t.Errorf("duplicate rows with λ = 0: jitter %v, want > 0", m.History[0].Jitter)
+	}
+	for _, a := range m.Alpha {
+		if math.IsNaN(a) || math.IsInf(a, 0) {
+			t.Fatal("non-finite alpha")
+		}
+	}
+}
