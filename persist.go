@@ -1,0 +1,156 @@
+package rfm
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/rfmkit/rfm/internal/linalg"
+	"github.com/rfmkit/rfm/modelfile"
+)
+
+// FileKind is the modelfile kind of an RFM model.
+const FileKind = "rfm.Model"
+
+// fileMeta is the JSON document stored with the arrays. Extra carries the
+// caller's sections (the CLI stores its column pipeline there) so that one
+// file is the whole model.
+type fileMeta struct {
+	Model   *Model                     `json:"model"`
+	Backend string                     `json:"backend"`
+	Extra   map[string]json.RawMessage `json:"extra,omitempty"`
+}
+
+// ToFile packs the model (and the caller's extra JSON sections) into a
+// modelfile container.
+func (m *Model) ToFile(extra map[string]json.RawMessage) (*modelfile.File, error) {
+	meta, err := json.Marshal(fileMeta{Model: m, Backend: linalg.Backend(), Extra: extra})
+	if err != nil {
+		return nil, fmt.Errorf("encode model: %w", err)
+	}
+	f := &modelfile.File{Kind: FileKind, Meta: meta}
+	add := func(name string, data []float64, shape ...int) {
+		if data != nil {
+			f.Arrays = append(f.Arrays, modelfile.Array{Name: name, Shape: shape, F64: data})
+		}
+	}
+	dm := m.Dm()
+	add("centers", m.Centers, m.N, dm)
+	add("alpha", m.Alpha, m.N, m.Outputs)
+	add("shift", m.Shift, dm)
+	switch len(m.M) {
+	case 0:
+	case dm:
+		add("m", m.M, dm)
+	default:
+		add("m", m.M, dm, dm)
+	}
+	return f, nil
+}
+
+// Save writes the model to w.
+func (m *Model) Save(w io.Writer, extra map[string]json.RawMessage) error {
+	f, err := m.ToFile(extra)
+	if err != nil {
+		return err
+	}
+	return modelfile.Write(w, f)
+}
+
+// SaveFile writes the model to path atomically: the file appears whole or
+// not at all.
+func (m *Model) SaveFile(path string, extra map[string]json.RawMessage) error {
+	f, err := m.ToFile(extra)
+	if err != nil {
+		return err
+	}
+	return modelfile.WriteFileAtomic(path, f)
+}
+
+// FromFile unpacks a model and the caller's extra sections, checking that
+// every array has the size the metadata implies.
+func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
+	if f.Kind != FileKind {
+		return nil, nil, fmt.Errorf("model file holds a %q, not an RFM model", f.Kind)
+	}
+	var meta fileMeta
+	if err := json.Unmarshal(f.Meta, &meta); err != nil {
+		return nil, nil, fmt.Errorf("model metadata: %w", err)
+	}
+	m := meta.Model
+	if m == nil {
+		return nil, nil, errors.New("model metadata has no model section")
+	}
+	if m.N < 1 || m.D < 1 || m.Outputs < 1 {
+		return nil, nil, fmt.Errorf("model metadata: bad sizes n=%d d=%d outputs=%d", m.N, m.D, m.Outputs)
+	}
+	for _, c := range m.Selected {
+		if c < 0 || c >= m.D {
+			return nil, nil, fmt.Errorf("model metadata: selected column %d outside [0, %d)", c, m.D)
+		}
+	}
+	dm := m.Dm()
+	get := func(name string, want int, required bool) ([]float64, error) {
+		a, ok := f.Array(name)
+		if !ok {
+			if required {
+				return nil, fmt.Errorf("model file has no %q array", name)
+			}
+			return nil, nil
+		}
+		if a.F64 == nil || len(a.F64) != want {
+			return nil, fmt.Errorf("model file: array %q has %d float64 values, want %d", name, a.Len(), want)
+		}
+		return a.F64, nil
+	}
+	var err error
+	if m.Centers, err = get("centers", m.N*dm, true); err != nil {
+		return nil, nil, err
+	}
+	if m.Alpha, err = get("alpha", m.N*m.Outputs, true); err != nil {
+		return nil, nil, err
+	}
+	if m.Shift, err = get("shift", dm, false); err != nil {
+		return nil, nil, err
+	}
+	want := map[string]int{"identity": 0, "diagonal": dm, "full": dm * dm}
+	n, ok := want[string(m.Metric)]
+	if !ok {
+		return nil, nil, fmt.Errorf("model metadata: unknown metric %q", m.Metric)
+	}
+	if n > 0 {
+		if m.M, err = get("m", n, true); err != nil {
+			return nil, nil, err
+		}
+	}
+	if m.Task == Regression && (len(m.YMean) != m.Outputs || len(m.YStd) != m.Outputs) {
+		return nil, nil, errors.New("model metadata: regression model without target scaling")
+	}
+	if err := m.Kernel.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("model metadata: %w", err)
+	}
+	return m, meta.Extra, nil
+}
+
+// Load reads a model written by Save.
+func Load(r io.Reader) (*Model, map[string]json.RawMessage, error) {
+	f, err := modelfile.Read(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	return FromFile(f)
+}
+
+// LoadFile reads a model file from disk.
+func LoadFile(path string) (*Model, map[string]json.RawMessage, error) {
+	f, err := modelfile.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	m, extra, err := FromFile(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, extra, nil
+}
