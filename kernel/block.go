@@ -23,26 +23,59 @@ func Norms[T linalg.Float](z []T, n, d int) []T {
 	return out
 }
 
-// Symmetric writes the lower triangle (diagonal included) of K(Z, Z) into
-// out (n×n, stride ld); norms are Norms(z). The diagonal is set to the exact
-// K(x, x) rather than what round-off in the expansion would give. Entries
-// above the diagonal inside each row band are scratch.
-//
-// The work goes in row bands (GEMM, then the element-wise pass while the
-// band is still in cache) and ctx is checked between bands.
-func Symmetric[T linalg.Float](ctx context.Context, s Spec, z []T, n, d int, norms []T, out []T, ld int) error {
-	band := max(64, min(n, (8<<20)/(max(n, 1))))
-	self := T(s.SelfValue())
-	for r0 := 0; r0 < n; r0 += band {
+// Tiles of kernel blocks are sized so that the GEMM output is transformed
+// while it is still in cache (8 MB in float64): streaming a 3 GB block
+// through memory twice costs more than either pass's arithmetic.
+// (Variables only so that tests can force many small tiles.)
+var (
+	blockRows = 256
+	blockCols = 4096
+)
+
+// tiled runs GEMM then the element-wise pass (coef selects the gradient
+// coefficient) tile by tile over a rows×cols block of out (stride ld);
+// lower restricts it to the lower triangle. ctx is checked between tiles.
+func tiled[T linalg.Float](ctx context.Context, s Spec, a []T, na []T, rows int, b []T, nb []T, cols, d int, out []T, ld int, lower, coef bool) error {
+	for r0 := 0; r0 < rows; r0 += blockRows {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r1 := min(r0+band, n)
-		linalg.Gemm(false, true, r1-r0, r1, d, 1, z[r0*d:], d, z, d, 0, out[r0*ld:], ld)
-		Eval(s, linalg.Block[T]{G: out[r0*ld:], Rows: r1 - r0, Cols: r1, LD: ld, NA: norms[r0:], NB: norms, Lower: true, Row0: r0})
-		for i := r0; i < r1; i++ {
-			out[i*ld+i] = self
+		r1 := min(r0+blockRows, rows)
+		cend := cols
+		if lower {
+			cend = min(r1, cols)
 		}
+		for c0 := 0; c0 < cend; c0 += blockCols {
+			c1 := min(c0+blockCols, cend)
+			o := out[r0*ld+c0:]
+			linalg.Gemm(false, true, r1-r0, c1-c0, d, 1, a[r0*d:], d, b[c0*d:], d, 0, o, ld)
+			blk := linalg.Block[T]{G: o, Rows: r1 - r0, Cols: c1 - c0, LD: ld, NA: na[r0:], NB: nb[c0:]}
+			if lower && c1 > r0 {
+				// The tile straddles the diagonal: row r0+i needs columns ≤ r0+i.
+				blk.Lower, blk.Row0 = true, r0-c0
+			}
+			if coef {
+				Coef(s, blk)
+			} else {
+				Eval(s, blk)
+			}
+		}
+	}
+	return nil
+}
+
+// Symmetric writes the lower triangle (diagonal included) of K(Z, Z) into
+// out (n×n, stride ld); norms are Norms(z). The diagonal is set to the exact
+// K(x, x) rather than what round-off in the expansion would give. Entries
+// above the diagonal inside diagonal tiles are scratch. ctx is checked
+// between tiles.
+func Symmetric[T linalg.Float](ctx context.Context, s Spec, z []T, n, d int, norms []T, out []T, ld int) error {
+	if err := tiled(ctx, s, z, norms, n, z, norms, n, d, out, ld, true, false); err != nil {
+		return err
+	}
+	self := T(s.SelfValue())
+	for i := 0; i < n; i++ {
+		out[i*ld+i] = self
 	}
 	return nil
 }
@@ -50,14 +83,12 @@ func Symmetric[T linalg.Float](ctx context.Context, s Spec, z []T, n, d int, nor
 // Cross writes K(A, B) for na rows of a and nb rows of b (both with d
 // columns) into out (na×nb, stride ld).
 func Cross[T linalg.Float](s Spec, a []T, na int, normsA []T, b []T, nb int, normsB []T, d int, out []T, ld int) {
-	linalg.Gemm(false, true, na, nb, d, 1, a, d, b, d, 0, out, ld)
-	Eval(s, linalg.Block[T]{G: out, Rows: na, Cols: nb, LD: ld, NA: normsA, NB: normsB})
+	_ = tiled(context.Background(), s, a, normsA, na, b, normsB, nb, d, out, ld, false, false)
 }
 
 // CrossCoef writes the gradient coefficients a_ij of K(A_i, B_j) (see Coef).
 func CrossCoef[T linalg.Float](s Spec, a []T, na int, normsA []T, b []T, nb int, normsB []T, d int, out []T, ld int) {
-	linalg.Gemm(false, true, na, nb, d, 1, a, d, b, d, 0, out, ld)
-	Coef(s, linalg.Block[T]{G: out, Rows: na, Cols: nb, LD: ld, NA: normsA, NB: normsB})
+	_ = tiled(context.Background(), s, a, normsA, na, b, normsB, nb, d, out, ld, false, true)
 }
 
 // SquaredDistances writes ‖a_i − b_j‖² (clamped at 0) into out (na×nb).

@@ -132,6 +132,9 @@ func TestMahalanobisMatchesDirect(t *testing.T) {
 }
 
 func TestSymmetricMatchesCross(t *testing.T) {
+	// Small, unaligned tiles: many tiles, some straddling the diagonal.
+	defer func(r, c int) { blockRows, blockCols = r, c }(blockRows, blockCols)
+	blockRows, blockCols = 37, 53
 	r := rand.New(rand.NewPCG(3, 4))
 	n, d := 300, 4
 	z := make([]float64, n*d)

@@ -1,0 +1,66 @@
+package rfm
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rfmkit/rfm/synth"
+)
+
+// peakRSS reads the process's high-water resident set (VmHWM) in bytes.
+func peakRSS() float64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+// benchRound times one RFM round (kernel + solve + AGOP on all points) at
+// n = 20 000, d = 100, one output, and reports the peak RSS over the bytes
+// of one n×n matrix. Run each precision in its own process
+// (-bench 'Round20000F64$' and -bench 'Round20000F32$'): VmHWM is a
+// process-wide high-water mark.
+func benchRound(b *testing.B, f32 bool) {
+	n, d := 20000, 100
+	s, err := synth.Generate(synth.LowRank, n, d, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ds := &Dataset{X: s.X, N: n, D: d, Y: s.Y}
+	cfg := DefaultConfig()
+	cfg.Iters = 1 // one fit + one AGOP; the second fit is cut by early stop below
+	cfg.ValFraction = 0
+	cfg.Refit = false
+	cfg.Float32 = f32
+	matrix := float64(n) * float64(n) * 8
+	if f32 {
+		matrix /= 2
+	}
+	for b.Loop() {
+		ctx, cancel := context.WithCancel(context.Background())
+		_, err := Fit(ctx, cfg, ds, nil, func(p Progress) {
+			if p.Round == 1 && p.Stage == "fit" {
+				cancel() // stop at the start of round 1: round 0's fit + AGOP timed
+			}
+		})
+		cancel()
+		if err != nil && err != context.Canceled && !strings.Contains(err.Error(), "canceled") {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(peakRSS()/1e6, "peakRSS-MB")
+	b.ReportMetric((peakRSS()-matrix)/1e6, "RSS-over-matrix-MB")
+}
+
+func BenchmarkRound20000F64(b *testing.B) { benchRound(b, false) }
+func BenchmarkRound20000F32(b *testing.B) { benchRound(b, true) }
