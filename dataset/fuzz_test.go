@@ -1,0 +1,155 @@
+package dataset
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// checkTable asserts what every successful read guarantees: a rectangular
+// table with unique names, missing flags in step with the values, and no
+// infinities.
+func checkTable(t *testing.T, tab *Table) {
+	t.Helper()
+	if err := tab.Validate(); err != nil {
+		t.Fatalf("invalid table: %v", err)
+	}
+	n := tab.NRows()
+	if n == 0 || len(tab.Columns) == 0 {
+		t.Fatalf("empty table %d×%d without an error", n, len(tab.Columns))
+	}
+	for _, c := range tab.Columns {
+		if len(c.Missing) != n {
+			t.Fatalf("column %q: %d missing flags for %d rows", c.Name, len(c.Missing), n)
+		}
+		for i := 0; i < n; i++ {
+			if c.Kind == Numeric {
+				if math.IsInf(c.Num[i], 0) || math.IsNaN(c.Num[i]) != c.Missing[i] {
+					t.Fatalf("column %q row %d: value %v missing %v", c.Name, i, c.Num[i], c.Missing[i])
+				}
+			} else if c.Missing[i] && c.Str[i] != "" {
+				t.Fatalf("column %q row %d: missing cell holds %q", c.Name, i, c.Str[i])
+			}
+		}
+	}
+}
+
+func checkErr(t *testing.T, err error) {
+	t.Helper()
+	if strings.ContainsAny(err.Error(), "\n\r") {
+		t.Fatalf("error message spans lines: %q", err)
+	}
+}
+
+func FuzzReadCSV(f *testing.F) {
+	for _, s := range []string{
+		"a,b\n1,2\n",
+		"a;b\r\n\"x\"\"y\",NA\n3;4\n",
+		"\uFEFFa\tb\n1\t\n",
+		",\n,\n",
+		"a\n\"unterminated\n",
+		"a,b\n1e999,inf\n",
+		"x|y\n1|2|3\n",
+		"h\n5'11\"\n",
+		"a,a\n1,2\n",
+		"a,b\n\"q\"x,1\n",
+		"a\n\n\r\n1",
+	} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, noHeader bool) {
+		tab, err := Read(bytes.NewReader(data), "f.csv", ReadOptions{NoHeader: noHeader})
+		if err != nil {
+			checkErr(t, err)
+			return
+		}
+		checkTable(t, tab)
+	})
+}
+
+func FuzzReadLIBSVM(f *testing.F) {
+	defer func(c, d int) { maxDenseCells, maxFeatures = c, d }(maxDenseCells, maxFeatures)
+	maxDenseCells, maxFeatures = 1<<16, 1<<10 // keep each input's table small
+	for _, s := range []string{
+		"1 1:0.5 3:2\n-1 2:1\n",
+		"# c\n+1 qid:3 1:1 # x\n\n0\n",
+		"a 1:1\nb 2:2\r\n",
+		"1 2:1 1:1\n",
+		"1 0:1\n",
+		"1 1:x\n",
+		"1 1000:1\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tab, err := Read(bytes.NewReader(data), "f.svm", ReadOptions{})
+		if err != nil {
+			checkErr(t, err)
+			return
+		}
+		checkTable(t, tab)
+		if tab.Columns[0].Name != "label" {
+			t.Fatalf("first column %q", tab.Columns[0].Name)
+		}
+	})
+}
+
+func FuzzReadNPY(f *testing.F) {
+	f.Add(npyBytes(1, "<f8", false, "(2, 3)", raw(le, []float64{1, 2, 3, 4, 5, 6})))
+	f.Add(npyBytes(1, ">f4", true, "(3,)", raw(be, []float32{1, 2, 3})))
+	f.Add(npyBytes(2, "<i2", false, "(2, 1)", raw(le, []int16{-1, 2})))
+	f.Add(npyBytes(3, "|u1", false, "(1, 2)", []byte{1, 2}))
+	f.Add(npyBytes(1, "|O", false, "(1,)", make([]byte, 8)))
+	f.Add(npyBytes(1, "<f8", false, "(1, 1, 1)", make([]byte, 8)))
+	f.Add([]byte("\x93NUMPY\x01\x00\x05\x00{'a':"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tab, err := Read(bytes.NewReader(data), "f.npy", ReadOptions{})
+		if err != nil {
+			checkErr(t, err)
+			return
+		}
+		checkTable(t, tab)
+	})
+}
+
+// TestParseCellMatchesStrconv checks the decimal fast path against
+// strconv.ParseFloat on random short literals: the same bits, or both
+// rejecting.
+func TestParseCellMatchesStrconv(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "0123456789012345678901234567890123456789..eE+-"
+	for k := 0; k < 200_000; k++ {
+		b := make([]byte, 1+r.IntN(24))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		s := string(b)
+		got, cls := parseCell(s)
+		want, err := strconv.ParseFloat(s, 64)
+		switch {
+		case err == nil && !math.IsInf(want, 0):
+			if cls != cellNumber || math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("parseCell(%q) = %v (%d), strconv %v", s, got, cls, want)
+			}
+		case err != nil && math.IsInf(want, 0):
+			if cls != cellOverflow {
+				t.Fatalf("parseCell(%q) class %d, want overflow", s, cls)
+			}
+		default:
+			if cls == cellNumber {
+				t.Fatalf("parseCell(%q) = %v, strconv rejects it: %v", s, got, err)
+			}
+		}
+	}
+	for _, s := range []string{"9007199254740993", "123456789012345678", "1e22", "1e23", "4.35", "0.1", "-0", "1e-22", "12345e-25"} {
+		got, cls := parseCell(s)
+		want, _ := strconv.ParseFloat(s, 64)
+		if cls != cellNumber || math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("parseCell(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

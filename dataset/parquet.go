@@ -1,0 +1,189 @@
+package dataset
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// readParquet reads a flat Parquet file: boolean, integer and floating
+// columns become Numeric (booleans as 0/1, integer decimals scaled), string
+// and byte-array columns Categorical, and nulls missing.
+func readParquet(ra io.ReaderAt, size int64, name string, p *plan, opt ReadOptions) (t *Table, err error) {
+	// The library can panic on corrupt input; a bad file must stay an error.
+	defer func() {
+		if r := recover(); r != nil {
+			t, err = nil, fmt.Errorf("%s: malformed Parquet file: %v", name, r)
+		}
+	}()
+	f, err := parquet.OpenFile(ra, size)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", name, err)
+	}
+	fields := f.Schema().Fields()
+	if len(fields) == 0 {
+		return nil, fmt.Errorf("%s: the Parquet schema has no columns", name)
+	}
+	decs := make([]pqDecoder, len(fields))
+	cols := make([]*Column, len(fields))
+	for j, fl := range fields {
+		d, err := newPQDecoder(fl)
+		if err != nil {
+			return nil, fmt.Errorf("%s: column %q: %w", name, fl.Name(), err)
+		}
+		decs[j] = d
+		cols[j] = &Column{Name: fl.Name(), Kind: d.kind, source: name, field: j + 1}
+	}
+	if len(f.Schema().Columns()) != len(fields) {
+		return nil, fmt.Errorf("%s: nested Parquet schemas are not supported; flatten the columns", name)
+	}
+
+	buf := make([]parquet.Row, 256)
+	row := 0
+	for _, rg := range f.RowGroups() {
+		rows := rg.Rows()
+		for {
+			k, rerr := rows.ReadRows(buf)
+			for _, r := range buf[:k] {
+				if len(r) != len(cols) {
+					rows.Close()
+					return nil, fmt.Errorf("%s: row %d has %d values for %d columns; nested or repeated data is not supported", name, row+1, len(r), len(cols))
+				}
+				for _, v := range r {
+					j := v.Column()
+					if j < 0 || j >= len(cols) {
+						rows.Close()
+						return nil, fmt.Errorf("%s: row %d: value for unknown column %d", name, row+1, j)
+					}
+					if err := decs[j].add(cols[j], v); err != nil {
+						rows.Close()
+						return nil, err
+					}
+				}
+				row++
+			}
+			if rerr == io.EOF {
+				break
+			}
+			if rerr != nil {
+				rows.Close()
+				return nil, fmt.Errorf("%s: reading rows: %w", name, rerr)
+			}
+		}
+		rows.Close()
+	}
+	t = &Table{Source: name, Columns: cols, missingTokens: slices.Clone(opt.MissingTokens), noHeader: opt.NoHeader}
+	if row == 0 {
+		return nil, fmt.Errorf("%s: the file has no rows", name)
+	}
+	if err := t.Validate(); err != nil {
+		return nil, fmt.Errorf("malformed Parquet data: %w", err)
+	}
+	if err := p.apply(t); err != nil {
+		return nil, err
+	}
+	if len(t.Columns) == 0 {
+		return nil, fmt.Errorf("%s: no columns left after Ignore", name)
+	}
+	return t, nil
+}
+
+// pqDecoder turns the values of one Parquet column into cells.
+type pqDecoder struct {
+	kind     Kind
+	pk       parquet.Kind
+	unsigned bool
+	scale    float64 // decimal scale factor, 1 otherwise
+}
+
+func newPQDecoder(fl parquet.Field) (pqDecoder, error) {
+	if !fl.Leaf() {
+		return pqDecoder{}, fmt.Errorf("nested (group) columns are not supported; flatten it")
+	}
+	if fl.Repeated() {
+		return pqDecoder{}, fmt.Errorf("repeated (list) columns are not supported")
+	}
+	typ := fl.Type()
+	d := pqDecoder{pk: typ.Kind(), scale: 1}
+	var lt format.LogicalTypeValue
+	if l := typ.LogicalType(); l != nil {
+		lt = l.Value
+	}
+	switch d.pk {
+	case parquet.Boolean, parquet.Float, parquet.Double:
+		d.kind = Numeric
+	case parquet.Int32, parquet.Int64:
+		d.kind = Numeric
+		switch l := lt.(type) {
+		case *format.IntType:
+			d.unsigned = !l.IsSigned
+		case *format.DecimalType:
+			d.scale = math.Pow(10, -float64(l.Scale))
+		}
+	case parquet.ByteArray, parquet.FixedLenByteArray:
+		if _, dec := lt.(*format.DecimalType); dec {
+			return d, fmt.Errorf("decimals stored as byte arrays are not supported; cast the column to double")
+		}
+		d.kind = Categorical
+	default:
+		return d, fmt.Errorf("physical type %v is not supported", d.pk)
+	}
+	return d, nil
+}
+
+func (d *pqDecoder) add(c *Column, v parquet.Value) error {
+	missing := v.IsNull()
+	c.Missing = append(c.Missing, missing)
+	if d.kind == Categorical {
+		s := ""
+		if !missing {
+			b := v.ByteArray()
+			if !utf8.Valid(b) {
+				return c.cellError(len(c.Str), "binary value is not UTF-8 text; only text byte arrays can be categorical")
+			}
+			s = string(b)
+		}
+		c.Str = append(c.Str, s)
+		return nil
+	}
+	x := math.NaN()
+	if !missing {
+		switch d.pk {
+		case parquet.Boolean:
+			x = 0
+			if v.Boolean() {
+				x = 1
+			}
+		case parquet.Int32:
+			if d.unsigned {
+				x = float64(v.Uint32())
+			} else {
+				x = float64(v.Int32())
+			}
+		case parquet.Int64:
+			if d.unsigned {
+				x = float64(v.Uint64())
+			} else {
+				x = float64(v.Int64())
+			}
+		case parquet.Float:
+			x = float64(v.Float())
+		case parquet.Double:
+			x = v.Double()
+		}
+		x *= d.scale
+		if math.IsInf(x, 0) {
+			return c.cellError(len(c.Num), "value is %v; only finite values and null (missing) are allowed", x)
+		}
+		if math.IsNaN(x) {
+			c.Missing[len(c.Missing)-1] = true
+		}
+	}
+	c.Num = append(c.Num, x)
+	return nil
+}

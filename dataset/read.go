@@ -1,0 +1,329 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// ReadOptions controls how a file becomes a Table. The zero value detects
+// everything.
+type ReadOptions struct {
+	// Format is one of "csv", "tsv", "txt" (delimited text), "parquet",
+	// "npy", "npz", "libsvm". Empty means: from the file extension (a ".gz"
+	// suffix is stripped first), else from the file's first bytes, else
+	// delimited text.
+	Format string
+	// Delimiter of delimited text; 0 detects it among , \t ; | from the
+	// header and first lines ("tsv" means \t).
+	Delimiter rune
+	// NoHeader: the first line of delimited text is data; columns are named
+	// c0, c1, ...
+	NoHeader bool
+	// Categorical and Numeric force the kind of the named columns. A cell of
+	// a forced-numeric column that is not a number is an error.
+	Categorical []string
+	Numeric     []string
+	// Ignore drops the named columns.
+	Ignore []string
+	// MissingTokens are the cell texts (after trimming spaces) read as
+	// missing in text cells; empty means DefaultMissingTokens. An empty cell
+	// is always missing.
+	MissingTokens []string
+}
+
+// The recognised formats.
+const (
+	formatCSV     = "csv"
+	formatTSV     = "tsv"
+	formatText    = "txt"
+	formatParquet = "parquet"
+	formatNPY     = "npy"
+	formatNPZ     = "npz"
+	formatLIBSVM  = "libsvm"
+)
+
+var extFormats = map[string]string{
+	".csv": formatCSV, ".tsv": formatTSV, ".tab": formatTSV, ".txt": formatText,
+	".dat": formatText, ".data": formatText,
+	".parquet": formatParquet, ".pq": formatParquet,
+	".npy": formatNPY, ".npz": formatNPZ,
+	".libsvm": formatLIBSVM, ".svm": formatLIBSVM,
+}
+
+// ReadFile reads a table from a file; see ReadOptions for the formats.
+func ReadFile(path string, opt ReadOptions) (*Table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: cannot open: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot read: %w", path, err)
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory, not a data file", path)
+	}
+	format, gz, err := formatFromName(path, opt.Format)
+	if err != nil {
+		return nil, err
+	}
+	if format == formatParquet && !gz {
+		// Parquet needs random access; an *os.File avoids loading it whole.
+		plan, err := newPlan(opt)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return readParquet(f, st.Size(), path, plan, opt)
+	}
+	return Read(f, path, opt)
+}
+
+// Read reads a table from r. name is used in messages and, unless
+// opt.Format is set, to pick the format by extension.
+func Read(r io.Reader, name string, opt ReadOptions) (*Table, error) {
+	format, gz, err := formatFromName(name, opt.Format)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := newPlan(opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	br := bufio.NewReaderSize(r, 1<<16)
+	if magic, _ := br.Peek(2); gz || bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: not a valid gzip stream: %w", name, err)
+		}
+		defer zr.Close()
+		br = bufio.NewReaderSize(zr, 1<<16)
+	}
+	if format == "" {
+		format = sniffFormat(br)
+	}
+	var t *Table
+	switch format {
+	case formatCSV, formatText, formatTSV:
+		delim := opt.Delimiter
+		if delim == 0 && format == formatTSV {
+			delim = '\t'
+		}
+		t, err = readDelimited(br, name, delim, opt.NoHeader, plan)
+	case formatLIBSVM:
+		t, err = readLIBSVM(br, name, plan)
+	case formatParquet, formatNPY, formatNPZ:
+		var b []byte
+		b, err = io.ReadAll(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: read failed: %w", name, err)
+		}
+		switch format {
+		case formatParquet:
+			return readParquet(bytes.NewReader(b), int64(len(b)), name, plan, opt)
+		case formatNPY:
+			t, err = readNPY(b, name)
+		default:
+			t, err = readNPZ(b, name)
+		}
+		if err == nil {
+			err = plan.apply(t)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(t.Columns) == 0 {
+		return nil, fmt.Errorf("%s: no columns left after Ignore", name)
+	}
+	t.missingTokens = slices.Clone(opt.MissingTokens)
+	t.noHeader = opt.NoHeader
+	return t, nil
+}
+
+// formatFromName resolves the format from an explicit option or the name.
+// It returns "" when the extension is unknown, so the content decides.
+func formatFromName(name, explicit string) (format string, gz bool, err error) {
+	lower := strings.ToLower(name)
+	if strings.HasSuffix(lower, ".gz") {
+		gz = true
+		lower = strings.TrimSuffix(lower, ".gz")
+	}
+	if explicit != "" {
+		f := strings.ToLower(strings.TrimPrefix(explicit, "."))
+		switch f {
+		case "svm":
+			f = formatLIBSVM
+		case "text", "dat":
+			f = formatText
+		}
+		switch f {
+		case formatCSV, formatTSV, formatText, formatParquet, formatNPY, formatNPZ, formatLIBSVM:
+			return f, gz, nil
+		}
+		return "", false, fmt.Errorf("%s: unknown format %q; use one of csv, tsv, txt, parquet, npy, npz, libsvm", name, explicit)
+	}
+	return extFormats[filepath.Ext(lower)], gz, nil
+}
+
+// sniffFormat looks at the first bytes for the binary formats' magic numbers.
+func sniffFormat(br *bufio.Reader) string {
+	magic, _ := br.Peek(6)
+	switch {
+	case bytes.HasPrefix(magic, []byte("PAR1")):
+		return formatParquet
+	case bytes.HasPrefix(magic, []byte("\x93NUMPY")):
+		return formatNPY
+	case bytes.HasPrefix(magic, []byte("PK\x03\x04")):
+		return formatNPZ
+	}
+	return formatText
+}
+
+// plan is ReadOptions' column selection, checked for consistency.
+type plan struct {
+	opt    ReadOptions
+	ignore map[string]bool
+	force  map[string]forced
+	ms     *missingSet
+}
+
+func newPlan(opt ReadOptions) (*plan, error) {
+	p := &plan{opt: opt, ignore: map[string]bool{}, force: map[string]forced{}, ms: newMissingSet(opt.MissingTokens)}
+	for _, n := range opt.Ignore {
+		p.ignore[n] = true
+	}
+	for _, n := range opt.Categorical {
+		if p.ignore[n] {
+			return nil, fmt.Errorf("column %q is both ignored and forced categorical; choose one", n)
+		}
+		p.force[n] = forceCategorical
+	}
+	for _, n := range opt.Numeric {
+		if p.ignore[n] {
+			return nil, fmt.Errorf("column %q is both ignored and forced numeric; choose one", n)
+		}
+		if p.force[n] == forceCategorical {
+			return nil, fmt.Errorf("column %q is forced both categorical and numeric; choose one", n)
+		}
+		p.force[n] = forceNumeric
+	}
+	if opt.Delimiter != 0 && (opt.Delimiter == '"' || opt.Delimiter == '\r' || opt.Delimiter == '\n' ||
+		!utf8.ValidRune(opt.Delimiter) || opt.Delimiter == utf8.RuneError) {
+		return nil, fmt.Errorf("invalid delimiter %q", opt.Delimiter)
+	}
+	return p, nil
+}
+
+// checkNames reports forced or ignored names that the file does not have.
+func (p *plan) checkNames(source string, names []string) error {
+	have := make(map[string]bool, len(names))
+	for _, n := range names {
+		have[n] = true
+	}
+	check := func(list []string, what string) error {
+		for _, n := range list {
+			if !have[n] {
+				return fmt.Errorf("%s: %s column %q not found; the columns are %s", source, what, n, listNames(names))
+			}
+		}
+		return nil
+	}
+	if err := check(p.opt.Ignore, "ignored"); err != nil {
+		return err
+	}
+	if err := check(p.opt.Categorical, "categorical"); err != nil {
+		return err
+	}
+	return check(p.opt.Numeric, "numeric")
+}
+
+// apply checks the names and then drops ignored columns and converts forced
+// kinds of a table from a typed (binary) format.
+func (p *plan) apply(t *Table) error {
+	if err := p.checkNames(t.Source, t.Names()); err != nil {
+		return err
+	}
+	kept := t.Columns[:0]
+	for _, c := range t.Columns {
+		if p.ignore[c.Name] {
+			continue
+		}
+		switch p.force[c.Name] {
+		case forceCategorical:
+			numericToText(c)
+		case forceNumeric:
+			if err := p.textToNumeric(c); err != nil {
+				return err
+			}
+		}
+		kept = append(kept, c)
+	}
+	clear(t.Columns[len(kept):])
+	t.Columns = kept
+	return nil
+}
+
+// numericToText makes a numeric column categorical, formatting each value in
+// the shortest form that reads back to the same float64.
+func numericToText(c *Column) {
+	if c.Kind == Categorical {
+		return
+	}
+	n := len(c.Num)
+	if c.Missing == nil {
+		c.Missing = make([]bool, n)
+	}
+	c.Str = make([]string, n)
+	for i, v := range c.Num {
+		if math.IsNaN(v) || c.Missing[i] {
+			c.Missing[i] = true
+			continue
+		}
+		c.Str[i] = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	c.Num = nil
+	c.Kind = Categorical
+}
+
+// textToNumeric parses a categorical column's cells as numbers.
+func (p *plan) textToNumeric(c *Column) error {
+	if c.Kind == Numeric {
+		return nil
+	}
+	num := make([]float64, len(c.Str))
+	if c.Missing == nil {
+		c.Missing = make([]bool, len(c.Str))
+	}
+	for i, s := range c.Str {
+		s = strings.TrimSpace(s)
+		if c.Missing[i] || p.ms.has(s) {
+			c.Missing[i] = true
+			num[i] = math.NaN()
+			continue
+		}
+		v, cls := parseCell(s)
+		if cls != cellNumber {
+			return c.cellError(i, "%s", numberError(s, cls))
+		}
+		num[i] = v
+	}
+	c.Num, c.Str, c.Kind = num, nil, Numeric
+	return nil
+}
