@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"time"
 
 	"github.com/rfmkit/rfm/agop"
@@ -285,6 +286,7 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 			}
 			m.History[len(m.History)-1].AGOPSeconds = time.Since(start).Seconds()
 			f.steps++
+			collectIfLarge(tr.N)
 			if !normalizeM(g, cfg.Norm) {
 				m.Note = fmt.Sprintf("the AGOP of round %d vanished (constant predictor); stopped there", t)
 				break
@@ -325,6 +327,18 @@ func (f *fitter) refit(ctx context.Context, m *Model, all *Dataset) error {
 	m.Centers, m.N, m.Alpha, m.Shift, m.YMean, m.YStd, m.Refitted = x, all.N, res.Alpha, shift, mean, std, true
 	f.steps += 2
 	return nil
+}
+
+// collectIfLarge runs the garbage collector between rounds of a large fit.
+// The n×n matrix is live for the whole fit, so with the default GOGC the
+// heap may grow to twice its size before a collection: each round's
+// scratch (AGOP blocks, prediction tiles, mapped copies of X) would pile up
+// as resident memory. A collection costs milliseconds here (the big
+// buffers hold no pointers) against seconds per round.
+func collectIfLarge(n int) {
+	if n >= 4000 {
+		runtime.GC()
+	}
 }
 
 // evalPoints picks the AGOP evaluation rows: all rows when n ≤ AGOPSamples,

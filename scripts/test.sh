@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The full test suite: formatting, vet, and every package's tests in both
+# linear-algebra backends, then a bounded run of each fuzz target.
+# Usage: scripts/test.sh            (FUZZTIME=10s by default; FUZZTIME=0 skips fuzzing)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+
+FUZZTIME=${FUZZTIME:-10s}
+
+echo "== gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change: $unformatted" >&2
+  exit 1
+fi
+
+echo "== go vet (pure Go)"
+go vet ./...
+if [ -n "$RFM_TAGS" ]; then
+  echo "== go vet (-tags $RFM_TAGS)"
+  go vet -tags "$RFM_TAGS" ./...
+fi
+
+echo "== go test (pure Go backend)"
+go test -count=1 ./...
+if [ -n "$RFM_TAGS" ]; then
+  echo "== go test (-tags $RFM_TAGS)"
+  go test -count=1 -tags "$RFM_TAGS" ./...
+fi
+
+if [ "$FUZZTIME" != 0 ]; then
+  echo "== fuzz ($FUZZTIME each)"
+  # Every Fuzz* function, one at a time (go test -fuzz takes one target per run).
+  for file in $(grep -rl --include='*_test.go' '^func Fuzz' .); do
+    pkg=$(dirname "$file")
+    for fn in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$file" | sed 's/^func //'); do
+      echo "-- $pkg $fn"
+      go test -run '^$' -fuzz "^${fn}\$" -fuzztime "$FUZZTIME" "$pkg" 2>&1 | tail -n 3
+    done
+  done
+fi
+echo "== all tests passed"
