@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rfmkit/rfm/synth"
 )
@@ -46,10 +47,16 @@ func benchRound(b *testing.B, f32 bool) {
 	if f32 {
 		matrix /= 2
 	}
+	var fitSec, agopSec float64
 	for b.Loop() {
 		ctx, cancel := context.WithCancel(context.Background())
+		var agopStart time.Time
 		_, err := Fit(ctx, cfg, ds, nil, func(p Progress) {
+			if p.Stage == "agop" && p.Last != nil {
+				fitSec, agopStart = p.Last.FitSeconds, time.Now()
+			}
 			if p.Round == 1 && p.Stage == "fit" {
+				agopSec = time.Since(agopStart).Seconds()
 				cancel() // stop at the start of round 1: round 0's fit + AGOP timed
 			}
 		})
@@ -58,6 +65,8 @@ func benchRound(b *testing.B, f32 bool) {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(fitSec, "fit-s")
+	b.ReportMetric(agopSec, "agop-s")
 	b.ReportMetric(peakRSS()/1e6, "peakRSS-MB")
 	b.ReportMetric((peakRSS()-matrix)/1e6, "RSS-over-matrix-MB")
 }

@@ -68,6 +68,18 @@ func Fit(ctx context.Context, cfg Config, train, valid *Dataset, progress func(P
 	if err != nil {
 		return nil, err
 	}
+	if cfg.FinalKernel != nil {
+		// "RFM (NTK)": M was learned and the round selected with the base
+		// kernel; α is fitted again with the final kernel on the selected M
+		// (by the refit below, or here on the training rows without one).
+		m.Kernel = *cfg.FinalKernel
+		if !(cfg.Refit && va != nil) {
+			if err := f.refit(ctx, m, tr); err != nil {
+				return nil, fmt.Errorf("final kernel %s: %w", m.Kernel, err)
+			}
+			m.Refitted = false
+		}
+	}
 	if cfg.Refit && va != nil {
 		if err := f.refit(ctx, m, concat(tr, va)); err != nil {
 			return nil, err
@@ -150,6 +162,16 @@ func (f *fitter) targets(ds *Dataset) (y, mean, std []float64) {
 	return y, mean, std
 }
 
+// inputShift is the centring of the feature map: the column means for a
+// radial kernel (it only reduces round-off there), none for ntk / nngp,
+// which are not translation invariant (centring would change the kernel).
+func inputShift(s kernel.Spec, x []float64, n, d int) []float64 {
+	if !s.Radial() {
+		return nil
+	}
+	return columnMeans(x, n, d)
+}
+
 func columnMeans(x []float64, n, d int) []float64 {
 	mu := make([]float64, d)
 	for i := 0; i < n; i++ {
@@ -216,7 +238,7 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 		xv = prepareX(va.X, va.N, d, cfg.NormalizeRows, nil)
 	}
 	y, ymean, ystd := f.targets(tr)
-	shift := columnMeans(x, tr.N, d)
+	shift := inputShift(cfg.Kernel, x, tr.N, d)
 	kind := kernel.Full
 	if cfg.Diag {
 		kind = kernel.Diagonal
@@ -280,7 +302,7 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 			f.report(Progress{Stage: "agop", Round: t, Rounds: rounds, Fraction: f.fraction(), Last: &m.History[len(m.History)-1]})
 			start := time.Now()
 			p := &agop.Predictor{Kernel: spec, Metric: metric, Z: z, Norms: norms, N: tr.N, D: d, Alpha: res.Alpha, C: f.c}
-			g, err := agop.Compute(ctx, p, f.evalPoints(tr.N, rng), agop.Options{Diag: cfg.Diag, Centered: cfg.Centered})
+			g, err := agop.Compute(ctx, p, f.evalPoints(tr.N, rng), agop.Options{Diag: cfg.Diag, Centered: cfg.Centered, Float32: cfg.Float32})
 			if err != nil {
 				return nil, fmt.Errorf("round %d AGOP: %w", t, err)
 			}
@@ -313,7 +335,7 @@ func (f *fitter) refit(ctx context.Context, m *Model, all *Dataset) error {
 	d := m.D
 	x := prepareX(all.X, all.N, d, f.cfg.NormalizeRows, nil)
 	y, mean, std := f.targets(all)
-	shift := columnMeans(x, all.N, d)
+	shift := inputShift(m.Kernel, x, all.N, d)
 	metric, err := kernel.NewMetric(m.Metric, d, m.M)
 	if err != nil {
 		return err

@@ -204,3 +204,33 @@ func TestComputeRejectsBadInput(t *testing.T) {
 		t.Error("cancelled context ignored")
 	}
 }
+
+// The float32 path agrees with float64 to single precision: inputs O(1),
+// n = 300 terms per gradient, so 1e-4 relative to the largest entry.
+func TestComputeFloat32(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	n, d, c := 300, 6, 2
+	x := randn(r, n*d)
+	p := predictor(t, kernel.DefaultSpec(), kernel.Identity, nil, x, n, d, randn(r, n*c), c)
+	eval := make([]int, n)
+	for i := range eval {
+		eval[i] = i
+	}
+	want, err := Compute(context.Background(), p, eval, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Compute(context.Background(), p, eval, Options{Float32: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scale := 0.0
+	for _, v := range want {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-4*scale {
+			t.Fatalf("entry %d: float32 %v, float64 %v", i, got[i], want[i])
+		}
+	}
+}

@@ -34,8 +34,10 @@ var (
 
 // tiled runs GEMM then the element-wise pass (coef selects the gradient
 // coefficient) tile by tile over a rows×cols block of out (stride ld);
-// lower restricts it to the lower triangle. ctx is checked between tiles.
-func tiled[T linalg.Float](ctx context.Context, s Spec, a []T, na []T, rows int, b []T, nb []T, cols, d int, out []T, ld int, lower, coef bool) error {
+// lower restricts it to the lower triangle. With coef and a non-nil outB
+// (same layout as out) the pass is GradCoef: A into out, B into outB.
+// ctx is checked between tiles.
+func tiled[T linalg.Float](ctx context.Context, s Spec, a []T, na []T, rows int, b []T, nb []T, cols, d int, out []T, ld int, lower, coef bool, outB []T) error {
 	for r0 := 0; r0 < rows; r0 += blockRows {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -54,9 +56,12 @@ func tiled[T linalg.Float](ctx context.Context, s Spec, a []T, na []T, rows int,
 				// The tile straddles the diagonal: row r0+i needs columns ≤ r0+i.
 				blk.Lower, blk.Row0 = true, r0-c0
 			}
-			if coef {
+			switch {
+			case coef && outB != nil:
+				GradCoef(s, blk, outB[r0*ld+c0:])
+			case coef:
 				Coef(s, blk)
-			} else {
+			default:
 				Eval(s, blk)
 			}
 		}
@@ -66,16 +71,20 @@ func tiled[T linalg.Float](ctx context.Context, s Spec, a []T, na []T, rows int,
 
 // Symmetric writes the lower triangle (diagonal included) of K(Z, Z) into
 // out (n×n, stride ld); norms are Norms(z). The diagonal is set to the exact
-// K(x, x) rather than what round-off in the expansion would give. Entries
-// above the diagonal inside diagonal tiles are scratch. ctx is checked
-// between tiles.
+// K(x, x) rather than what round-off in the expansion would give: 1 for the
+// radial kernels, SelfValue()·‖x‖² for ntk and nngp. Entries above the
+// diagonal inside diagonal tiles are scratch. ctx is checked between tiles.
 func Symmetric[T linalg.Float](ctx context.Context, s Spec, z []T, n, d int, norms []T, out []T, ld int) error {
-	if err := tiled(ctx, s, z, norms, n, z, norms, n, d, out, ld, true, false); err != nil {
+	if err := tiled(ctx, s, z, norms, n, z, norms, n, d, out, ld, true, false, nil); err != nil {
 		return err
 	}
-	self := T(s.SelfValue())
+	self := s.SelfValue()
 	for i := 0; i < n; i++ {
-		out[i*ld+i] = self
+		if s.Radial() {
+			out[i*ld+i] = T(self)
+		} else {
+			out[i*ld+i] = T(self * float64(norms[i]))
+		}
 	}
 	return nil
 }
@@ -83,12 +92,19 @@ func Symmetric[T linalg.Float](ctx context.Context, s Spec, z []T, n, d int, nor
 // Cross writes K(A, B) for na rows of a and nb rows of b (both with d
 // columns) into out (na×nb, stride ld).
 func Cross[T linalg.Float](s Spec, a []T, na int, normsA []T, b []T, nb int, normsB []T, d int, out []T, ld int) {
-	_ = tiled(context.Background(), s, a, normsA, na, b, normsB, nb, d, out, ld, false, false)
+	_ = tiled(context.Background(), s, a, normsA, na, b, normsB, nb, d, out, ld, false, false, nil)
 }
 
 // CrossCoef writes the gradient coefficients a_ij of K(A_i, B_j) (see Coef).
 func CrossCoef[T linalg.Float](s Spec, a []T, na int, normsA []T, b []T, nb int, normsB []T, d int, out []T, ld int) {
-	_ = tiled(context.Background(), s, a, normsA, na, b, normsB, nb, d, out, ld, false, true)
+	_ = tiled(context.Background(), s, a, normsA, na, b, normsB, nb, d, out, ld, false, true, nil)
+}
+
+// CrossGradCoef writes both gradient coefficients of K(A_i, B_j) (see
+// GradCoef): A_ij into outA and B_ij into outB (both na×nb, stride ld), so
+// that ∇ K(A_i, B_j) with respect to A_i is A_ij·B_j + B_ij·A_i.
+func CrossGradCoef[T linalg.Float](s Spec, a []T, na int, normsA []T, b []T, nb int, normsB []T, d int, outA, outB []T, ld int) {
+	_ = tiled(context.Background(), s, a, normsA, na, b, normsB, nb, d, outA, ld, false, true, outB)
 }
 
 // SquaredDistances writes ‖a_i − b_j‖² (clamped at 0) into out (na×nb).

@@ -18,14 +18,15 @@ const (
 )
 
 // Kinds lists the kernel families this build knows, for help texts.
-func Kinds() []Kind { return []Kind{Laplace, GenLaplace, Gaussian} }
+func Kinds() []Kind { return []Kind{Laplace, GenLaplace, Gaussian, NTK, NNGP} }
 
 // Spec is a kernel family with its parameters. The zero value is not
 // valid; DefaultSpec gives the papers' Laplace kernel with L = 10.
 type Spec struct {
 	Kind      Kind    `json:"kind"`
-	Bandwidth float64 `json:"bandwidth"`          // L > 0
+	Bandwidth float64 `json:"bandwidth"`          // L > 0 (radial kinds; ignored by ntk and nngp)
 	Exponent  float64 `json:"exponent,omitempty"` // q of the generalized Laplace kernel
+	Depth     int     `json:"depth,omitempty"`    // 1..MaxDepth, ntk and nngp only
 }
 
 // DefaultSpec is the method's default base kernel.
@@ -39,8 +40,11 @@ func (s Spec) Validate() error {
 		if !(s.Exponent > 0 && s.Exponent <= 2) {
 			return fmt.Errorf("kernel %s: exponent q = %v is outside (0, 2]", s.Kind, s.Exponent)
 		}
+	case NTK, NNGP:
+		// No bandwidth: the homogeneous kernels ignore it (see ntk.go).
+		return validateDepth(s)
 	default:
-		return fmt.Errorf("unknown kernel %q (known: laplace, gen-laplace, gaussian)", s.Kind)
+		return fmt.Errorf("unknown kernel %q (known: laplace, gen-laplace, gaussian, ntk, nngp)", s.Kind)
 	}
 	if !(s.Bandwidth > 0) || math.IsInf(s.Bandwidth, 0) {
 		return fmt.Errorf("kernel %s: bandwidth L = %v must be a positive finite number", s.Kind, s.Bandwidth)
@@ -48,8 +52,12 @@ func (s Spec) Validate() error {
 	return nil
 }
 
-// String gives a short human description, e.g. "laplace(L=10)".
+// String gives a short human description, e.g. "laplace(L=10)" or
+// "ntk(depth=2)".
 func (s Spec) String() string {
+	if s.homogeneous() {
+		return fmt.Sprintf("%s(depth=%d)", s.Kind, s.Depth)
+	}
 	if s.Kind == GenLaplace {
 		return fmt.Sprintf("%s(L=%g, q=%g)", s.Kind, s.Bandwidth, s.Exponent)
 	}
@@ -57,12 +65,18 @@ func (s Spec) String() string {
 }
 
 // Radial reports whether the kernel depends on x and z only through
-// ‖x − z‖ (true for every kernel of this package today); such kernels are
-// translation invariant and their gradient coefficients satisfy b = −a.
-func (s Spec) Radial() bool { return true }
+// ‖x − z‖ (all kinds but ntk and nngp); such kernels are translation
+// invariant and their gradient coefficients satisfy B = −A (see DotGrad).
+func (s Spec) Radial() bool { return !s.homogeneous() }
 
-// SelfValue is K(x, x) for a radial kernel: φ(0) = 1.
-func (s Spec) SelfValue() float64 { return 1 }
+// SelfValue is K(x, x) for a radial kernel: φ(0) = 1. For ntk and nngp,
+// K(x, x) = SelfValue()·‖x‖² (Depth+1 and 1).
+func (s Spec) SelfValue() float64 {
+	if s.homogeneous() {
+		return s.selfFactor()
+	}
+	return 1
+}
 
 // op maps the spec onto the radial profile φ(s) = exp(−C s^P) of squared
 // distances s that the element-wise passes evaluate.
@@ -85,16 +99,48 @@ func (s Spec) op() linalg.RadialOp {
 }
 
 // Value is K for one squared distance s (reference implementation for tests
-// and small callers).
+// and small callers; radial kinds only, see DotValue for all kinds).
 func (s Spec) Value(sqdist float64) float64 {
 	op := s.op()
 	return math.Exp(-op.C * math.Pow(math.Max(sqdist, 0), op.P))
 }
 
 // Eval overwrites a block of inner products by kernel values.
-func Eval[T linalg.Float](s Spec, b linalg.Block[T]) { linalg.RadialEval(b, s.op()) }
+func Eval[T linalg.Float](s Spec, b linalg.Block[T]) {
+	if s.homogeneous() {
+		dotEval(s, b)
+		return
+	}
+	linalg.RadialEval(b, s.op())
+}
 
 // Coef overwrites a block of inner products by the gradient coefficients
 // a_ij with ∇ₓK(x_i, z_j) = a_ij·M(z_j − x_i); terms with ‖x_i − z_j‖ < 1e-10
-// are 0.
-func Coef[T linalg.Float](s Spec, b linalg.Block[T]) { linalg.RadialCoef(b, s.op()) }
+// are 0. That form exists for radial kernels only: for ntk and nngp Coef
+// writes A = ∂K/∂g alone (use GradCoef for both coefficients).
+func Coef[T linalg.Float](s Spec, b linalg.Block[T]) {
+	if s.homogeneous() {
+		dotCoef(s, b, nil)
+		return
+	}
+	linalg.RadialCoef(b, s.op())
+}
+
+// GradCoef overwrites a block of inner products g_ij = x_iᵀz_j by
+// A_ij = ∂K/∂g and writes B_ij = 2∂K/∂‖x_i‖² at the same positions of bOut
+// (stride b.LD), so that ∇ₓK(x_i, z_j) = A_ij·z_j + B_ij·x_i in mapped
+// coordinates, for every kind (radial: A = Coef's a_ij, B = −A).
+func GradCoef[T linalg.Float](s Spec, b linalg.Block[T], bOut []T) {
+	if s.homogeneous() {
+		dotCoef(s, b, bOut)
+		return
+	}
+	linalg.RadialCoef(b, s.op())
+	for i := 0; i < b.Rows; i++ {
+		n := blockColsOf(&b, i)
+		src, dst := b.G[i*b.LD:i*b.LD+n], bOut[i*b.LD:i*b.LD+n]
+		for j, v := range src {
+			dst[j] = -v
+		}
+	}
+}

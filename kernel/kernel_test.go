@@ -189,3 +189,34 @@ func TestNewMetricRejectsBadInput(t *testing.T) {
 		t.Error("unknown kind accepted")
 	}
 }
+
+func TestSymApplyMatchesApply(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	n, d, k := 2500, 3, 2 // more than two 1024-row tiles, ragged last tile
+	z := make([]float64, n*d)
+	for i := range z {
+		z[i] = r.NormFloat64()
+	}
+	alpha := make([]float64, n*k)
+	for i := range alpha {
+		alpha[i] = r.NormFloat64()
+	}
+	norms := Norms(z, n, d)
+	s := DefaultSpec()
+	want, err := Apply(context.Background(), s, z, n, norms, z, n, norms, d, alpha, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := SymApply(context.Background(), s, z, n, norms, d, alpha, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		// SymApply uses the exact diagonal K(x,x) = 1; Apply's expansion
+		// leaves s ≈ eps·‖z‖² there, so r ≈ 1e-8 and K ≈ 1 − 1e-9: with
+		// |α| ≤ 4 and sums of 2500 terms, 1e-7 absolute.
+		if math.Abs(got[i]-want[i]) > 1e-7 {
+			t.Fatalf("entry %d: %v vs %v", i, got[i], want[i])
+		}
+	}
+}

@@ -228,7 +228,7 @@ func krr32(ctx context.Context, ws *Workspace, s kernel.Spec, z []float64, n, d 
 	if opt.Refine > 0 {
 		norms64 := kernel.Norms(z, n, d)
 		for it := 0; it < opt.Refine; it++ {
-			ka, err := kernel.Apply(ctx, s, z, n, norms64, z, n, norms64, d, alpha, c)
+			ka, err := kernel.SymApply(ctx, s, z, n, norms64, d, alpha, c)
 			if err != nil {
 				return nil, err
 			}
