@@ -26,6 +26,11 @@ const (
 // papers' values; the zero Config is not valid.
 type Config struct {
 	Kernel kernel.Spec `json:"kernel"`
+	// FinalKernel, when set, is the kernel of the returned predictor: M is
+	// learned and the round selected with Kernel, then α is fitted again
+	// with FinalKernel on the selected M (e.g. "RFM (NTK)": Laplace RFM
+	// features, NTK regression). Its bandwidth is used as given.
+	FinalKernel *kernel.Spec `json:"final_kernel,omitempty"`
 	Ridge  float64     `json:"ridge"` // λ ≥ 0
 	// Iters is the number T of AGOP updates (T+1 fits; round 0 is the plain kernel).
 	Iters int `json:"iters"`
@@ -86,6 +91,11 @@ func (c Config) Validate() error {
 	if err := c.Kernel.Validate(); err != nil {
 		return err
 	}
+	if c.FinalKernel != nil {
+		if err := c.FinalKernel.Validate(); err != nil {
+			return fmt.Errorf("final kernel: %w", err)
+		}
+	}
 	switch {
 	case !(c.Ridge >= 0) || math.IsInf(c.Ridge, 0):
 		return fmt.Errorf("ridge λ = %v must be a finite number ≥ 0", c.Ridge)
@@ -101,6 +111,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("validation fraction %v must be in [0, 1)", c.ValFraction)
 	case c.AdaptiveBandwidth < 0 || math.IsNaN(c.AdaptiveBandwidth):
 		return fmt.Errorf("adaptive bandwidth factor %v must be ≥ 0", c.AdaptiveBandwidth)
+	case c.AdaptiveBandwidth > 0 && !c.Kernel.Radial():
+		return fmt.Errorf("adaptive bandwidth needs a radial kernel: %s has no bandwidth (set it to 0)", c.Kernel)
 	case c.Refine < 0:
 		return fmt.Errorf("refine = %d must be ≥ 0", c.Refine)
 	case c.Selection != "" && c.Selection != "accuracy" && c.Selection != "loss":
