@@ -31,8 +31,8 @@ func peakRSS() float64 {
 // of one n×n matrix. Run each precision in its own process
 // (-bench 'Round20000F64$' and -bench 'Round20000F32$'): VmHWM is a
 // process-wide high-water mark.
-func benchRound(b *testing.B, f32 bool) {
-	n, d := 20000, 100
+func benchRound(b *testing.B, n int, f32 bool) {
+	d := 100
 	s, err := synth.Generate(synth.LowRank, n, d, 1)
 	if err != nil {
 		b.Fatal(err)
@@ -71,5 +71,9 @@ func benchRound(b *testing.B, f32 bool) {
 	b.ReportMetric((peakRSS()-matrix)/1e6, "RSS-over-matrix-MB")
 }
 
-func BenchmarkRound20000F64(b *testing.B) { benchRound(b, false) }
-func BenchmarkRound20000F32(b *testing.B) { benchRound(b, true) }
+func BenchmarkRound20000F64(b *testing.B) { benchRound(b, 20000, false) }
+func BenchmarkRound20000F32(b *testing.B) { benchRound(b, 20000, true) }
+
+// BenchmarkRound5000F64 compares the backends at a size the pure-Go build
+// finishes quickly.
+func BenchmarkRound5000F64(b *testing.B) { benchRound(b, 5000, false) }

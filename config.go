@@ -26,11 +26,6 @@ const (
 // papers' values; the zero Config is not valid.
 type Config struct {
 	Kernel kernel.Spec `json:"kernel"`
-	// FinalKernel, when set, is the kernel of the returned predictor: M is
-	// learned and the round selected with Kernel, then α is fitted again
-	// with FinalKernel on the selected M (e.g. "RFM (NTK)": Laplace RFM
-	// features, NTK regression). Its bandwidth is used as given.
-	FinalKernel *kernel.Spec `json:"final_kernel,omitempty"`
 	Ridge  float64     `json:"ridge"` // λ ≥ 0
 	// Iters is the number T of AGOP updates (T+1 fits; round 0 is the plain kernel).
 	Iters int `json:"iters"`
@@ -52,6 +47,11 @@ type Config struct {
 	ValFraction float64 `json:"val_fraction"`
 	// Refit refits α on training ∪ validation rows with the selected M.
 	Refit bool `json:"refit"`
+	// FinalKernel, when set, is the kernel of the returned predictor: M is
+	// learned and the round selected with Kernel, then α is fitted again
+	// with FinalKernel on the selected M (e.g. "RFM (NTK)": Laplace RFM
+	// features, NTK regression). Its bandwidth is used as given.
+	FinalKernel *kernel.Spec `json:"final_kernel,omitempty"`
 	// AdaptiveBandwidth, when > 0, sets L = AdaptiveBandwidth × the median
 	// pairwise M-distance of up to 5 000 training rows, every round.
 	AdaptiveBandwidth float64 `json:"adaptive_bandwidth,omitempty"`

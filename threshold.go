@@ -41,6 +41,7 @@ func FitThresholded(ctx context.Context, cfg Config, threshold float64, train, v
 	}
 	plain := cfg
 	plain.Kernel = kernel.DefaultSpec()
+	plain.FinalKernel = nil
 	plain.Ridge = 1e-3
 	plain.Iters = 0
 	plain.NormalizeRows = false

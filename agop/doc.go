@@ -11,7 +11,9 @@
 //	g_ik = Σ_j a_ij α_jk z_j − z_i Σ_j a_ij α_jk,   a_ij = −2φ′(‖z_i − z_j‖²),
 //
 // so per block of evaluation points the work is one kernel-coefficient block
-// and one GEMM against [α_k ∘ Z | α]; the n × |S| × c × d gradient tensor is
+// and one GEMM against [α_k ∘ Z | α]. The NTK / NNGP kernels, not radial,
+// have ∇K(z_i, z_j) = A_ij z_j + B_ij z_i with B ≠ −A: one more coefficient
+// block and a narrow GEMM B·α. The n × |S| × c × d gradient tensor is
 // never formed. Peak memory is a few blocks of ~64 MB plus d×d, whatever n,
 // c and d are.
 //

@@ -52,7 +52,11 @@ func SymApply(ctx context.Context, s Spec, z []float64, n int, norms []float64, 
 			Cross(s, z[r0*d:], r1-r0, norms[r0:], z[c0*d:], w, norms[c0:], d, buf, w)
 			if c0 == r0 {
 				for i := 0; i < w; i++ {
-					buf[i*w+i] = self
+					if s.Radial() {
+						buf[i*w+i] = self
+					} else { // ntk, nngp: K(x, x) = SelfValue()·‖x‖²
+						buf[i*w+i] = self * norms[c0+i]
+					}
 				}
 			}
 			linalg.Gemm(false, false, r1-r0, k, w, 1, buf, w, alpha[c0*k:], k, 1, out[r0*k:], k)

@@ -9,7 +9,9 @@
 // The kernels are the radial family φ(‖x−z‖²) — Laplace, generalized Laplace
 // (exponent q in (0, 2]) and Gaussian — and the package also gives, for the
 // AGOP, the coefficients of their gradients: ∇ₓK(x, z) = a·M(z − x) with
-// a = −2φ′(s).
+// a = −2φ′(s). The ReLU NTK and NNGP kernels of depth 1..5 (ntk.go) are
+// dot-product kernels, evaluated from the same inner-product blocks; their
+// gradients need two coefficients, ∇K = A·z + B·x (GradCoef).
 //
 // It does not solve systems (package solve), compute the AGOP (package agop)
 // or know about files.

@@ -26,7 +26,7 @@ func cross1(s Spec, x, z []float64) float64 {
 // pass, whose round-off is ~1e-15. Tolerance 1e-7.
 func TestNTKSpecVectors(t *testing.T) {
 	for _, tc := range []struct {
-		depth    int
+		depth     int
 		rho, want float64
 	}{
 		{1, 1, 2}, {1, 0, 0.3183099}, {1, 0.5, 0.9423311},
@@ -335,5 +335,31 @@ func TestNTKValidate(t *testing.T) {
 	}
 	if (Spec{Kind: NTK, Depth: 2}).Radial() || (Spec{Kind: NNGP, Depth: 2}).Radial() || !DefaultSpec().Radial() {
 		t.Error("Radial() wrong")
+	}
+}
+
+// SymApply (the float32 refinement residual) uses the exact NTK diagonal
+// (Depth+1)‖z‖², not the radial 1. Apply's computed diagonal is off by
+// ~1e-7 relative (the cone, see TestNTKSymmetricMatchesCross): with
+// ‖z‖² ≈ 3, |α| ≤ 4 and 1300 terms of size ≤ 12, 1e-6·(1+|want|).
+func TestNTKSymApplyMatchesApply(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	n, d, k := 1300, 3, 2 // two 1024-row tiles, the second ragged
+	z, alpha := randVec(r, n*d), randVec(r, n*k)
+	norms := Norms(z, n, d)
+	for _, s := range []Spec{{Kind: NTK, Depth: 3}, {Kind: NNGP, Depth: 1}} {
+		want, err := Apply(context.Background(), s, z, n, norms, z, n, norms, d, alpha, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := SymApply(context.Background(), s, z, n, norms, d, alpha, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			if math.Abs(got[i]-want[i]) > 1e-6*(1+math.Abs(want[i])) {
+				t.Fatalf("%s entry %d: %v vs %v", s, i, got[i], want[i])
+			}
+		}
 	}
 }

@@ -10,10 +10,10 @@
 //
 // When K + λI is not numerically positive definite (a pivot fails, or a
 // squared pivot is below 1e-13 × the diagonal, 1e-6 in float32: λ = 0 with
-// duplicate rows, for instance) the solver adds a stated jitter δ·I, δ growing from
-// 1e-10 (float32: 1e-6) by factors of 100 up to 1e-2, and reports the δ it
-// used; past that it returns an error rather than a meaningless α. It never
-// returns NaN or Inf.
+// duplicate rows, for instance) the solver adds a stated jitter δ·I, with δ
+// growing from 1e-10 (float32: 1e-6) by factors of 100 up to 1e-2 times the
+// largest diagonal entry of K, and reports the δ it used; past that it
+// returns an error rather than a meaningless α. It never returns NaN or Inf.
 //
 // It knows nothing about RFM rounds or feature learning.
 package solve

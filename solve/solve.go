@@ -27,7 +27,7 @@ type Options struct {
 // Result of a fit.
 type Result struct {
 	Alpha  []float64 // n×c, row-major
-	Jitter float64   // δ added to the diagonal beyond λ (0 if none was needed)
+	Jitter float64   // δ added to the diagonal beyond λ (0 if none was needed), absolute
 }
 
 // Workspace holds the n×n buffer between fits so that RFM rounds reuse it.
@@ -150,15 +150,16 @@ func krr64(ctx context.Context, ws *Workspace, s kernel.Spec, z []float64, n, d 
 		if err := kernel.Symmetric(ctx, s, z, n, d, norms, a, n); err != nil {
 			return nil, err
 		}
+		scale := diagScale(a, n)
+		jit = j * scale
 		for i := 0; i < n; i++ {
-			a[i*n+i] += opt.Ridge + j
+			a[i*n+i] += opt.Ridge + jit
 		}
 		bad, err := linalg.CholeskyCtx(ctx, n, a, n)
 		if err != nil {
 			return nil, err
 		}
-		jit = j
-		if bad < 0 && wellPosed(a, n, 1+opt.Ridge+j, 1e-13) {
+		if bad < 0 && wellPosed(a, n, scale+opt.Ridge+jit, 1e-13) {
 			ok = true
 			break
 		}
@@ -194,15 +195,16 @@ func krr32(ctx context.Context, ws *Workspace, s kernel.Spec, z []float64, n, d 
 		if err := kernel.Symmetric(ctx, s, z32, n, d, norms, a, n); err != nil {
 			return nil, err
 		}
+		scale := diagScale(a, n)
+		jit = j * scale
 		for i := 0; i < n; i++ {
-			a[i*n+i] += float32(opt.Ridge + j)
+			a[i*n+i] += float32(opt.Ridge + jit)
 		}
 		bad, err := linalg.CholeskyCtx(ctx, n, a, n)
 		if err != nil {
 			return nil, err
 		}
-		jit = j
-		if bad < 0 && wellPosed(a, n, 1+opt.Ridge+j, 1e-6) {
+		if bad < 0 && wellPosed(a, n, scale+opt.Ridge+jit, 1e-6) {
 			ok = true
 			break
 		}
@@ -246,6 +248,20 @@ func krr32(ctx context.Context, ws *Workspace, s kernel.Spec, z []float64, n, d 
 		return nil, err
 	}
 	return &Result{Alpha: alpha, Jitter: jit}, nil
+}
+
+// diagScale is the largest diagonal entry of the kernel matrix (1 for the
+// radial kernels; (depth+1)·‖x‖² for the NTK), the unit in which jitter and
+// pivot sizes are measured.
+func diagScale[T float32 | float64](a []T, n int) float64 {
+	m := 0.0
+	for i := 0; i < n; i++ {
+		m = max(m, float64(a[i*n+i]))
+	}
+	if !(m > 0) {
+		return 1
+	}
+	return m
 }
 
 // wellPosed reports whether every squared pivot of the Cholesky factor is
