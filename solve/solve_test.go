@@ -1,0 +1,154 @@
+package solve
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rfmkit/rfm/kernel"
+)
+
+func problem(n, d, c int, seed uint64) (z, y []float64) {
+	r := rand.New(rand.NewPCG(seed, 1))
+	z = make([]float64, n*d)
+	for i := range z {
+		z[i] = r.NormFloat64()
+	}
+	y = make([]float64, n*c)
+	for i := range y {
+		y[i] = r.NormFloat64()
+	}
+	return z, y
+}
+
+// reference solves (K + λI)α = Y with gonum's dense LU on the full matrix.
+func reference(t *testing.T, s kernel.Spec, z []float64, n, d int, y []float64, c int, ridge float64) []float64 {
+	t.Helper()
+	k := make([]float64, n*n)
+	norms := kernel.Norms(z, n, d)
+	kernel.Cross(s, z, n, norms, z, n, norms, d, k, n)
+	for i := 0; i < n; i++ {
+		k[i*n+i] = 1 + ridge
+	}
+	var x mat.Dense
+	if err := x.Solve(mat.NewDense(n, n, k), mat.NewDense(n, c, append([]float64(nil), y...))); err != nil {
+		t.Fatal(err)
+	}
+	return x.RawMatrix().Data
+}
+
+func relErr(a, b []float64) float64 {
+	num, den := 0.0, 0.0
+	for i := range a {
+		num += (a[i] - b[i]) * (a[i] - b[i])
+		den += b[i] * b[i]
+	}
+	return math.Sqrt(num / den)
+}
+
+func TestKRRMatchesDenseSolve(t *testing.T) {
+	n, d, c := 400, 5, 3
+	z, y := problem(n, d, c, 1)
+	s := kernel.DefaultSpec()
+	want := reference(t, s, z, n, d, y, c, 0.1)
+	res, err := KRR(context.Background(), nil, s, z, n, d, y, c, Options{Ridge: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// cond(K + 0.1 I) ≤ (n+0.1)/0.1 ≈ 4e3: 1e-10 relative is generous.
+	if e := relErr(res.Alpha, want); e > 1e-10 {
+		t.Errorf("float64: relative error %.2e", e)
+	}
+	if res.Jitter != 0 {
+		t.Errorf("jitter %v on a well-posed system", res.Jitter)
+	}
+	// float32 storage: ~cond·eps32 ≈ 2e-4 before refinement; one float64
+	// refinement step squares that factor.
+	raw, err := KRR(context.Background(), nil, s, z, n, d, y, c, Options{Ridge: 0.1, Float32: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := KRR(context.Background(), nil, s, z, n, d, y, c, Options{Ridge: 0.1, Float32: true, Refine: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e0, e2 := relErr(raw.Alpha, want), relErr(ref.Alpha, want)
+	t.Logf("float32 relative error: %.2e unrefined, %.2e after 2 refinement steps", e0, e2)
+	if e0 > 1e-2 {
+		t.Errorf("float32 unrefined error %.2e", e0)
+	}
+	if e2 > 1e-7 || e2 > e0/10 {
+		t.Errorf("refinement did not help: %.2e → %.2e", e0, e2)
+	}
+}
+
+func TestWorkspaceReuse(t *testing.T) {
+	var ws Workspace
+	s := kernel.DefaultSpec()
+	for _, n := range []int{300, 200, 300} {
+		z, y := problem(n, 3, 1, uint64(n))
+		a, err := KRR(context.Background(), &ws, s, z, n, 3, y, 1, Options{Ridge: 0.01})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := KRR(context.Background(), nil, s, z, n, 3, y, 1, Options{Ridge: 0.01})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range a.Alpha {
+			if a.Alpha[i] != b.Alpha[i] {
+				t.Fatalf("n=%d: reused workspace changed the result", n)
+			}
+		}
+	}
+}
+
+func TestPlanRefusesTooLarge(t *testing.T) {
+	z, y := problem(100, 2, 1, 3)
+	_, err := KRR(context.Background(), nil, kernel.DefaultSpec(), z, 100, 2, y, 1, Options{Ridge: 1, MemoryLimit: 1000})
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "n = 100") || !strings.Contains(err.Error(), "float32") {
+		t.Fatalf("error %v, want ErrTooLarge naming n and suggesting float32", err)
+	}
+}
+
+func TestDuplicatesWithZeroRidgeGetJitter(t *testing.T) {
+	n, d := 50, 2
+	z, y := problem(n, d, 1, 4)
+	copy(z[2:4], z[0:2]) // rows 0 and 1 identical
+	res, err := KRR(context.Background(), nil, kernel.DefaultSpec(), z, n, d, y, 1, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(res.Jitter > 0) {
+		t.Fatalf("jitter %v, want > 0", res.Jitter)
+	}
+	for _, v := range res.Alpha {
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e12 {
+			t.Fatalf("alpha %v not finite and moderate", v)
+		}
+	}
+}
+
+func TestBadArguments(t *testing.T) {
+	z, y := problem(10, 2, 1, 5)
+	s := kernel.DefaultSpec()
+	if _, err := KRR(context.Background(), nil, s, z, 10, 2, y, 1, Options{Ridge: -1}); err == nil {
+		t.Error("negative ridge accepted")
+	}
+	if _, err := KRR(context.Background(), nil, s, z[:5], 10, 2, y, 1, Options{}); err == nil {
+		t.Error("short z accepted")
+	}
+	if _, err := KRR(context.Background(), nil, kernel.Spec{Kind: "x", Bandwidth: 1}, z, 10, 2, y, 1, Options{}); err == nil {
+		t.Error("bad kernel accepted")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := KRR(ctx, nil, s, z, 10, 2, y, 1, Options{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: %v", err)
+	}
+}
