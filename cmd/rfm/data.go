@@ -1,0 +1,428 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/internal/linalg"
+	"github.com/rfmkit/rfm/modelfile"
+)
+
+// Model file sections written by the CLI next to the engine's state.
+const (
+	extraPipeline = "pipeline" // *dataset.Pipeline: raw columns → features
+	extraTarget   = "target"   // *dataset.Target: class labels or target scaling
+	extraTraining = "training" // trainingInfo: where the model came from
+)
+
+// commonFlags are shared by the commands that compute.
+type commonFlags struct {
+	quiet   bool
+	json    bool
+	threads int
+}
+
+func (c *commonFlags) register(f *flagSet, withJSON bool) {
+	if withJSON {
+		f.Bool(&c.json, "json", false, "print the result as JSON on stdout")
+	}
+	f.Bool(&c.quiet, "quiet", false, "no progress bar or summary on stderr")
+	f.Int(&c.threads, "threads", 0, "threads for the linear algebra (`N`; 0 = one per CPU)")
+}
+
+// apply sets the thread count for the backend and the Go scheduler.
+func (c *commonFlags) apply() error {
+	if c.threads < 0 {
+		return usagef("--threads %d: must be ≥ 0 (0 = one per CPU)", c.threads)
+	}
+	if c.threads > 0 {
+		runtime.GOMAXPROCS(c.threads)
+		linalg.SetThreads(c.threads)
+	}
+	return nil
+}
+
+// readFlags say how to parse an input file.
+type readFlags struct {
+	format    string
+	delimiter string
+	noHeader  bool
+	na        listFlag
+}
+
+// register adds the format flags; full adds the ones that only make sense
+// at fit time (the model remembers them for prediction).
+func (r *readFlags) register(f *flagSet, full bool) {
+	f.String(&r.format, "format", "", "input format `FMT`: csv, tsv, txt, parquet, npy, npz, libsvm (default: from the extension)")
+	f.String(&r.delimiter, "delimiter", "", "field delimiter `C` of text files: one character or \"tab\" (default: detected)")
+	if full {
+		f.Bool(&r.noHeader, "no-header", false, "the first line of a text file is data; columns are named c0, c1, ...")
+		f.List(&r.na, "na", "cell texts read as missing, comma-separated `TOKENS` (default: NA,N/A,NaN,nan,null,NULL,?)")
+	}
+}
+
+func (r *readFlags) apply(opt *dataset.ReadOptions) error {
+	d, err := parseDelimiter(r.delimiter)
+	if err != nil {
+		return err
+	}
+	opt.Delimiter = d
+	if r.format != "" {
+		opt.Format = r.format
+	}
+	if r.noHeader {
+		opt.NoHeader = true
+	}
+	if len(r.na) > 0 {
+		opt.MissingTokens = slices.Clone(r.na)
+	}
+	return nil
+}
+
+// columnFlags override column typing at fit time.
+type columnFlags struct {
+	categorical listFlag
+	numeric     listFlag
+	ignore      listFlag
+}
+
+func (c *columnFlags) register(f *flagSet) {
+	f.List(&c.categorical, "categorical", "treat these `COLS` as categorical (one-hot), comma-separated")
+	f.List(&c.numeric, "numeric", "treat these `COLS` as numeric: a cell that is not a number is an error")
+	f.List(&c.ignore, "ignore", "leave these `COLS` out (ids, leaks, free text)")
+}
+
+// readTable reads a data file, naming it in every error.
+func readTable(path string, opt dataset.ReadOptions) (*dataset.Table, error) {
+	if path == "" {
+		return nil, usagef("--data is required: the table to read")
+	}
+	t, err := dataset.ReadFile(path, opt)
+	if err != nil {
+		return nil, inFile(path, err)
+	}
+	return t, nil
+}
+
+// inFile makes sure a data error names the file: the dataset package's
+// messages do, except for a few that only name a column or a count.
+func inFile(path string, err error) error {
+	var pe *dataset.ParseError
+	if errors.As(err, &pe) && pe.File != "" {
+		return err
+	}
+	msg := err.Error()
+	if strings.HasPrefix(msg, path+":") || strings.HasPrefix(msg, path+"[") {
+		return err
+	}
+	return fmt.Errorf("%s: %s", path, strings.TrimPrefix(msg, "dataset: "))
+}
+
+// chooseTarget resolves --target: the named column, or by default a column
+// called "label" (LIBSVM files) or "y" (NPZ archives).
+func chooseTarget(t *dataset.Table, name, path string) (string, error) {
+	if name != "" {
+		if _, err := t.TargetColumn(name); err != nil {
+			return "", inFile(path, err)
+		}
+		return name, nil
+	}
+	for _, guess := range []string{"label", "y"} {
+		if _, ok := t.Column(guess); ok {
+			return guess, nil
+		}
+	}
+	return "", usagef("--target is required: name the column to predict (%s has %s)", path, quoteNames(t.Names()))
+}
+
+func quoteNames(names []string) string {
+	const most = 12
+	q := make([]string, 0, most+1)
+	for i, n := range names {
+		if i == most {
+			q = append(q, fmt.Sprintf("... %d more", len(names)-most))
+			break
+		}
+		q = append(q, fmt.Sprintf("%q", n))
+	}
+	return strings.Join(q, ", ")
+}
+
+// fitEncoding fits the target encoding and the feature pipeline on the
+// training table.
+func fitEncoding(t *dataset.Table, path, target, task string) (*dataset.Target, *dataset.Pipeline, error) {
+	col, err := t.TargetColumn(target)
+	if err != nil {
+		return nil, nil, inFile(path, err)
+	}
+	tg, err := dataset.FitTarget(col, task)
+	if err != nil {
+		return nil, nil, inFile(path, err)
+	}
+	features := t.NamesExcept(target)
+	if len(features) == 0 {
+		return nil, nil, fmt.Errorf("%s: no feature columns besides the target %q", path, target)
+	}
+	p, err := dataset.FitPipeline(t, features)
+	if err != nil {
+		return nil, nil, inFile(path, err)
+	}
+	return tg, p, nil
+}
+
+// encodeRows turns a table into the engine's numeric dataset with a fitted
+// pipeline and target.
+func encodeRows(t *dataset.Table, path string, p *dataset.Pipeline, tg *dataset.Target) (*rfm.Dataset, error) {
+	x, n, d, err := p.Transform(t)
+	if err != nil {
+		return nil, inFile(path, err)
+	}
+	col, err := t.TargetColumn(tg.Name)
+	if err != nil {
+		return nil, inFile(path, err)
+	}
+	y, cls, err := tg.Encode(col)
+	if err != nil {
+		return nil, inFile(path, err)
+	}
+	ds := &rfm.Dataset{X: x, N: n, D: d}
+	if tg.IsClassification() {
+		ds.Labels, ds.Classes = cls, tg.NumClasses()
+	} else {
+		ds.Y, ds.Outputs = y, 1
+	}
+	return ds, nil
+}
+
+// readRows reads a table of rows to predict or score with the model's read
+// options. The reader reports a column that the options name but the file
+// lacks as, e.g., `numeric column "age" not found`; roles says what each
+// such column is to the user ("input column of the model", "target column",
+// "--keep column") so the message can say that instead.
+func readRows(path string, opt dataset.ReadOptions, roles map[string]string) (*dataset.Table, error) {
+	t, err := readTable(path, opt)
+	if err == nil {
+		return t, nil
+	}
+	var pe *dataset.ParseError
+	if errors.As(err, &pe) {
+		return nil, err
+	}
+	msg := err.Error()
+	for name, role := range roles {
+		for _, kind := range []string{"numeric", "categorical"} {
+			key := fmt.Sprintf("%s column %q not found", kind, name)
+			if i := strings.Index(msg, key); i >= 0 {
+				return nil, fmt.Errorf("%s: %s %q is missing%s", path, role, name, msg[i+len(key):])
+			}
+		}
+	}
+	return nil, err
+}
+
+// inputRoles names the model's input columns for readRows.
+func inputRoles(p *dataset.Pipeline) map[string]string {
+	roles := map[string]string{}
+	for _, name := range p.InputColumns() {
+		roles[name] = "the model's input column"
+	}
+	return roles
+}
+
+// rowReadOptions are the read options for rows to predict or evaluate: the
+// model's column kinds and missing tokens, plus the target column's kind
+// when it must be read (eval) so that labels keep their text.
+func rowReadOptions(p *dataset.Pipeline, tg *dataset.Target, withTarget bool, rf *readFlags) (dataset.ReadOptions, error) {
+	opt := p.ReadOptions()
+	if withTarget && tg != nil {
+		if tg.IsClassification() {
+			opt.Categorical = append(opt.Categorical, tg.Name)
+		} else {
+			opt.Numeric = append(opt.Numeric, tg.Name)
+		}
+	}
+	if err := rf.apply(&opt); err != nil {
+		return opt, err
+	}
+	return opt, nil
+}
+
+// trainingInfo is the CLI's record of how a model was trained.
+type trainingInfo struct {
+	Data       string `json:"data"`
+	Rows       int    `json:"rows"`
+	Validation string `json:"validation"`
+	Version    string `json:"rfm_version"`
+}
+
+// saveModel writes the model with its pipeline and target atomically.
+func saveModel(path string, m *rfm.Model, p *dataset.Pipeline, tg *dataset.Target, info trainingInfo) error {
+	extra := map[string]json.RawMessage{}
+	for key, v := range map[string]any{extraPipeline: p, extraTarget: tg, extraTraining: info} {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("encode model section %q: %w", key, err)
+		}
+		extra[key] = b
+	}
+	f, err := m.ToFile(extra)
+	if err != nil {
+		return err
+	}
+	f.CreatedBy = "rfm " + versionString()
+	return modelfile.WriteFileAtomic(path, f)
+}
+
+// loadedModel is a model file with the CLI's sections decoded.
+type loadedModel struct {
+	path     string
+	model    *rfm.Model
+	pipeline *dataset.Pipeline // nil when the file was not written by rfm fit
+	target   *dataset.Target   // likewise
+	training *trainingInfo
+	// createdBy names the program that wrote the file.
+	createdBy string
+}
+
+// loadModel reads and checks a model file. needPipeline requires the
+// sections that predicting raw rows needs.
+func loadModel(path string, needPipeline bool) (*loadedModel, error) {
+	if path == "" {
+		return nil, usagef("--model is required: the model file written by 'rfm fit'")
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory, not a model file", path)
+	}
+	f, err := modelfile.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m, extra, err := rfm.FromFile(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	lm := &loadedModel{path: path, model: m, createdBy: f.CreatedBy}
+	decode := func(key string, v any) (bool, error) {
+		raw, ok := extra[key]
+		if !ok {
+			return false, nil
+		}
+		if err := json.Unmarshal(raw, v); err != nil {
+			return false, fmt.Errorf("%s: model section %q is damaged: %v", path, key, err)
+		}
+		return true, nil
+	}
+	var p dataset.Pipeline
+	var tg dataset.Target
+	var info trainingInfo
+	okP, err := decode(extraPipeline, &p)
+	if err != nil {
+		return nil, err
+	}
+	okT, err := decode(extraTarget, &tg)
+	if err != nil {
+		return nil, err
+	}
+	okI, err := decode(extraTraining, &info)
+	if err != nil {
+		return nil, err
+	}
+	if okI {
+		lm.training = &info
+	}
+	if okP && okT {
+		if err := p.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: model section %q: %s", path, extraPipeline, strings.TrimPrefix(err.Error(), "dataset: "))
+		}
+		if err := tg.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: model section %q: %s", path, extraTarget, strings.TrimPrefix(err.Error(), "dataset: "))
+		}
+		if w := p.Width(); w != m.D {
+			return nil, fmt.Errorf("%s: the pipeline makes %d features but the model takes %d; the file is inconsistent", path, w, m.D)
+		}
+		wantTask := rfm.Regression
+		if tg.IsClassification() {
+			wantTask = rfm.Classification
+			if tg.NumClasses() != m.Outputs {
+				return nil, fmt.Errorf("%s: the target has %d classes but the model has %d outputs; the file is inconsistent", path, tg.NumClasses(), m.Outputs)
+			}
+		}
+		if m.Task != wantTask {
+			return nil, fmt.Errorf("%s: the target is for %s but the model does %s; the file is inconsistent", path, tg.Task, m.Task)
+		}
+		lm.pipeline, lm.target = &p, &tg
+	} else if needPipeline {
+		return nil, fmt.Errorf("%s: the model has no column pipeline (it was not written by 'rfm fit'); predict with the Go API on numeric features instead", path)
+	}
+	return lm, nil
+}
+
+// checkOutPath fails early, before a long computation, when the output
+// cannot be written where asked, or would overwrite an input.
+func checkOutPath(flagName, out string, inputs ...string) error {
+	if out == "" {
+		return nil
+	}
+	for _, in := range inputs {
+		if in != "" && sameFile(in, out) {
+			return usagef("--%s %s would overwrite the input file; choose another path", flagName, out)
+		}
+	}
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		return usagef("--%s %s is a directory; give a file path", flagName, out)
+	}
+	dir := filepath.Dir(out)
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		return fmt.Errorf("--%s %s: directory %s does not exist", flagName, out, dir)
+	}
+	return nil
+}
+
+func sameFile(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	if errA != nil || errB != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return os.SameFile(sa, sb)
+}
+
+// classify turns raw class scores into the model's classes and
+// probabilities in one pass, exactly as Model.PredictClass and
+// Model.PredictProba do (argmax of the scores; scores clipped to
+// [ProbEps, 1−ProbEps] and renormalized), so a prediction file's classes
+// and probabilities come from one kernel evaluation and always agree with
+// the library. TestClassifyMatchesModel pins the equivalence.
+func classify(scores []float64, n, c int) (classes []int, proba []float64) {
+	classes = make([]int, n)
+	proba = make([]float64, n*c)
+	for i := 0; i < n; i++ {
+		row := scores[i*c : i*c+c]
+		best := 0
+		for j := 1; j < c; j++ {
+			if row[j] > row[best] {
+				best = j
+			}
+		}
+		classes[i] = best
+		p := proba[i*c : i*c+c]
+		sum := 0.0
+		for j, v := range row {
+			p[j] = min(max(v, rfm.ProbEps), 1-rfm.ProbEps)
+			sum += p[j]
+		}
+		for j := range p {
+			p[j] /= sum
+		}
+	}
+	return classes, proba
+}

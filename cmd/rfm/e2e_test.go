@@ -1,0 +1,531 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rfmkit/rfm/internal/linalg"
+)
+
+// A user's whole session on a table with numeric, categorical and missing
+// cells: fit, predict on the same columns shuffled (with an extra column and
+// without the target), predict probabilities, eval, inspect.
+func TestEndToEndClassification(t *testing.T) {
+	dir := t.TempDir()
+	train := churnCSV(240, 1)
+	writeFile(t, filepath.Join(dir, "train.csv"), train)
+	test := churnCSV(80, 2)
+	writeFile(t, filepath.Join(dir, "test.csv"), test)
+	writeFile(t, filepath.Join(dir, "new.csv"),
+		reorder(t, test, []string{"score", "region", "id", "plan", "income", "age"}, "extra"))
+
+	// fit: the per-round table, the chosen round, the model file.
+	r := mustRun(t, dir, "fit", "--data", "train.csv", "--target", "churn", "--ignore", "id", "--out", "churn.rfm", "--iters", "3")
+	for _, want := range []string{
+		"train.csv: 240 rows, 5 input columns → 13 features",
+		"churn: classification, 2 classes (no, yes)",
+		"seeded holdout of 48 rows",
+		"round", "val_accuracy", "best round", "model written to churn.rfm",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("fit output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if rounds := strings.Count(r.stdout, "\n      ") + strings.Count(r.stdout, "\n    * "); rounds != 4 {
+		t.Errorf("want 4 rounds (0..3) in the table, found %d:\n%s", rounds, r.stdout)
+	}
+	if !strings.HasPrefix(r.stderr, "fit: 240 rows, best round") || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("stderr is not a tty: want one summary line, got %q", r.stderr)
+	}
+
+	// predict: shuffled columns, an extra one, no target; ids copied as text.
+	r = mustRun(t, dir, "predict", "--model", "churn.rfm", "--data", "new.csv", "--keep", "id")
+	recs := readCSV(t, r.stdout)
+	if got := recs[0]; !slices.Equal(got, []string{"id", "prediction"}) {
+		t.Fatalf("predict header %v", got)
+	}
+	if len(recs) != 81 {
+		t.Fatalf("predict wrote %d rows, want 80", len(recs)-1)
+	}
+	ids := column(t, recs, "id")
+	if ids[0] != "0000" || ids[79] != "0079" {
+		t.Errorf("ids not copied through verbatim: %q ... %q", ids[0], ids[79])
+	}
+	truth := column(t, readCSV(t, test), "churn")
+	pred := column(t, recs, "prediction")
+	hit := 0
+	for i := range truth {
+		if pred[i] != "yes" && pred[i] != "no" {
+			t.Fatalf("row %d: prediction %q is not a class", i, pred[i])
+		}
+		if pred[i] == truth[i] {
+			hit++
+		}
+	}
+	if acc := float64(hit) / float64(len(truth)); acc < 0.8 {
+		t.Errorf("test accuracy %.3f, want ≥ 0.8 on this learnable task", acc)
+	}
+
+	// The same rows in the original column order give the same predictions.
+	r2 := mustRun(t, dir, "predict", "--model", "churn.rfm", "--data", "test.csv", "--keep", "id")
+	if r2.stdout != r.stdout {
+		t.Errorf("column order changed the predictions")
+	}
+
+	// --proba: probabilities sum to one and their argmax is the prediction.
+	mustRun(t, dir, "predict", "--model", "churn.rfm", "--data", "new.csv", "--proba", "--out", "proba.csv")
+	precs := readCSV(t, readFile(t, filepath.Join(dir, "proba.csv")))
+	if !slices.Equal(precs[0], []string{"prediction", "proba_no", "proba_yes"}) {
+		t.Fatalf("proba header %v", precs[0])
+	}
+	for i, rec := range precs[1:] {
+		pn, err1 := strconv.ParseFloat(rec[1], 64)
+		py, err2 := strconv.ParseFloat(rec[2], 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("row %d: probabilities %v are not numbers", i, rec)
+		}
+		if math.Abs(pn+py-1) > 1e-12 || pn <= 0 || py <= 0 {
+			t.Errorf("row %d: probabilities %v, %v do not form a distribution", i, pn, py)
+		}
+		if want := map[bool]string{true: "yes", false: "no"}[py > pn]; rec[0] != want && pn != py {
+			t.Errorf("row %d: prediction %q but P = (%v, %v)", i, rec[0], pn, py)
+		}
+		if rec[0] != pred[i] {
+			t.Errorf("row %d: --proba prediction %q differs from plain %q", i, rec[0], pred[i])
+		}
+	}
+
+	// eval: metrics and confusion matrix.
+	r = mustRun(t, dir, "eval", "--model", "churn.rfm", "--data", "test.csv")
+	for _, want := range []string{"accuracy", "log loss", "auc", "true\\pred", "samples   80"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("eval output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	var ev struct {
+		Task    string `json:"task"`
+		Rows    int    `json:"rows"`
+		Metrics struct {
+			Accuracy  float64  `json:"accuracy"`
+			LogLoss   *float64 `json:"log_loss"`
+			AUC       *float64 `json:"auc"`
+			Confusion [][]int  `json:"confusion_matrix"`
+			Labels    []string `json:"labels"`
+		} `json:"metrics"`
+	}
+	r = mustRun(t, dir, "eval", "--model", "churn.rfm", "--data", "test.csv", "--json")
+	if err := json.Unmarshal([]byte(r.stdout), &ev); err != nil {
+		t.Fatalf("eval --json: %v\n%s", err, r.stdout)
+	}
+	if ev.Task != "classification" || ev.Rows != 80 || ev.Metrics.LogLoss == nil || ev.Metrics.AUC == nil || len(ev.Metrics.Confusion) != 2 {
+		t.Errorf("eval --json: %+v", ev)
+	}
+	// eval's accuracy is the accuracy of predict's labels.
+	if want := float64(hit) / 80; math.Abs(ev.Metrics.Accuracy-want) > 1e-12 {
+		t.Errorf("eval accuracy %v, predictions give %v", ev.Metrics.Accuracy, want)
+	}
+	sum := 0
+	for _, row := range ev.Metrics.Confusion {
+		for _, v := range row {
+			sum += v
+		}
+	}
+	if sum != 80 || !slices.Equal(ev.Metrics.Labels, []string{"no", "yes"}) {
+		t.Errorf("confusion matrix %v (labels %v) does not count the 80 rows", ev.Metrics.Confusion, ev.Metrics.Labels)
+	}
+
+	// inspect: names from the pipeline; the signal features rank first.
+	r = mustRun(t, dir, "inspect", "--model", "churn.rfm")
+	for _, want := range []string{"Rounds (* = kept)", "Features by diag(M)", "Top eigenvalues of M", "plan=basic", "age:missing", "plan=<missing>", "trained on   train.csv, 240 rows"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("inspect output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	var in inspectJSON
+	r = mustRun(t, dir, "inspect", "churn.rfm", "--json", "--top-features", "0", "--top-eigen", "3")
+	if err := json.Unmarshal([]byte(r.stdout), &in); err != nil {
+		t.Fatalf("inspect --json: %v\n%s", err, r.stdout)
+	}
+	if in.Features != 13 || len(in.TopFeatures) != 13 || len(in.Eigenvalues) != 3 || in.Target != "churn" || len(in.History) != 4 {
+		t.Fatalf("inspect --json: features %d, listed %d, eigenvalues %d, target %q, rounds %d",
+			in.Features, len(in.TopFeatures), len(in.Eigenvalues), in.Target, len(in.History))
+	}
+	if in.BestRound > 0 {
+		// A learned M must rank a real signal (age, plan, score) above the noise columns.
+		top := in.TopFeatures[0].Name
+		if top != "age" && top != "score" && !strings.HasPrefix(top, "plan=") {
+			t.Errorf("top feature %q is noise; ranking %v", top, in.TopFeatures)
+		}
+	}
+	for i := 1; i < len(in.TopFeatures); i++ {
+		if in.TopFeatures[i].Diag > in.TopFeatures[i-1].Diag {
+			t.Fatalf("features not sorted by diag(M): %v", in.TopFeatures)
+		}
+	}
+	if in.Eigenvalues[0] < in.Eigenvalues[1] || in.Eigenvalues[1] < in.Eigenvalues[2] {
+		t.Errorf("eigenvalues not in decreasing order: %v", in.Eigenvalues)
+	}
+}
+
+// Save → load predicts bit-identically: two predict runs from the file
+// agree byte for byte, and with predictions made in this process from the
+// model the file holds.
+func TestPredictionsAreBitIdentical(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "train.csv"), churnCSV(150, 3))
+	writeFile(t, filepath.Join(dir, "test.csv"), churnCSV(40, 4))
+	mustRun(t, dir, "fit", "train.csv", "--target", "churn", "--ignore", "id", "--iters", "2", "--out", "m.rfm", "--quiet")
+	a := mustRun(t, dir, "predict", "--model", "m.rfm", "--data", "test.csv", "--proba")
+	b := mustRun(t, dir, "predict", "--model", "m.rfm", "--data", "test.csv", "--proba")
+	if a.stdout != b.stdout {
+		t.Fatal("two predict runs from the same model file differ")
+	}
+	lm, err := loadModel(filepath.Join(dir, "m.rfm"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt, err := rowReadOptions(lm.pipeline, lm.target, false, &readFlags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := readTable(filepath.Join(dir, "test.csv"), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, n, _, err := lm.pipeline.Transform(tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prob, err := lm.model.PredictProba(context.Background(), x, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := readCSV(t, a.stdout)
+	for i, rec := range recs[1:] {
+		for k := 0; k < 2; k++ {
+			got, err := strconv.ParseFloat(rec[1+k], 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Float64bits(got) != math.Float64bits(prob[i*2+k]) {
+				t.Fatalf("row %d class %d: CLI wrote %v, the library predicts %v", i, k, got, prob[i*2+k])
+			}
+		}
+	}
+}
+
+// Regression from a synthetic task: synth → fit --json → eval --json →
+// inspect --json, and the learned M finds the task's relevant inputs.
+func TestEndToEndRegression(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "synth", "--task", "lowrank", "--n", "400", "--d", "8", "--seed", "3", "--out", "train.csv")
+	mustRun(t, dir, "synth", "--task", "lowrank", "--n", "200", "--d", "8", "--seed", "4", "--out", "test.csv")
+	r := mustRun(t, dir, "fit", "--data", "train.csv", "--target", "y", "--out", "lr.rfm", "--json", "--diag")
+	var fit map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &fit); err != nil {
+		t.Fatalf("fit --json: %v\n%s", err, r.stdout)
+	}
+	for _, key := range []string{"model", "data", "rows", "inputs", "features", "target", "task", "validation",
+		"validation_rows", "config", "history", "best_round", "refitted", "seconds"} {
+		if _, ok := fit[key]; !ok {
+			t.Errorf("fit --json lacks %q", key)
+		}
+	}
+	if fit["task"] != "regression" || fit["validation"] != "holdout" || fit["validation_rows"] != 80.0 || fit["features"] != 8.0 {
+		t.Errorf("fit --json: task %v, validation %v (%v rows), features %v", fit["task"], fit["validation"], fit["validation_rows"], fit["features"])
+	}
+	if cfg, _ := fit["config"].(map[string]any); cfg["diag"] != true || cfg["ridge"] != 1e-3 {
+		t.Errorf("fit --json config: %v", cfg)
+	}
+
+	r = mustRun(t, dir, "eval", "--model", "lr.rfm", "--data", "test.csv", "--json")
+	var ev struct {
+		Task    string `json:"task"`
+		Metrics struct {
+			MSE, RMSE, MAE float64
+			R2             *float64 `json:"r2"`
+		} `json:"metrics"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &ev); err != nil {
+		t.Fatalf("eval --json: %v\n%s", err, r.stdout)
+	}
+	if ev.Task != "regression" || ev.Metrics.R2 == nil || *ev.Metrics.R2 < 0.3 || math.Abs(ev.Metrics.RMSE-math.Sqrt(ev.Metrics.MSE)) > 1e-12 {
+		t.Errorf("eval --json: %+v (R² %v)", ev, ev.Metrics.R2)
+	}
+	r = mustRun(t, dir, "eval", "--model", "lr.rfm", "--data", "test.csv")
+	for _, want := range []string{"mse", "rmse", "mae", "r2", "y: regression"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("eval text lacks %q:\n%s", want, r.stdout)
+		}
+	}
+
+	// y = x0·x1·1[x5 > 0]: the three relevant inputs lead diag(M).
+	r = mustRun(t, dir, "inspect", "--model", "lr.rfm", "--json", "--top-features", "3")
+	var in inspectJSON
+	if err := json.Unmarshal([]byte(r.stdout), &in); err != nil {
+		t.Fatal(err)
+	}
+	var top []string
+	for _, f := range in.TopFeatures {
+		top = append(top, f.Name)
+	}
+	slices.Sort(top)
+	if !slices.Equal(top, []string{"x0", "x1", "x5"}) {
+		t.Errorf("top features %v, want x0, x1, x5", top)
+	}
+	if in.Metric != "diagonal" || len(in.Eigenvalues) != 8 {
+		t.Errorf("inspect: metric %q, %d eigenvalues", in.Metric, len(in.Eigenvalues))
+	}
+
+	// Regression predictions are numbers close to the eval's RMSE scale.
+	r = mustRun(t, dir, "predict", "--model", "lr.rfm", "--data", "test.csv")
+	recs := readCSV(t, r.stdout)
+	if len(recs) != 201 || recs[0][0] != "prediction" {
+		t.Fatalf("predict: %d rows, header %v", len(recs)-1, recs[0])
+	}
+	if _, err := strconv.ParseFloat(recs[1][0], 64); err != nil {
+		t.Errorf("regression prediction %q is not a number", recs[1][0])
+	}
+}
+
+func TestCrossValidation(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "train.csv"), churnCSV(150, 5))
+	r := mustRun(t, dir, "cv", "--data", "train.csv", "--target", "churn", "--ignore", "id", "--folds", "3", "--iters", "2", "--json")
+	var cv cvJSON
+	if err := json.Unmarshal([]byte(r.stdout), &cv); err != nil {
+		t.Fatalf("cv --json: %v\n%s", err, r.stdout)
+	}
+	if cv.Folds != 3 || len(cv.PerFold) != 3 || !cv.Stratified || cv.Rows != 150 {
+		t.Fatalf("cv --json: %+v", cv)
+	}
+	test := 0
+	for _, f := range cv.PerFold {
+		test += f.TestRows
+		if f.TrainRows+f.TestRows != 150 {
+			t.Errorf("fold %d: %d + %d rows", f.Fold, f.TrainRows, f.TestRows)
+		}
+	}
+	if test != 150 {
+		t.Errorf("the test folds cover %d rows, want all 150", test)
+	}
+	for _, m := range classMetrics {
+		s, ok := cv.Summary[m]
+		if !ok || s.Folds != 3 || s.Std < 0 {
+			t.Errorf("summary %s: %+v", m, s)
+		}
+	}
+	if acc := cv.Summary["accuracy"]; acc.Mean < 0.75 || acc.Mean > 1 {
+		t.Errorf("cv accuracy %v", acc.Mean)
+	}
+	r = mustRun(t, dir, "cv", "train.csv", "--target", "churn", "--ignore", "id", "--folds", "3", "--iters", "2", "--per-fold")
+	for _, want := range []string{"3-fold cross-validation (stratified, seed 1)", "accuracy", "± ", "best_round"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("cv text lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	// Same seed, same folds, same numbers.
+	again := mustRun(t, dir, "cv", "--data", "train.csv", "--target", "churn", "--ignore", "id", "--folds", "3", "--iters", "2", "--json")
+	var cv2 cvJSON
+	json.Unmarshal([]byte(again.stdout), &cv2)
+	if cv2.Summary["accuracy"] != cv.Summary["accuracy"] {
+		t.Errorf("cv is not reproducible: %v vs %v", cv2.Summary["accuracy"], cv.Summary["accuracy"])
+	}
+}
+
+// --valid picks the round on the given file and is reported as such.
+func TestFitWithValidationFile(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "train.csv"), churnCSV(120, 6))
+	// The validation file has its columns in another order.
+	writeFile(t, filepath.Join(dir, "valid.csv"), reorder(t, churnCSV(50, 7), []string{"churn", "score", "region", "income", "plan", "age", "id"}))
+	r := mustRun(t, dir, "fit", "--data", "train.csv", "--valid", "valid.csv", "--target", "churn", "--ignore", "id", "--iters", "2", "--json", "--out", "v.rfm")
+	var fit fitJSON
+	if err := json.Unmarshal([]byte(r.stdout), &fit); err != nil {
+		t.Fatal(err)
+	}
+	if fit.Validation != "file" || fit.ValidationFile != "valid.csv" || fit.ValidationRows != 50 || len(fit.History) != 3 {
+		t.Errorf("fit --valid: %+v", fit)
+	}
+	for _, h := range fit.History {
+		if h.ValAccuracy <= 0 {
+			t.Errorf("round %d has no validation accuracy", h.Round)
+		}
+	}
+	// No validation at all: the table shows dashes and the last round is kept.
+	r = mustRun(t, dir, "fit", "--data", "train.csv", "--target", "churn", "--ignore", "id", "--iters", "2", "--val-fraction", "0", "--out", "n.rfm")
+	if !strings.Contains(r.stdout, "kept round 2 (no validation rows)") || !strings.Contains(r.stdout, "validation  none") {
+		t.Errorf("fit --val-fraction 0:\n%s", r.stdout)
+	}
+}
+
+func TestSynth(t *testing.T) {
+	dir := t.TempDir()
+	a := mustRun(t, dir, "synth", "--task", "chain", "--n", "20", "--d", "6", "--seed", "9")
+	b := mustRun(t, dir, "synth", "--task", "chain", "--n", "20", "--d", "6", "--seed", "9")
+	if a.stdout != b.stdout {
+		t.Error("synth is not deterministic for a seed")
+	}
+	recs := readCSV(t, a.stdout)
+	if len(recs) != 21 || !slices.Equal(recs[0], []string{"x0", "x1", "x2", "x3", "x4", "x5", "y"}) {
+		t.Fatalf("synth: %d rows, header %v", len(recs)-1, recs[0])
+	}
+	// y = Σ_{k<5} x_k x_{(k+1) mod 5}, recomputed from the written values.
+	for _, rec := range recs[1:] {
+		x := make([]float64, 7)
+		for j, s := range rec {
+			x[j], _ = strconv.ParseFloat(s, 64)
+		}
+		want := 0.0
+		for k := 0; k < 5; k++ {
+			want += x[k] * x[(k+1)%5]
+		}
+		if math.Abs(want-x[6]) > 1e-12*(1+math.Abs(want)) {
+			t.Fatalf("row %v: y = %v, want %v", rec, x[6], want)
+		}
+	}
+	c := mustRun(t, dir, "synth", "--task", "chain", "--n", "20", "--d", "6", "--seed", "10")
+	if c.stdout == a.stdout {
+		t.Error("another seed gave the same data")
+	}
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	dir := t.TempDir()
+	r := mustRun(t, dir, "version")
+	if !strings.Contains(r.stdout, "backend "+linalg.Backend()) || !strings.Contains(r.stdout, "go go1.") {
+		t.Errorf("version: %q", r.stdout)
+	}
+	if r2 := mustRun(t, dir, "--version"); r2.stdout != r.stdout {
+		t.Errorf("--version differs from version")
+	}
+	r = mustRun(t, dir, "help")
+	for _, c := range commands {
+		if !strings.Contains(r.stdout, "  "+c.name+" ") {
+			t.Errorf("help does not list %q", c.name)
+		}
+	}
+	// Every command's -h: exit 0, a usage line, its flags, an example.
+	want := map[string][]string{
+		"fit":     {"--data", "--target", "--task", "--kernel", "--bandwidth", "--exponent", "--ridge", "--iters", "--diag", "--centered", "--agop-samples", "--norm", "--early-stop", "--adaptive-bandwidth", "--normalize-rows", "--float32", "--refine", "--no-refit", "--seed", "--valid", "--val-fraction", "--out", "--categorical", "--numeric", "--ignore", "--threads", "--json", "--quiet"},
+		"predict": {"--model", "--data", "--proba", "--out", "--keep", "--threads"},
+		"eval":    {"--model", "--data", "--json"},
+		"cv":      {"--folds", "--per-fold", "--json", "--ridge", "--seed"},
+		"inspect": {"--model", "--top-features", "--json"},
+		"synth":   {"--task", "--n", "--d", "--seed", "--out"},
+		"version": nil,
+	}
+	for name, flags := range want {
+		for _, args := range [][]string{{name, "-h"}, {name, "--help"}, {"help", name}} {
+			r := mustRun(t, dir, args...)
+			if !strings.HasPrefix(r.stdout, "Usage: rfm "+name) || !strings.Contains(r.stdout, "Example:") {
+				t.Errorf("rfm %s: no usage text:\n%s", strings.Join(args, " "), r.stdout)
+			}
+			for _, f := range flags {
+				if !strings.Contains(r.stdout, "  "+f+" ") && !strings.Contains(r.stdout, "  "+f+"\n") {
+					t.Errorf("rfm %s does not document %s", strings.Join(args, " "), f)
+				}
+			}
+		}
+	}
+	r = rfmCmd(t, dir)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "Usage: rfm COMMAND") {
+		t.Errorf("rfm without arguments: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// A failed fit leaves an existing model file as it was.
+func TestFailedFitKeepsOldModel(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "train.csv"), "a,b,y\n1,2,x\n3,4,x\n5,6,x\n")
+	writeFile(t, filepath.Join(dir, "m.rfm"), "OLD")
+	before := listDir(t, dir)
+	r := rfmCmd(t, dir, "fit", "--data", "train.csv", "--target", "y", "--out", "m.rfm")
+	if r.code != exitError {
+		t.Fatalf("exit %d, want %d", r.code, exitError)
+	}
+	if got := readFile(t, filepath.Join(dir, "m.rfm")); got != "OLD" {
+		t.Errorf("the old model was replaced by %q", got)
+	}
+	if after := listDir(t, dir); len(after) != len(before) {
+		t.Errorf("files left behind: %v", after)
+	}
+}
+
+// Ctrl-C during a fit: exit 130, one line, no model file.
+func TestInterruptedFit(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "synth", "--task", "product", "--n", "2000", "--d", "10", "--out", "big.csv")
+	cmd := exec.Command(binary, "fit", "--data", "big.csv", "--target", "y", "--iters", "30", "--out", "m.rfm")
+	cmd.Dir = dir
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(400 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	start := time.Now()
+	err := cmd.Wait()
+	if err == nil {
+		t.Skip("the fit finished before the signal arrived")
+	}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupt {
+		t.Fatalf("exit: %v, want code %d (stderr %q)", err, exitInterrupt, errb.String())
+	}
+	if wait := time.Since(start); wait > 20*time.Second {
+		t.Errorf("took %v to stop after the signal", wait)
+	}
+	if got := errb.String(); got != "rfm fit: interrupted; nothing was written\n" {
+		t.Errorf("stderr %q", got)
+	}
+	if names := listDir(t, dir); len(names) != 1 {
+		t.Errorf("files left: %v", names)
+	}
+}
+
+// Other formats through the same commands: LIBSVM (target "label" by
+// default) and tab-separated text.
+func TestOtherFormats(t *testing.T) {
+	dir := t.TempDir()
+	var svm, tsv strings.Builder
+	tsv.WriteString("a\tb\tclass\n")
+	for i := 0; i < 60; i++ {
+		a, b := float64(i%7)/7, float64(i%5)/5
+		label := "1"
+		if a > b {
+			label = "-1"
+		}
+		svm.WriteString(label + " 1:" + strconv.FormatFloat(a, 'g', -1, 64) + " 3:" + strconv.FormatFloat(b, 'g', -1, 64) + "\n")
+		tsv.WriteString(strconv.FormatFloat(a, 'g', -1, 64) + "\t" + strconv.FormatFloat(b, 'g', -1, 64) + "\t" + map[bool]string{true: "A", false: "B"}[a > b] + "\n")
+	}
+	writeFile(t, filepath.Join(dir, "train.svm"), svm.String())
+	writeFile(t, filepath.Join(dir, "train.tsv"), tsv.String())
+	r := mustRun(t, dir, "fit", "--data", "train.svm", "--iters", "1", "--out", "svm.rfm", "--json")
+	var fit fitJSON
+	if err := json.Unmarshal([]byte(r.stdout), &fit); err != nil {
+		t.Fatal(err)
+	}
+	if fit.Target != "label" || !slices.Equal(fit.Classes, []string{"-1", "1"}) || fit.Inputs != 3 {
+		t.Errorf("libsvm fit: target %q classes %v inputs %d", fit.Target, fit.Classes, fit.Inputs)
+	}
+	r = mustRun(t, dir, "eval", "--model", "svm.rfm", "--data", "train.svm", "--json")
+	if !strings.Contains(r.stdout, `"accuracy"`) {
+		t.Errorf("libsvm eval: %s", r.stdout)
+	}
+	mustRun(t, dir, "fit", "--data", "train.tsv", "--target", "class", "--iters", "1", "--out", "tsv.rfm", "--quiet")
+	r = mustRun(t, dir, "predict", "--model", "tsv.rfm", "--data", "train.tsv")
+	if recs := readCSV(t, r.stdout); len(recs) != 61 || (recs[1][0] != "A" && recs[1][0] != "B") {
+		t.Errorf("tsv predict: %v", recs[:2])
+	}
+}

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/kernel"
+)
+
+type featureJSON struct {
+	Rank     int     `json:"rank"`
+	Name     string  `json:"name"`
+	Diag     float64 `json:"diag"`     // diag(M) entry
+	Relative float64 `json:"relative"` // diag / the largest diag
+}
+
+type inputJSON struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+}
+
+// inspectJSON is what 'rfm inspect --json' prints.
+type inspectJSON struct {
+	Model       string        `json:"model"`
+	CreatedBy   string        `json:"created_by,omitempty"`
+	Training    *trainingInfo `json:"training,omitempty"`
+	Task        string        `json:"task"`
+	Target      string        `json:"target,omitempty"`
+	Classes     []string      `json:"classes,omitempty"`
+	Inputs      []inputJSON   `json:"inputs,omitempty"`
+	Features    int           `json:"features"`
+	Config      rfm.Config    `json:"config"`
+	KernelUsed  kernel.Spec   `json:"kernel_used"`
+	Metric      string        `json:"metric"`
+	Centers     int           `json:"centers"`
+	History     []rfm.Round   `json:"history"`
+	BestRound   int           `json:"best_round"`
+	Refitted    bool          `json:"refitted"`
+	Selected    []string      `json:"selected_features,omitempty"`
+	Note        string        `json:"note,omitempty"`
+	TopFeatures []featureJSON `json:"top_features"`
+	Eigenvalues []float64     `json:"eigenvalues"`
+}
+
+func cmdInspect(e *env, args []string) error {
+	var (
+		model    string
+		top, eig int
+		common   commonFlags
+	)
+	f := newFlagSet("inspect", "rfm inspect --model FILE [flags]",
+		`Show what a model file holds: its hyperparameters, the per-round validation
+history with the chosen round, the features ranked by the diagonal of the
+learned feature matrix M (named after the input columns: "age",
+"age:missing", "color=red"), and the top eigenvalues of M. A few large
+eigenvalues mean the model found a low-dimensional set of directions.`,
+		`rfm inspect --model churn.rfm
+rfm inspect --model churn.rfm --top-features 0 --json`)
+	f.positional = "model"
+	f.String(&model, "model", "", "model `FILE` written by 'rfm fit'")
+	f.Int(&top, "top-features", 20, "show the `K` features with the largest diag(M) (0 = all)")
+	f.Int(&eig, "top-eigen", 10, "show the `K` largest eigenvalues of M (0 = all)")
+	f.Section("Output")
+	f.Bool(&common.json, "json", false, "print the result as JSON on stdout")
+	if err := f.ParsePositional(args, e.stdout, &model); err != nil {
+		return err
+	}
+	if top < 0 {
+		return usagef("--top-features %d: must be ≥ 0 (0 = all)", top)
+	}
+	if eig < 0 {
+		return usagef("--top-eigen %d: must be ≥ 0 (0 = all)", eig)
+	}
+	lm, err := loadModel(model, false)
+	if err != nil {
+		return err
+	}
+	res, err := inspectModel(lm, top, eig)
+	if err != nil {
+		return err
+	}
+	if common.json {
+		return writeJSON(e.stdout, res)
+	}
+	return writeInspectText(e.stdout, res, lm)
+}
+
+func inspectModel(lm *loadedModel, top, eig int) (*inspectJSON, error) {
+	m := lm.model
+	res := &inspectJSON{
+		Model: lm.path, CreatedBy: lm.createdBy, Training: lm.training, Task: string(m.Task), Features: m.D,
+		Config: m.Config, KernelUsed: m.Kernel, Metric: string(m.Metric), Centers: m.N,
+		History: m.History, BestRound: m.BestRound, Refitted: m.Refitted, Note: m.Note,
+	}
+	names := make([]string, m.D)
+	for j := range names {
+		names[j] = "x" + strconv.Itoa(j)
+	}
+	if lm.pipeline != nil {
+		names = lm.pipeline.FeatureNames()
+		for _, in := range lm.pipeline.Inputs {
+			res.Inputs = append(res.Inputs, inputJSON{Name: in.Name, Kind: in.Kind.String()})
+		}
+		res.Target, res.Classes = lm.target.Name, lm.target.Classes
+	}
+	for _, j := range m.Selected {
+		res.Selected = append(res.Selected, names[j])
+	}
+
+	diag := m.FeatureDiagonal()
+	order := make([]int, len(diag))
+	for j := range order {
+		order[j] = j
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case diag[a] > diag[b]:
+			return -1
+		case diag[a] < diag[b]:
+			return 1
+		}
+		return 0
+	})
+	largest := 0.0
+	if len(order) > 0 {
+		largest = diag[order[0]]
+	}
+	if top == 0 || top > len(order) {
+		top = len(order)
+	}
+	res.TopFeatures = make([]featureJSON, 0, top)
+	for r, j := range order[:top] {
+		rel := 0.0
+		if largest > 0 {
+			rel = diag[j] / largest
+		}
+		res.TopFeatures = append(res.TopFeatures, featureJSON{Rank: r + 1, Name: names[j], Diag: diag[j], Relative: rel})
+	}
+
+	dm := m.Dm()
+	var values []float64
+	if m.Metric == kernel.Full {
+		v, _, err := kernel.EigSym(dm, m.FeatureMatrix())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", lm.path, err)
+		}
+		values = v
+	} else {
+		fm := m.FeatureMatrix()
+		for i := 0; i < dm; i++ {
+			values = append(values, fm[i*dm+i])
+		}
+		slices.Sort(values)
+	}
+	slices.Reverse(values)
+	if eig == 0 || eig > len(values) {
+		eig = len(values)
+	}
+	res.Eigenvalues = values[:eig]
+	return res, nil
+}
+
+func writeInspectText(w io.Writer, r *inspectJSON, lm *loadedModel) error {
+	var b strings.Builder
+	m := lm.model
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "model\t%s", r.Model)
+	if r.CreatedBy != "" {
+		fmt.Fprintf(tw, " (written by %s)", r.CreatedBy)
+	}
+	fmt.Fprint(tw, "\n")
+	if r.Training != nil {
+		fmt.Fprintf(tw, "trained on\t%s, %d rows\n", r.Training.Data, r.Training.Rows)
+		fmt.Fprintf(tw, "validation\t%s\n", r.Training.Validation)
+	}
+	if lm.target != nil {
+		fmt.Fprintf(tw, "target\t%s\n", describeTarget(lm.target))
+		fmt.Fprintf(tw, "inputs\t%d columns → %d features\n", len(r.Inputs), r.Features)
+	} else {
+		fmt.Fprintf(tw, "task\t%s, %d outputs, %d features (no column pipeline in the file)\n", r.Task, m.Outputs, r.Features)
+	}
+	fmt.Fprintf(tw, "config\t%s\n", describeConfig(r.Config))
+	fmt.Fprintf(tw, "\tseed %d, validation fraction %g, selection %s, refit %v\n", r.Config.Seed, r.Config.ValFraction, selectionName(r.Config, m.Task), r.Config.Refit)
+	fmt.Fprintf(tw, "kernel used\t%s\n", r.KernelUsed)
+	metric := map[string]string{"identity": "identity (the plain kernel)", "diagonal": "diagonal", "full": "full"}[r.Metric]
+	fmt.Fprintf(tw, "metric M\t%s, %d×%d, from round %d\n", metric, m.Dm(), m.Dm(), r.BestRound)
+	fmt.Fprintf(tw, "centres\t%d", r.Centers)
+	if r.Refitted {
+		fmt.Fprint(tw, " (α refitted on training + validation rows)")
+	}
+	fmt.Fprint(tw, "\n")
+	if len(r.Selected) > 0 {
+		fmt.Fprintf(tw, "RFM-T kept\t%d of %d features: %s\n", len(r.Selected), r.Features, joinLimited(r.Selected, 12))
+	}
+	tw.Flush()
+	if r.Note != "" {
+		fmt.Fprintf(&b, "note: %s\n", r.Note)
+	}
+
+	validated := r.Training == nil || !strings.HasPrefix(r.Training.Validation, "none")
+	b.WriteString("\nRounds (* = kept):\n")
+	writeHistory(&b, r.History, r.BestRound, m.Task, validated)
+
+	fmt.Fprintf(&b, "\nFeatures by diag(M) (top %d of %d):\n", len(r.TopFeatures), r.Features)
+	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "rank\tfeature\tdiag(M)\trelative\n")
+	for _, ft := range r.TopFeatures {
+		fmt.Fprintf(tw, "%d\t%s\t%.4g\t%.3f\n", ft.Rank, ft.Name, ft.Diag, ft.Relative)
+	}
+	tw.Flush()
+
+	total := 0.0
+	for _, v := range r.Eigenvalues {
+		total += v
+	}
+	trace := 0.0
+	fm := m.FeatureMatrix()
+	for i := 0; i < m.Dm(); i++ {
+		trace += fm[i*m.Dm()+i]
+	}
+	fmt.Fprintf(&b, "\nTop eigenvalues of M (%d of %d; share = eigenvalue / trace):\n", len(r.Eigenvalues), m.Dm())
+	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "k\teigenvalue\tshare\n")
+	for k, v := range r.Eigenvalues {
+		share := 0.0
+		if trace > 0 {
+			share = v / trace
+		}
+		fmt.Fprintf(tw, "%d\t%.4g\t%.3f\n", k+1, v, share)
+	}
+	tw.Flush()
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func selectionName(c rfm.Config, task rfm.Task) string {
+	if c.Selection != "" {
+		return c.Selection
+	}
+	if task == rfm.Classification {
+		return "accuracy"
+	}
+	return "loss"
+}

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bufio"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/modelfile"
+)
+
+type predictOptions struct {
+	model  string
+	data   string
+	out    string
+	proba  bool
+	keep   string
+	read   readFlags
+	common commonFlags
+}
+
+func predictFlags(o *predictOptions) *flagSet {
+	f := newFlagSet("predict", "rfm predict --model FILE --data FILE [--out FILE] [flags]",
+		`Predict the rows of a table with a model written by 'rfm fit'.
+
+The table needs the model's input columns, by name and in any order; other
+columns (the target, ids) are ignored. A missing input column is an error that
+names it; a category never seen in training encodes as all zeros, a missing
+number as the training mean.
+
+The output is CSV with a header: the --keep column if asked, then "prediction"
+(the class label, or the value for regression), then with --proba one column
+"proba_<class>" per class. Numbers are written in the shortest form that reads
+back to the same float64.`,
+		`rfm predict --model churn.rfm --data new.csv --keep id --out predictions.csv
+rfm predict --model churn.rfm --data new.csv --proba > probabilities.csv`)
+	f.positional = "data"
+	f.Section("Input")
+	f.String(&o.model, "model", "", "model `FILE` written by 'rfm fit'")
+	f.String(&o.data, "data", "", "table `FILE` of rows to predict")
+	o.read.register(f, false)
+	f.Section("Output")
+	f.String(&o.out, "out", "", "write the CSV to `FILE` (atomically) instead of stdout")
+	f.Bool(&o.proba, "proba", false, "add one probability column per class (classification)")
+	f.String(&o.keep, "keep", "", "copy column `COL` (an id) from the input to the output, first")
+	f.Bool(&o.common.quiet, "quiet", false, "no summary line on stderr")
+	f.Int(&o.common.threads, "threads", 0, "threads for the linear algebra (`N`; 0 = one per CPU)")
+	return f
+}
+
+func cmdPredict(e *env, args []string) error {
+	var o predictOptions
+	f := predictFlags(&o)
+	if err := f.ParsePositional(args, e.stdout, &o.data); err != nil {
+		return err
+	}
+	if o.data == "" {
+		return usagef("--data is required: the table of rows to predict")
+	}
+	if err := o.common.apply(); err != nil {
+		return err
+	}
+	if err := checkOutPath("out", o.out, o.data, o.model); err != nil {
+		return err
+	}
+	start := time.Now()
+	lm, err := loadModel(o.model, true)
+	if err != nil {
+		return err
+	}
+	if o.proba && !lm.target.IsClassification() {
+		return usagef("--proba needs a classification model; %s is a regression model", o.model)
+	}
+	opt, err := rowReadOptions(lm.pipeline, lm.target, false, &o.read)
+	if err != nil {
+		return err
+	}
+	keepNumeric := false
+	if o.keep != "" {
+		// Keep the id's text as written ("007" stays "007"), unless it is
+		// also a numeric input of the model, whose kind is fixed.
+		keepNumeric = slices.Contains(opt.Numeric, o.keep)
+		if !keepNumeric && !slices.Contains(opt.Categorical, o.keep) {
+			opt.Categorical = append(opt.Categorical, o.keep)
+		}
+	}
+	roles := inputRoles(lm.pipeline)
+	if o.keep != "" {
+		roles[o.keep] = "--keep column"
+	}
+	t, err := readRows(o.data, opt, roles)
+	if err != nil {
+		return err
+	}
+	x, n, _, err := lm.pipeline.Transform(t)
+	if err != nil {
+		return inFile(o.data, err)
+	}
+	var keepCol *dataset.Column
+	if o.keep != "" {
+		c, ok := t.Column(o.keep)
+		if !ok {
+			return fmt.Errorf("%s: --keep column %q not found; the columns are %s", o.data, o.keep, quoteNames(t.Names()))
+		}
+		keepCol = c
+	}
+	scores, err := lm.model.Predict(e.ctx, x, n)
+	if err != nil {
+		return err
+	}
+	rows, err := predictionRows(lm, scores, n, o.proba)
+	if err != nil {
+		return err
+	}
+	header := []string{"prediction"}
+	if o.proba {
+		for _, c := range lm.target.Classes {
+			header = append(header, "proba_"+c)
+		}
+	}
+	if keepCol != nil {
+		header = append([]string{o.keep}, header...)
+		for i := range rows {
+			rows[i] = append([]string{cellText(keepCol, i)}, rows[i]...)
+		}
+	}
+	write := func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		if err := cw.Write(header); err != nil {
+			return err
+		}
+		if err := cw.WriteAll(rows); err != nil {
+			return err
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	if o.out == "" {
+		bw := bufio.NewWriterSize(e.stdout, 1<<16)
+		if err := write(bw); err != nil {
+			return fmt.Errorf("write predictions: %w", err)
+		}
+		return bw.Flush()
+	}
+	if err := modelfile.WriteAtomic(o.out, write); err != nil {
+		return err
+	}
+	if !o.common.quiet {
+		fmt.Fprintf(e.stderr, "predict: %d rows → %s (%s)\n", n, o.out, seconds(time.Since(start)))
+	}
+	return nil
+}
+
+// predictionRows formats the model outputs: the class label (and the
+// probabilities) or the regression value, per row.
+func predictionRows(lm *loadedModel, scores []float64, n int, proba bool) ([][]string, error) {
+	rows := make([][]string, n)
+	tg := lm.target
+	if !tg.IsClassification() {
+		values := tg.Unstandardize(scores)
+		for i, v := range values {
+			rows[i] = []string{formatFloat(v)}
+		}
+		return rows, nil
+	}
+	c := lm.model.Outputs
+	classes, prob := classify(scores, n, c)
+	labels, err := tg.Labels(classes)
+	if err != nil {
+		return nil, err
+	}
+	for i := range rows {
+		row := []string{labels[i]}
+		if proba {
+			for _, p := range prob[i*c : i*c+c] {
+				row = append(row, formatFloat(p))
+			}
+		}
+		rows[i] = row
+	}
+	return rows, nil
+}
+
+// formatFloat writes the shortest text that parses back to exactly v.
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// cellText is a cell as text: the level, the number, or "" when missing.
+func cellText(c *dataset.Column, i int) string {
+	if c.IsMissing(i) {
+		return ""
+	}
+	if c.Kind == dataset.Categorical {
+		return c.Str[i]
+	}
+	return formatFloat(c.Num[i])
+}

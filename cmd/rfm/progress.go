@@ -1,0 +1,157 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+)
+
+// progress draws a bar with the elapsed time and an ETA on a terminal, and
+// otherwise stays silent until Finish prints one summary line. A quiet
+// progress prints nothing at all. The bar is redrawn by a ticker so the
+// clock moves during a long solve, between the engine's reports.
+type progress struct {
+	w     io.Writer
+	tty   bool
+	quiet bool
+	width int // columns of the bar itself
+
+	mu     sync.Mutex
+	start  time.Time
+	frac   float64
+	label  string
+	drawn  bool
+	stop   chan struct{}
+	wg     sync.WaitGroup
+	now    func() time.Time // for tests
+	closed bool
+}
+
+// newProgress starts a progress display on w. tty says whether w is a
+// terminal (a bar is drawn only then).
+func newProgress(w io.Writer, tty, quiet bool) *progress {
+	p := &progress{w: w, tty: tty && !quiet, quiet: quiet, width: 28, now: time.Now}
+	p.start = p.now()
+	if p.tty {
+		p.stop = make(chan struct{})
+		p.wg.Add(1)
+		go p.tick()
+	}
+	return p
+}
+
+func (p *progress) tick() {
+	defer p.wg.Done()
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			p.draw()
+			p.mu.Unlock()
+		}
+	}
+}
+
+// Update records how far the work is (fraction in [0, 1], never going
+// back) and what it is doing.
+func (p *progress) Update(frac float64, label string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if frac > p.frac {
+		p.frac = min(frac, 1)
+	}
+	p.label = label
+	if p.tty {
+		p.draw()
+	}
+}
+
+// line renders the bar: [=======>       ]  42%  round 2/5 agop  0:03 ETA 0:04
+func (p *progress) line() string {
+	filled := int(p.frac * float64(p.width))
+	bar := strings.Repeat("=", filled)
+	if filled < p.width {
+		bar += ">" + strings.Repeat(" ", p.width-filled-1)
+	}
+	elapsed := p.now().Sub(p.start)
+	eta := "ETA --:--"
+	if p.frac >= 0.02 && p.frac < 1 {
+		rest := time.Duration(float64(elapsed) * (1 - p.frac) / p.frac)
+		eta = "ETA " + clock(rest)
+	} else if p.frac >= 1 {
+		eta = "ETA 0:00"
+	}
+	return fmt.Sprintf("[%s] %3.0f%%  %s  %s %s", bar, 100*p.frac, p.label, clock(elapsed), eta)
+}
+
+func (p *progress) draw() {
+	if p.closed {
+		return
+	}
+	// \r returns to the line start; \x1b[K clears what a longer label left.
+	fmt.Fprintf(p.w, "\r%s\x1b[K", p.line())
+	p.drawn = true
+}
+
+// Finish removes the bar and prints summary (one line) unless quiet.
+func (p *progress) Finish(summary string) {
+	p.close()
+	if p.quiet || summary == "" {
+		return
+	}
+	fmt.Fprintf(p.w, "%s\n", summary)
+}
+
+// Abort removes the bar without a summary (the caller reports an error).
+func (p *progress) Abort() { p.close() }
+
+// stopTicker ends the periodic redraw.
+func (p *progress) stopTicker() {
+	if p.stop != nil {
+		close(p.stop)
+		p.wg.Wait()
+		p.stop = nil
+	}
+}
+
+func (p *progress) close() {
+	p.stopTicker()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn && !p.closed {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+	p.closed = true
+}
+
+// Elapsed is the time since the progress started.
+func (p *progress) Elapsed() time.Duration { return p.now().Sub(p.start) }
+
+// clock formats a duration as m:ss or h:mm:ss.
+func clock(d time.Duration) string {
+	s := int(d.Round(time.Second) / time.Second)
+	if s < 0 {
+		s = 0
+	}
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// seconds formats a duration for summaries: 0.42s, 12.3s, 4m05s.
+func seconds(d time.Duration) string {
+	switch {
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.2fs", d.Seconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
+}

@@ -1,0 +1,288 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/kernel"
+	"github.com/rfmkit/rfm/synth"
+)
+
+// classify must give exactly Model.PredictClass and Model.PredictProba,
+// bit for bit, from one Predict call.
+func TestClassifyMatchesModel(t *testing.T) {
+	for _, classes := range []int{2, 3} {
+		s, err := synth.Generate(synth.Product, 200, 4, uint64(classes))
+		if err != nil {
+			t.Fatal(err)
+		}
+		labels := make([]int, s.N)
+		for i, v := range s.Y {
+			switch {
+			case v > 0.3:
+				labels[i] = 1
+			case v < -0.3 && classes == 3:
+				labels[i] = 2
+			}
+		}
+		cfg := rfm.DefaultConfig()
+		cfg.Iters = 1
+		ctx := context.Background()
+		m, err := rfm.Fit(ctx, cfg, &rfm.Dataset{X: s.X, N: s.N, D: s.D, Labels: labels}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, _ := synth.Generate(synth.Product, 50, 4, 99)
+		scores, _ := m.Predict(ctx, q.X, q.N)
+		gotC, gotP := classify(scores, q.N, m.Outputs)
+		wantC, _ := m.PredictClass(ctx, q.X, q.N)
+		wantP, _ := m.PredictProba(ctx, q.X, q.N)
+		if !reflect.DeepEqual(gotC, wantC) {
+			t.Errorf("%d classes: classes %v, model says %v", classes, gotC, wantC)
+		}
+		for i := range wantP {
+			if math.Float64bits(gotP[i]) != math.Float64bits(wantP[i]) {
+				t.Fatalf("%d classes: probability %d is %v, model says %v", classes, i, gotP[i], wantP[i])
+			}
+		}
+	}
+	// Ties and saturated scores: argmax of the raw scores, as the model does.
+	c, p := classify([]float64{1.3, 1.2, -0.5, 0.2}, 2, 2)
+	eps, s := rfm.ProbEps, 0.2 // variables: float64 arithmetic, not exact constant arithmetic
+	if c[0] != 0 || c[1] != 1 || p[0] != 0.5 || p[2] != eps/(eps+s) {
+		t.Errorf("classify: %v %v", c, p)
+	}
+}
+
+// saveModel/loadModel: the pipeline and target come back, and the loaded
+// model predicts the same bits as the fitted one.
+func TestSaveLoadRoundTrip(t *testing.T) {
+	text := churnCSV(120, 21)
+	tab, err := dataset.Read(strings.NewReader(text), "train.csv", dataset.ReadOptions{Ignore: []string{"id"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, p, err := fitEncoding(tab, "train.csv", "churn", "auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := encodeRows(tab, "train.csv", p, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := rfm.DefaultConfig()
+	cfg.Iters = 2
+	ctx := context.Background()
+	m, err := rfm.Fit(ctx, cfg, ds, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "m.rfm")
+	if err := saveModel(path, m, p, tg, trainingInfo{Data: "train.csv", Rows: ds.N, Validation: "x", Version: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	lm, err := loadModel(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(lm.pipeline, p) || !reflect.DeepEqual(lm.target, tg) || lm.training.Rows != 120 {
+		t.Fatalf("sections changed on the way:\n%+v\n%+v", lm.pipeline, p)
+	}
+	want, _ := m.Predict(ctx, ds.X, ds.N)
+	got, err := lm.model.Predict(ctx, ds.X, ds.N)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("output %d: %v after load, %v before", i, got[i], want[i])
+		}
+	}
+	// A file without the CLI's sections: inspect works, predict refuses.
+	bare := filepath.Join(t.TempDir(), "bare.rfm")
+	if err := m.SaveFile(bare, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadModel(bare, true); err == nil || !strings.Contains(err.Error(), "no column pipeline") {
+		t.Errorf("predict with a bare model: %v", err)
+	}
+	r := runInProcess("inspect", bare)
+	if r.code != 0 || !strings.Contains(r.stdout, "x0") || !strings.Contains(r.stdout, "no column pipeline") {
+		t.Errorf("inspect of a bare model: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// The flags' defaults are the engine's, and each flag reaches its field.
+func TestConfigFromFlags(t *testing.T) {
+	parse := func(args ...string) (rfm.Config, error) {
+		var o fitOptions
+		f := fitFlags(&o)
+		if _, err := f.Parse(args, &bytes.Buffer{}); err != nil {
+			return rfm.Config{}, err
+		}
+		return o.eng.config(f)
+	}
+	def, err := parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(def, rfm.DefaultConfig()) {
+		t.Errorf("defaults:\n%+v\nwant\n%+v", def, rfm.DefaultConfig())
+	}
+	cases := []struct {
+		args  []string
+		check func(c rfm.Config) bool
+	}{
+		{[]string{"--kernel", "gaussian", "--bandwidth", "3"}, func(c rfm.Config) bool { return c.Kernel == kernel.Spec{Kind: kernel.Gaussian, Bandwidth: 3} }},
+		{[]string{"--kernel", "gen-laplace", "--exponent", "1.5"}, func(c rfm.Config) bool { return c.Kernel.Exponent == 1.5 && c.Kernel.Bandwidth == 10 }},
+		{[]string{"--kernel", "ntk", "--depth", "3"}, func(c rfm.Config) bool { return c.Kernel == kernel.Spec{Kind: kernel.NTK, Depth: 3} }},
+		{[]string{"--final-kernel", "ntk"}, func(c rfm.Config) bool {
+			return c.FinalKernel != nil && *c.FinalKernel == kernel.Spec{Kind: kernel.NTK, Depth: 2}
+		}},
+		{[]string{"--ridge", "0.5", "--iters", "7"}, func(c rfm.Config) bool { return c.Ridge == 0.5 && c.Iters == 7 }},
+		{[]string{"--diag", "--centered", "--agop-replace"}, func(c rfm.Config) bool { return c.Diag && c.Centered && c.AGOPReplace }},
+		{[]string{"--agop-samples", "100", "--norm", "max"}, func(c rfm.Config) bool { return c.AGOPSamples == 100 && c.Norm == "max" }},
+		{[]string{"--early-stop", "1.1", "--adaptive-bandwidth", "2"}, func(c rfm.Config) bool { return c.EarlyStop == 1.1 && c.AdaptiveBandwidth == 2 }},
+		{[]string{"--normalize-rows", "--float32", "--refine", "3"}, func(c rfm.Config) bool { return c.NormalizeRows && c.Float32 && c.Refine == 3 }},
+		{[]string{"--no-refit", "--seed", "42", "--val-fraction", "0.3"}, func(c rfm.Config) bool { return !c.Refit && c.Seed == 42 && c.ValFraction == 0.3 }},
+		{[]string{"--selection", "loss", "--memory-limit", "2G"}, func(c rfm.Config) bool { return c.Selection == "loss" && c.MemoryLimit == 2<<30 }},
+	}
+	for _, tc := range cases {
+		c, err := parse(tc.args...)
+		if err != nil {
+			t.Errorf("%v: %v", tc.args, err)
+			continue
+		}
+		if !tc.check(c) {
+			t.Errorf("%v: config %+v", tc.args, c)
+		}
+	}
+}
+
+func TestParseHelpers(t *testing.T) {
+	for in, want := range map[string]uint64{"0": 0, "1024": 1024, "8G": 8 << 30, "512MiB": 512 << 20, "1.5k": 1536, "2TB": 2 << 40} {
+		got, err := parseBytes(in)
+		if err != nil || got != want {
+			t.Errorf("parseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "lots", "-1G", "1e30T", "NaN"} {
+		if _, err := parseBytes(bad); err == nil {
+			t.Errorf("parseBytes(%q) accepted", bad)
+		}
+	}
+	for in, want := range map[string]rune{"": 0, ",": ',', "tab": '\t', `\t`: '\t', ";": ';', "|": '|'} {
+		if got, err := parseDelimiter(in); err != nil || got != want {
+			t.Errorf("parseDelimiter(%q) = %q, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{",,", `"`, "ab"} {
+		if _, err := parseDelimiter(bad); err == nil {
+			t.Errorf("parseDelimiter(%q) accepted", bad)
+		}
+	}
+	if s := suggest("inpsect"); s != "inspect" {
+		t.Errorf("suggest(inpsect) = %q", s)
+	}
+	if s := suggest("frobnicate"); s != "" {
+		t.Errorf("suggest(frobnicate) = %q", s)
+	}
+	if got := oneLine("a\nb\r\nc\n"); got != "a; b; c" {
+		t.Errorf("oneLine: %q", got)
+	}
+}
+
+// Flags and positional arguments interleave; "--" ends the flags.
+func TestParseInterleaved(t *testing.T) {
+	var data, target string
+	f := newFlagSet("x", "rfm x", "", "")
+	f.positional = "data"
+	f.String(&data, "data", "", "")
+	f.String(&target, "target", "", "")
+	if err := f.ParsePositional([]string{"train.csv", "--target", "y"}, &bytes.Buffer{}, &data); err != nil || data != "train.csv" || target != "y" {
+		t.Errorf("interleaved: data %q target %q err %v", data, target, err)
+	}
+	data, target = "", ""
+	f = newFlagSet("x", "rfm x", "", "")
+	f.positional = "data"
+	f.String(&data, "data", "", "")
+	f.String(&target, "target", "", "")
+	if err := f.ParsePositional([]string{"--target", "y", "--", "-odd.csv"}, &bytes.Buffer{}, &data); err != nil || data != "-odd.csv" {
+		t.Errorf("after --: data %q err %v", data, err)
+	}
+}
+
+func TestProgress(t *testing.T) {
+	// On a terminal: a bar with percentage, clock and ETA; Finish clears it.
+	var b bytes.Buffer
+	p := newProgress(&b, true, false)
+	p.stopTicker() // the test moves the clock itself
+	now := p.start
+	p.now = func() time.Time { return now }
+	now = now.Add(10 * time.Second)
+	p.Update(0.5, "round 2/5 fit")
+	line := b.String()
+	for _, want := range []string{"\r[", "50%", "round 2/5 fit", "0:10", "ETA 0:10", "\x1b[K"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("bar %q lacks %q", line, want)
+		}
+	}
+	p.Update(0.25, "later") // never goes back
+	if !strings.Contains(b.String()[len(line):], " 50%") {
+		t.Errorf("fraction went backwards: %q", b.String()[len(line):])
+	}
+	p.Finish("fit: done")
+	if !strings.HasSuffix(b.String(), "\r\x1b[Kfit: done\n") {
+		t.Errorf("finish: %q", b.String())
+	}
+
+	// Not a terminal: only the summary line.
+	b.Reset()
+	p = newProgress(&b, false, false)
+	p.Update(0.5, "x")
+	p.Finish("fit: done")
+	if b.String() != "fit: done\n" {
+		t.Errorf("no tty: %q", b.String())
+	}
+	// Quiet: nothing, even on a terminal.
+	b.Reset()
+	p = newProgress(&b, true, true)
+	p.Update(0.5, "x")
+	p.Finish("fit: done")
+	if b.String() != "" {
+		t.Errorf("quiet: %q", b.String())
+	}
+	for d, want := range map[time.Duration]string{0: "0:00", 65 * time.Second: "1:05", 3725 * time.Second: "1:02:05"} {
+		if got := clock(d); got != want {
+			t.Errorf("clock(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// fit on a terminal draws the bar on stderr; the report stays on stdout.
+func TestFitProgressOnTerminal(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "train.csv"), churnCSV(60, 31))
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"fit", "--data", filepath.Join(dir, "train.csv"), "--target", "churn",
+		"--iters", "1", "--out", filepath.Join(dir, "m.rfm"), "--json"}, &out, &errb, func() bool { return true })
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "\r[") || !strings.Contains(errb.String(), "100%") || !strings.HasSuffix(errb.String(), "m.rfm\n") {
+		t.Errorf("stderr on a terminal: %q", errb.String())
+	}
+	var res fitJSON
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Errorf("stdout is not the JSON result: %v", err)
+	}
+}
