@@ -45,13 +45,16 @@ type inspectJSON struct {
 	Note        string        `json:"note,omitempty"`
 	TopFeatures []featureJSON `json:"top_features"`
 	Eigenvalues []float64     `json:"eigenvalues"`
+	Figures     []string      `json:"figures,omitempty"`
 }
 
 func cmdInspect(e *env, args []string) error {
 	var (
-		model    string
-		top, eig int
-		common   commonFlags
+		model      string
+		top, eig   int
+		plots      string
+		imageShape string
+		common     commonFlags
 	)
 	f := newFlagSet("inspect", "rfm inspect --model FILE [flags]",
 		`Show what a model file holds: its hyperparameters, the per-round validation
@@ -60,15 +63,30 @@ learned feature matrix M (named after the input columns: "age",
 "age:missing", "color=red"), and the top eigenvalues of M. A few large
 eigenvalues mean the model found a low-dimensional set of directions.`,
 		`rfm inspect --model churn.rfm
-rfm inspect --model churn.rfm --top-features 0 --json`)
+rfm inspect --model churn.rfm --top-features 0 --json
+rfm inspect --model digits.rfm --plots figs --image-shape 28x28`)
 	f.positional = "model"
 	f.String(&model, "model", "", "model `FILE` written by 'rfm fit'")
 	f.Int(&top, "top-features", 20, "show the `K` features with the largest diag(M) (0 = all)")
 	f.Int(&eig, "top-eigen", 10, "show the `K` largest eigenvalues of M (0 = all)")
+	f.Section("Figures")
+	f.String(&plots, "plots", "", "write PNG figures into `DIR`: diag(M) bars, eigenvalue spectrum, top eigenvectors, validation curve")
+	f.String(&imageShape, "image-shape", "", "with --plots, also draw diag(M) and the top eigenvectors as `HxW[xC]` images (inputs are pixels)")
 	f.Section("Output")
 	f.Bool(&common.json, "json", false, "print the result as JSON on stdout")
 	if err := f.ParsePositional(args, e.stdout, &model); err != nil {
 		return err
+	}
+	var shape *imageDims
+	if imageShape != "" {
+		if plots == "" {
+			return usagef("--image-shape needs --plots DIR")
+		}
+		sh, err := parseImageShape(imageShape)
+		if err != nil {
+			return err
+		}
+		shape = sh
 	}
 	if top < 0 {
 		return usagef("--top-features %d: must be ≥ 0 (0 = all)", top)
@@ -84,6 +102,13 @@ rfm inspect --model churn.rfm --top-features 0 --json`)
 	if err != nil {
 		return err
 	}
+	if plots != "" {
+		figs, err := writeFigures(plots, lm, featureNames(lm), top, shape)
+		if err != nil {
+			return err
+		}
+		res.Figures = figs
+	}
 	if common.json {
 		return writeJSON(e.stdout, res)
 	}
@@ -97,12 +122,8 @@ func inspectModel(lm *loadedModel, top, eig int) (*inspectJSON, error) {
 		Config: m.Config, KernelUsed: m.Kernel, Metric: string(m.Metric), Centers: m.N,
 		History: m.History, BestRound: m.BestRound, Refitted: m.Refitted, Note: m.Note,
 	}
-	names := make([]string, m.D)
-	for j := range names {
-		names[j] = "x" + strconv.Itoa(j)
-	}
+	names := featureNames(lm)
 	if lm.pipeline != nil {
-		names = lm.pipeline.FeatureNames()
 		for _, in := range lm.pipeline.Inputs {
 			res.Inputs = append(res.Inputs, inputJSON{Name: in.Name, Kind: in.Kind.String()})
 		}
@@ -163,6 +184,19 @@ func inspectModel(lm *loadedModel, top, eig int) (*inspectJSON, error) {
 	}
 	res.Eigenvalues = values[:eig]
 	return res, nil
+}
+
+// featureNames names the model's D features: the pipeline's output names
+// ("age", "age:missing", "color=red"), or x0, x1, ... without a pipeline.
+func featureNames(lm *loadedModel) []string {
+	if lm.pipeline != nil {
+		return lm.pipeline.FeatureNames()
+	}
+	names := make([]string, lm.model.D)
+	for j := range names {
+		names[j] = "x" + strconv.Itoa(j)
+	}
+	return names
 }
 
 func writeInspectText(w io.Writer, r *inspectJSON, lm *loadedModel) error {
@@ -234,6 +268,12 @@ func writeInspectText(w io.Writer, r *inspectJSON, lm *loadedModel) error {
 		fmt.Fprintf(tw, "%d\t%.4g\t%.3f\n", k+1, v, share)
 	}
 	tw.Flush()
+	if len(r.Figures) > 0 {
+		fmt.Fprintf(&b, "\nFigures:\n")
+		for _, f := range r.Figures {
+			fmt.Fprintf(&b, "  %s\n", f)
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
