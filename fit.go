@@ -129,6 +129,22 @@ func (f *fitter) fraction() float64 {
 	return min(f.steps/total, 1)
 }
 
+// solveOptions passes the config to the solver, with a progress hook that
+// moves Fraction through the factorization (a fit counts 2 work units; the
+// factorization is most of one).
+func (f *fitter) solveOptions(stage string, round int) solve.Options {
+	opt := solve.Options{Ridge: f.cfg.Ridge, Float32: f.cfg.Float32, Refine: f.cfg.Refine, MemoryLimit: f.cfg.MemoryLimit}
+	if f.progress != nil {
+		base := f.steps
+		opt.Progress = func(done float64) {
+			f.steps = base + 1.6*done
+			f.report(Progress{Stage: stage, Round: round, Rounds: f.cfg.Iters + 1, Fraction: f.fraction()})
+			f.steps = base
+		}
+	}
+	return opt
+}
+
 // targets encodes the training targets: one-hot rows for classification,
 // standardized columns for regression (returning mean and std).
 func (f *fitter) targets(ds *Dataset) (y, mean, std []float64) {
@@ -274,7 +290,7 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 		f.report(Progress{Stage: "fit", Round: t, Rounds: rounds, Fraction: f.fraction()})
 		start := time.Now()
 		z := metric.Map(x, tr.N)
-		res, err := solve.KRR(ctx, &f.ws, spec, z, tr.N, d, y, f.c, solve.Options{Ridge: cfg.Ridge, Float32: cfg.Float32, Refine: cfg.Refine, MemoryLimit: cfg.MemoryLimit})
+		res, err := solve.KRR(ctx, &f.ws, spec, z, tr.N, d, y, f.c, f.solveOptions("fit", t))
 		if err != nil {
 			return nil, fmt.Errorf("round %d: %w", t, err)
 		}
@@ -342,7 +358,7 @@ func (f *fitter) refit(ctx context.Context, m *Model, all *Dataset) error {
 	}
 	metric.Shift = shift
 	z := metric.Map(x, all.N)
-	res, err := solve.KRR(ctx, &f.ws, m.Kernel, z, all.N, d, y, f.c, solve.Options{Ridge: f.cfg.Ridge, Float32: f.cfg.Float32, Refine: f.cfg.Refine, MemoryLimit: f.cfg.MemoryLimit})
+	res, err := solve.KRR(ctx, &f.ws, m.Kernel, z, all.N, d, y, f.c, f.solveOptions("refit", m.BestRound))
 	if err != nil {
 		return fmt.Errorf("refit: %w", err)
 	}

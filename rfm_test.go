@@ -354,3 +354,33 @@ func TestRidgeZeroWithDuplicatesUsesJitter(t *testing.T) {
 		}
 	}
 }
+
+// Progress moves through the factorization (several reports per solve),
+// never goes backwards, and ends at 1.
+func TestProgressIsMonotone(t *testing.T) {
+	ds := regression(t, synth.Chain, 1500, 6, 2)
+	cfg := DefaultConfig()
+	cfg.Iters = 2
+	var fr []float64
+	fitReports := 0
+	_, err := Fit(context.Background(), cfg, ds, nil, func(p Progress) {
+		fr = append(fr, p.Fraction)
+		if p.Stage == "fit" {
+			fitReports++
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(fr); i++ {
+		if fr[i] < fr[i-1] {
+			t.Fatalf("progress went back from %v to %v (reports %v)", fr[i-1], fr[i], fr)
+		}
+	}
+	if fr[len(fr)-1] != 1 {
+		t.Errorf("last progress %v, want 1", fr[len(fr)-1])
+	}
+	if fitReports < 3*4 { // 3 solves × several Cholesky panels each
+		t.Errorf("only %d progress reports during the solves", fitReports)
+	}
+}

@@ -22,6 +22,9 @@ type Options struct {
 	Refine int
 	// MemoryLimit in bytes for the n×n matrix; 0 = 90% of MemAvailable.
 	MemoryLimit uint64
+	// Progress, if set, is called during the factorization with the
+	// fraction of it done (for ETAs on long solves).
+	Progress func(done float64)
 }
 
 // Result of a fit.
@@ -155,7 +158,7 @@ func krr64(ctx context.Context, ws *Workspace, s kernel.Spec, z []float64, n, d 
 		for i := 0; i < n; i++ {
 			a[i*n+i] += opt.Ridge + jit
 		}
-		bad, err := linalg.CholeskyCtx(ctx, n, a, n)
+		bad, err := linalg.CholeskyProgress(ctx, n, a, n, opt.Progress)
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +203,7 @@ func krr32(ctx context.Context, ws *Workspace, s kernel.Spec, z []float64, n, d 
 		for i := 0; i < n; i++ {
 			a[i*n+i] += float32(opt.Ridge + jit)
 		}
-		bad, err := linalg.CholeskyCtx(ctx, n, a, n)
+		bad, err := linalg.CholeskyProgress(ctx, n, a, n, opt.Progress)
 		if err != nil {
 			return nil, err
 		}

@@ -21,10 +21,21 @@ func Cholesky[T Float](n int, a []T, lda int) int {
 // bands are GEMMs of the backend, so the factorization is as parallel as the
 // GEMM underneath. On cancellation it returns ctx.Err() and a is garbage.
 func CholeskyCtx[T Float](ctx context.Context, n int, a []T, lda int) (int, error) {
+	return CholeskyProgress(ctx, n, a, lda, nil)
+}
+
+// CholeskyProgress is CholeskyCtx that also reports, after each panel, the
+// fraction of the factorization's flops done so far (1 − ((n−k)/n)³ after
+// k columns), so that callers can show a moving ETA during long solves.
+func CholeskyProgress[T Float](ctx context.Context, n int, a []T, lda int, progress func(done float64)) (int, error) {
 	nb := cholBlock(n)
 	for k := 0; k < n; k += nb {
 		if err := ctx.Err(); err != nil {
 			return -1, err
+		}
+		if progress != nil && k > 0 {
+			r := float64(n-k) / float64(n)
+			progress(1 - r*r*r)
 		}
 		kb := min(nb, n-k)
 		if bad := potrfSmall(kb, a[k*lda+k:], lda); bad >= 0 {
