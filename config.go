@@ -69,6 +69,12 @@ type Config struct {
 	Seed uint64 `json:"seed"`
 	// MemoryLimit caps the n×n matrix in bytes (0 = 90% of available memory).
 	MemoryLimit uint64 `json:"-"`
+	// InitialM, when set, replaces M_0 = I: d entries with Diag, d×d
+	// otherwise. With Iters = 0 this fits a kernel machine with a given,
+	// previously learned M (the UCI protocol's evaluation step); with
+	// Iters > 0 it warm-starts the rounds. The fitted model stores its own
+	// M, so this is not saved with the config.
+	InitialM []float64 `json:"-"`
 }
 
 // DefaultConfig returns the papers' defaults.

@@ -260,6 +260,16 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 		kind = kernel.Diagonal
 	}
 	var mMat []float64 // nil = identity at round 0
+	if cfg.InitialM != nil {
+		want := d * d
+		if cfg.Diag {
+			want = d
+		}
+		if len(cfg.InitialM) != want {
+			return nil, fmt.Errorf("initial M has %d entries; %d features need %d", len(cfg.InitialM), d, want)
+		}
+		mMat = append([]float64(nil), cfg.InitialM...)
+	}
 	m := &Model{Config: cfg, Task: f.task, Outputs: f.c, D: d, N: tr.N, YMean: ymean, YStd: ystd, Shift: shift}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0xa60b))
 	best := Round{ValAccuracy: -1, ValLoss: math.Inf(1)}

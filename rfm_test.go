@@ -384,3 +384,34 @@ func TestProgressIsMonotone(t *testing.T) {
 		t.Errorf("only %d progress reports during the solves", fitReports)
 	}
 }
+
+// InitialM with Iters = 0 fits with the given M: the same α and
+// predictions as the round of an RFM that learned that M.
+func TestInitialMReproducesARound(t *testing.T) {
+	ds := regression(t, synth.LowRank, 600, 8, 4)
+	cfg := DefaultConfig()
+	cfg.Iters = 2
+	cfg.ValFraction = 0
+	cfg.Refit = false
+	m, err := Fit(context.Background(), cfg, ds, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed := cfg
+	fixed.Iters = 0
+	fixed.InitialM = m.M
+	m2, err := Fit(context.Background(), fixed, ds, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range m.Alpha {
+		if m.Alpha[i] != m2.Alpha[i] {
+			t.Fatalf("alpha[%d]: %v with the learned M, %v with InitialM", i, m.Alpha[i], m2.Alpha[i])
+		}
+	}
+	bad := fixed
+	bad.InitialM = m.M[:5]
+	if _, err := Fit(context.Background(), bad, ds, nil, nil); err == nil || !strings.Contains(err.Error(), "initial M has 5 entries") {
+		t.Errorf("short InitialM: %v", err)
+	}
+}
