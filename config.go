@@ -40,6 +40,10 @@ type Config struct {
 	AGOPReplace bool `json:"agop_replace,omitempty"`
 	// Norm is NormMean or NormMax.
 	Norm string `json:"norm"`
+	// AGOPPower p sets the new M to AGOP^p (matrix power through the
+	// eigendecomposition; element-wise for Diag). 1 is the papers' update;
+	// later work on grokking uses 1/2. 0 means 1.
+	AGOPPower float64 `json:"agop_power,omitempty"`
 	// EarlyStop, when > 1, stops once the validation loss exceeds EarlyStop × the best so far.
 	EarlyStop float64 `json:"early_stop,omitempty"`
 	// ValFraction is the share of training rows held out for round selection
@@ -85,6 +89,7 @@ func DefaultConfig() Config {
 		Iters:       5,
 		AGOPSamples: 20000,
 		Norm:        NormMean,
+		AGOPPower:   1,
 		ValFraction: 0.2,
 		Refit:       true,
 		Refine:      1,
@@ -111,6 +116,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("agop samples = %d must be ≥ 1", c.AGOPSamples)
 	case c.Norm != NormMean && c.Norm != NormMax:
 		return fmt.Errorf("normalization %q must be %q or %q", c.Norm, NormMean, NormMax)
+	case c.AGOPPower < 0 || c.AGOPPower > 2 || math.IsNaN(c.AGOPPower):
+		return fmt.Errorf("AGOP power %v must be in (0, 2] (or 0 for the default 1)", c.AGOPPower)
 	case c.EarlyStop != 0 && !(c.EarlyStop > 1):
 		return fmt.Errorf("early stop factor %v must be > 1 (or 0 for off)", c.EarlyStop)
 	case !(c.ValFraction >= 0 && c.ValFraction < 1):

@@ -335,6 +335,11 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 			m.History[len(m.History)-1].AGOPSeconds = time.Since(start).Seconds()
 			f.steps++
 			collectIfLarge(tr.N)
+			if p := cfg.AGOPPower; p != 0 && p != 1 {
+				if g, err = matrixPower(g, d, cfg.Diag, p); err != nil {
+					return nil, fmt.Errorf("round %d: %w", t, err)
+				}
+			}
 			if !normalizeM(g, cfg.Norm) {
 				m.Note = fmt.Sprintf("the AGOP of round %d vanished (constant predictor); stopped there", t)
 				break
@@ -408,6 +413,38 @@ func (f *fitter) evalPoints(n int, rng *rand.Rand) []int {
 		return idx
 	}
 	return rng.Perm(n)[:s]
+}
+
+// matrixPower returns A^p for a symmetric PSD d×d matrix (negative
+// eigenvalues from round-off clamped to 0), or the element-wise power of a
+// diagonal stored as a vector.
+func matrixPower(a []float64, d int, diag bool, p float64) ([]float64, error) {
+	if diag {
+		out := make([]float64, d)
+		for i, v := range a {
+			out[i] = math.Pow(max(v, 0), p)
+		}
+		return out, nil
+	}
+	vals, vecs, err := kernel.EigSym(d, a)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, d*d)
+	for k, l := range vals {
+		w := math.Pow(max(l, 0), p)
+		if w == 0 {
+			continue
+		}
+		for i := 0; i < d; i++ {
+			vi := w * vecs[i*d+k]
+			row := out[i*d : i*d+d]
+			for j := range row {
+				row[j] += vi * vecs[j*d+k]
+			}
+		}
+	}
+	return out, nil
 }
 
 // normalizeM applies the "mean" (nothing more to do) or "max" normalization

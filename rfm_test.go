@@ -415,3 +415,23 @@ func TestInitialMReproducesARound(t *testing.T) {
 		t.Errorf("short InitialM: %v", err)
 	}
 }
+
+func TestMatrixPower(t *testing.T) {
+	// A = Q diag(4, 1) Qᵀ with a rotation Q: A^(1/2) squared is A.
+	c, s := math.Cos(0.3), math.Sin(0.3)
+	a := []float64{4*c*c + s*s, (4 - 1) * c * s, (4 - 1) * c * s, 4*s*s + c*c}
+	h, err := matrixPower(a, 2, false, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sq := []float64{h[0]*h[0] + h[1]*h[2], h[0]*h[1] + h[1]*h[3], h[2]*h[0] + h[3]*h[2], h[2]*h[1] + h[3]*h[3]}
+	for i := range a {
+		if math.Abs(sq[i]-a[i]) > 1e-12 {
+			t.Fatalf("(A^½)² = %v, want %v", sq, a)
+		}
+	}
+	d, _ := matrixPower([]float64{4, 9, -1e-18}, 3, true, 0.5)
+	if d[0] != 2 || d[1] != 3 || d[2] != 0 {
+		t.Fatalf("diagonal power %v", d)
+	}
+}

@@ -30,6 +30,7 @@ type engineFlags struct {
 	agopSamples int
 	agopReplace bool
 	norm        string
+	agopPower   float64
 	earlyStop   float64
 	adaptive    float64
 	normRows    bool
@@ -63,6 +64,7 @@ func (g *engineFlags) register(f *flagSet) {
 	f.Int(&g.agopSamples, "agop-samples", def.AGOPSamples, "rows used to estimate the AGOP, at most `N`")
 	f.Bool(&g.agopReplace, "agop-replace", def.AGOPReplace, "sample the AGOP rows with replacement (the authors' UCI code)")
 	f.String(&g.norm, "norm", def.Norm, "normalization `N` of a new M: mean (the papers) or max")
+	f.Float(&g.agopPower, "agop-power", def.AGOPPower, "set the new M to AGOP^`P` (1: the papers; 0.5: the grokking work), 0 < P ≤ 2")
 	f.Float(&g.adaptive, "adaptive-bandwidth", def.AdaptiveBandwidth, "when > 0, L = `F` × median pairwise M-distance, every round")
 	f.Bool(&g.normRows, "normalize-rows", def.NormalizeRows, "scale every input row to unit length first (UCI protocol option)")
 	f.Bool(&g.rfmT, "rfm-t", false, "thresholded RFM: keep the features whose scaled diag(M) exceeds --threshold and refit a plain Laplace kernel on them")
@@ -151,6 +153,7 @@ func (g *engineFlags) config(f *flagSet) (rfm.Config, error) {
 	cfg.AGOPSamples = g.agopSamples
 	cfg.AGOPReplace = g.agopReplace
 	cfg.Norm = g.norm
+	cfg.AGOPPower = g.agopPower
 	cfg.EarlyStop = g.earlyStop
 	cfg.ValFraction = g.valFraction
 	cfg.Refit = !g.noRefit
