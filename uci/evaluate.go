@@ -1,0 +1,200 @@
+package uci
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/rfmkit/rfm"
+)
+
+// Result statuses.
+const (
+	StatusOK      = "ok"
+	StatusSkipped = "skipped" // the data file is missing: reported, not failed
+	StatusFailed  = "failed"
+)
+
+// Result is one data set's outcome. Accuracies are in percent.
+type Result struct {
+	Name    string `json:"name"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason,omitempty"`
+	N       int    `json:"n"` // rows of fich1
+	D       int    `json:"d"`
+	Classes int    `json:"classes"`
+	// RFM and Laplace hold the selections: one for the paper and tuned
+	// protocols, one per evaluation split for the clean protocol.
+	RFM     []Choice `json:"rfm,omitempty"`
+	Laplace []Choice `json:"laplace,omitempty"`
+	// TestAccuracy is the mean of the 4 test accuracies TestAccuracies.
+	TestAccuracy      float64   `json:"test_accuracy_pct"`
+	TestAccuracies    []float64 `json:"test_accuracies_pct,omitempty"`
+	LaplaceAccuracy   float64   `json:"laplace_accuracy_pct"`
+	LaplaceAccuracies []float64 `json:"laplace_accuracies_pct,omitempty"`
+	Seconds           float64   `json:"fit_seconds"`
+	// Protocol is the run tag the result was computed under (see Options).
+	Protocol string `json:"protocol"`
+
+	// grids are the validation accuracies of every grid point, per
+	// selection (written to OutDir/selection/<name>.tsv, not to results.tsv).
+	grids []gridLog
+}
+
+// gridLog is one selection's grid: the settings in order and the validation
+// accuracy (fraction) of each of their rounds.
+type gridLog struct {
+	grid    []Setting
+	history [][]float64
+}
+
+// job is the work on one data set.
+type job struct {
+	protocol string
+	base     base
+	fit      fitFunc
+	// report, if set, is told the cost units (see fitCost) of each
+	// finished fit (done) and of the running fit's finished part (inflight).
+	report func(done, inflight float64)
+}
+
+// evaluate runs the protocol on one loaded set.
+func (j *job) evaluate(ctx context.Context, s *Set) (*Result, error) {
+	start := time.Now()
+	grid, err := Grid(j.protocol, s.Name)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Name: s.Name, Status: StatusOK, N: s.N1, D: s.D, Classes: s.Classes}
+	done := func(n int) func(Setting, float64) {
+		return func(st Setting, f float64) { j.tell(fitCost(n, s.D, s.Classes, st.Iters+1), f) }
+	}
+	switch j.protocol {
+	case ProtocolPaper, ProtocolTuned:
+		sel, err := selectModel(ctx, j.fit, j.base, grid, s.subset(s.Select.Train), s.subset(s.Select.Test), done(len(s.Select.Train)))
+		if err != nil {
+			return nil, fmt.Errorf("model selection: %w", err)
+		}
+		res.RFM, res.Laplace = []Choice{sel.rfm}, []Choice{sel.laplace}
+		res.grids = append(res.grids, gridLog{grid, sel.history})
+		for r, f := range s.Folds {
+			ar, al, err := j.evalPair(ctx, s, f, sel.rfm, sel.laplace)
+			if err != nil {
+				return nil, fmt.Errorf("evaluation split %d: %w", r+1, err)
+			}
+			res.TestAccuracies = append(res.TestAccuracies, ar)
+			res.LaplaceAccuracies = append(res.LaplaceAccuracies, al)
+		}
+	case ProtocolClean:
+		for r, f := range s.Folds {
+			labels := make([]int, len(f.Train))
+			for i, row := range f.Train {
+				labels[i] = s.Labels[row]
+			}
+			ti, vi := rfm.Holdout(len(f.Train), labels, 0.2, j.base.seed+uint64(r))
+			tr, va := pick(f.Train, ti), pick(f.Train, vi)
+			sel, err := selectModel(ctx, j.fit, j.base, grid, s.subset(tr), s.subset(va), done(len(tr)))
+			if err != nil {
+				return nil, fmt.Errorf("model selection in split %d: %w", r+1, err)
+			}
+			ar, al, err := j.evalPair(ctx, s, f, sel.rfm, sel.laplace)
+			if err != nil {
+				return nil, fmt.Errorf("evaluation split %d: %w", r+1, err)
+			}
+			res.RFM = append(res.RFM, sel.rfm)
+			res.grids = append(res.grids, gridLog{grid, sel.history})
+			res.Laplace = append(res.Laplace, sel.laplace)
+			res.TestAccuracies = append(res.TestAccuracies, ar)
+			res.LaplaceAccuracies = append(res.LaplaceAccuracies, al)
+		}
+	default:
+		return nil, fmt.Errorf("unknown protocol %q", j.protocol)
+	}
+	res.TestAccuracy = mean(res.TestAccuracies)
+	res.LaplaceAccuracy = mean(res.LaplaceAccuracies)
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// evalPair fits the RFM and the Laplace choice on one (train, test) pair
+// and returns their test accuracies in percent; when both choices give the
+// same fit it is done once.
+func (j *job) evalPair(ctx context.Context, s *Set, f Split, cr, cl Choice) (float64, float64, error) {
+	tr, te := s.subset(f.Train), s.subset(f.Test)
+	u := fitCost(len(f.Train), s.D, s.Classes, 1)
+	prog := func(f float64) { j.tell(u, f) }
+	ar, err := fixedKRR(ctx, j.base, cr, tr, te, prog)
+	if err != nil {
+		return 0, 0, fmt.Errorf("RFM (λ=%g, round %d): %w", cr.Lambda, cr.Round, err)
+	}
+	j.tell(u, 1)
+	al := ar
+	if !sameKRR(cr, cl) {
+		if al, err = fixedKRR(ctx, j.base, cl, tr, te, prog); err != nil {
+			return 0, 0, fmt.Errorf("Laplace (λ=%g): %w", cl.Lambda, err)
+		}
+	}
+	j.tell(u, 1)
+	return 100 * ar, 100 * al, nil
+}
+
+// tell reports that the fraction f of a fit worth units is done (f = 1:
+// finished).
+func (j *job) tell(units, f float64) {
+	if j.report == nil {
+		return
+	}
+	if f >= 1 {
+		j.report(units, 0)
+	} else {
+		j.report(0, f*units)
+	}
+}
+
+func pick(rows, idx []int) []int {
+	out := make([]int, len(idx))
+	for i, k := range idx {
+		out[i] = rows[k]
+	}
+	return out
+}
+
+func mean(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+// fitCost estimates the work of `rounds` KRR fits (with AGOPs in between)
+// on n rows, in arbitrary units proportional to time: the Cholesky
+// factorization (n³/3), the kernel and AGOP passes (n²·(d+c)) and a fixed
+// per-fit overhead.
+func fitCost(n, d, c, rounds int) float64 {
+	nf := float64(n)
+	return float64(rounds) * (nf*nf*nf/3 + 40*nf*nf*float64(d+c) + 2e6)
+}
+
+// setCost is the estimated work of a whole data set under a protocol.
+func setCost(protocol string, m *Meta) float64 {
+	g, _ := Grid(protocol, m.Name)
+	// Identical grid points are fitted once.
+	uniq := map[Setting]bool{}
+	rounds := 0
+	for _, s := range g {
+		if !uniq[s] {
+			uniq[s] = true
+			rounds += s.Iters + 1
+		}
+	}
+	nk := m.N1 - m.N1/4 // evaluation training splits hold about 3/4 of the rows
+	eval := 8 * fitCost(nk, m.D, m.Classes, 1)
+	if protocol == ProtocolClean {
+		return 4*fitCost(nk*4/5, m.D, m.Classes, rounds) + eval
+	}
+	return fitCost(m.NTrain, m.D, m.Classes, rounds) + eval
+}

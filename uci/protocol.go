@@ -1,0 +1,342 @@
+package uci
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/kernel"
+)
+
+// The protocols.
+const (
+	// ProtocolPaper is the RFM authors' protocol (SPEC §5): select on
+	// conxuntos.dat, evaluate the fixed M on the 4 conxuntos_kfold.dat pairs.
+	ProtocolPaper = "paper"
+	// ProtocolClean learns M inside each evaluation training split (a seeded
+	// stratified 80/20 split of it selects the grid point and the round), so
+	// no test row influences M.
+	ProtocolClean = "clean"
+	// ProtocolTuned is ProtocolPaper with a richer grid (see TunedGrid),
+	// still selected on the validation half only.
+	ProtocolTuned = "tuned"
+)
+
+// Protocols lists the protocol names, for help texts.
+func Protocols() []string { return []string{ProtocolPaper, ProtocolClean, ProtocolTuned} }
+
+// Setting is one grid point of the model selection: an RFM configuration
+// whose rounds 0..Iters are all scored.
+type Setting struct {
+	Lambda    float64 `json:"lambda"`
+	Normalize bool    `json:"normalize"` // row L2 normalization
+	Bandwidth float64 `json:"bandwidth"` // kernel bandwidth L
+	// Kernel is the kernel family; "" is the Laplace kernel.
+	Kernel   kernel.Kind `json:"kernel,omitempty"`
+	Diag     bool        `json:"diag,omitempty"`
+	Centered bool        `json:"centered,omitempty"`
+	Norm     string      `json:"norm"` // AGOP normalization: rfm.NormMean or rfm.NormMax
+	// Power p sets the new M to AGOP^p; 0 means 1 (the papers).
+	Power float64 `json:"power,omitempty"`
+	Iters int     `json:"iters"`
+}
+
+// String renders the setting's M-related part, e.g. "L=10 full mean T=4";
+// ParseSetting reads it back (λ and normalization have their own columns).
+func (s Setting) String() string {
+	m := "full"
+	if s.Diag {
+		m = "diag"
+	}
+	c := ""
+	if s.Centered {
+		c = " centered"
+	}
+	k := ""
+	if s.Kernel != "" && s.Kernel != kernel.Laplace {
+		k = string(s.Kernel) + " "
+	}
+	p := ""
+	if s.Power != 0 && s.Power != 1 {
+		p = fmt.Sprintf(" p=%g", s.Power)
+	}
+	return fmt.Sprintf("%sL=%g %s%s %s%s T=%d", k, s.Bandwidth, m, c, s.Norm, p, s.Iters)
+}
+
+// parseSetting reads the String form back into s (keeping Lambda and
+// Normalize).
+func parseSetting(text string, s *Setting) error {
+	s.Diag, s.Centered, s.Kernel, s.Power = false, false, "", 0
+	for _, f := range strings.Fields(text) {
+		var err error
+		switch {
+		case f == string(kernel.Gaussian) || f == string(kernel.Laplace):
+			s.Kernel = kernel.Kind(f)
+		case strings.HasPrefix(f, "p="):
+			s.Power, err = strconv.ParseFloat(f[2:], 64)
+		case strings.HasPrefix(f, "L="):
+			s.Bandwidth, err = strconv.ParseFloat(f[2:], 64)
+		case strings.HasPrefix(f, "T="):
+			s.Iters, err = strconv.Atoi(f[2:])
+		case f == "full":
+		case f == "diag":
+			s.Diag = true
+		case f == "centered":
+			s.Centered = true
+		case f == rfm.NormMean || f == rfm.NormMax:
+			s.Norm = f
+		default:
+			return fmt.Errorf("setting %q: unknown part %q", text, f)
+		}
+		if err != nil {
+			return fmt.Errorf("setting %q: bad number in %q", text, f)
+		}
+	}
+	return nil
+}
+
+// The papers' grid.
+var (
+	paperLambdas = []float64{10, 1, 0.1, 0.01, 0.001}
+	paperNorms   = []bool{true, false}
+)
+
+// forceNoNormalize names the data sets whose rows are never normalized
+// (the authors' main.py: balance-scale).
+var forceNoNormalize = map[string]bool{"balance-scale": true}
+
+// PaperGrid is the authors' grid in their loop order: λ ∈ {10, 1, 0.1,
+// 0.01, 0.001} (outer) × row normalization {on, off} (inner), each a
+// 5-round RFM with the Laplace kernel, L = 10, full M, mean-normalized
+// AGOP. For balance-scale the "on" slot runs with normalization off, as in
+// the authors' loop.
+func PaperGrid(name string) []Setting {
+	var g []Setting
+	for _, l := range paperLambdas {
+		for _, n := range paperNorms {
+			if forceNoNormalize[name] {
+				n = false
+			}
+			g = append(g, Setting{Lambda: l, Normalize: n, Bandwidth: 10, Norm: rfm.NormMean, Iters: 4})
+		}
+	}
+	return g
+}
+
+// TunedGrid extends the paper grid, still in a fixed order so that the
+// first strict maximum is well defined: for each M-variant (full, then
+// diagonal; uncentered, then centered) and bandwidth, the paper's λ ×
+// normalization loop. Every setting runs rounds 0..Iters.
+func TunedGrid(name string) []Setting {
+	var g []Setting
+	for _, v := range tunedVariants {
+		for _, L := range tunedBandwidths {
+			for _, s := range PaperGrid(name) {
+				s.Bandwidth, s.Diag, s.Centered, s.Norm, s.Iters = L, v.diag, v.centered, v.norm, tunedIters
+				g = append(g, s)
+			}
+		}
+	}
+	return g
+}
+
+var (
+	tunedBandwidths = []float64{10, 5, 20, 2}
+	tunedIters      = 4
+	tunedVariants   = []struct {
+		diag, centered bool
+		norm           string
+	}{
+		{false, false, rfm.NormMean},
+		{true, false, rfm.NormMean},
+	}
+)
+
+// Grid returns the selection grid of a protocol for the named data set.
+func Grid(protocol, name string) ([]Setting, error) {
+	switch protocol {
+	case ProtocolPaper, ProtocolClean:
+		return PaperGrid(name), nil
+	case ProtocolTuned:
+		return TunedGrid(name), nil
+	}
+	return nil, fmt.Errorf("unknown protocol %q (known: %s)", protocol, strings.Join(Protocols(), ", "))
+}
+
+// Choice is the outcome of one model selection: a grid point, the round
+// kept and its M.
+type Choice struct {
+	Setting
+	Round       int     `json:"round"`
+	ValAccuracy float64 `json:"val_accuracy_pct"`
+	// Metric and M are the feature matrix of the kept round (identity for
+	// round 0); not stored in results.tsv.
+	Metric kernel.MetricKind `json:"-"`
+	M      []float64         `json:"-"`
+}
+
+// base is the engine configuration shared by every fit of a run.
+type base struct {
+	seed    uint64
+	float32 bool
+}
+
+// config maps a grid point onto the engine's configuration: explicit
+// validation data, no refit, AGOP over all rows up to 20 000 and over
+// 20 000 rows drawn with replacement above (the authors' UCI code).
+func (b base) config(s Setting) rfm.Config {
+	cfg := rfm.DefaultConfig()
+	cfg.Kernel = kernel.Spec{Kind: kernel.Laplace, Bandwidth: s.Bandwidth}
+	if s.Kernel != "" {
+		cfg.Kernel.Kind = s.Kernel
+	}
+	if s.Power != 0 {
+		cfg.AGOPPower = s.Power
+	}
+	cfg.Ridge = s.Lambda
+	cfg.Iters = s.Iters
+	cfg.Diag = s.Diag
+	cfg.Centered = s.Centered
+	cfg.Norm = s.Norm
+	cfg.AGOPSamples = 20000
+	cfg.AGOPReplace = true
+	cfg.NormalizeRows = s.Normalize
+	cfg.Refit = false
+	cfg.EarlyStop = 0
+	cfg.Selection = "accuracy"
+	cfg.Float32 = b.float32
+	cfg.Seed = b.seed
+	return cfg
+}
+
+// selection is the result of running a grid on one (train, validation) pair.
+type selection struct {
+	rfm, laplace Choice
+	// history[i] are the validation accuracies (fractions) of grid point i,
+	// round by round.
+	history [][]float64
+}
+
+// fitFunc fits one grid point; tests substitute it. progress may be nil.
+type fitFunc func(ctx context.Context, cfg rfm.Config, train, valid *rfm.Dataset, progress func(rfm.Progress)) (*rfm.Model, error)
+
+func engineFit(ctx context.Context, cfg rfm.Config, train, valid *rfm.Dataset, progress func(rfm.Progress)) (*rfm.Model, error) {
+	return rfm.Fit(ctx, cfg, train, valid, progress)
+}
+
+// fitProgress adapts a fraction callback (nil allowed) to the engine's.
+func fitProgress(frac func(float64)) func(rfm.Progress) {
+	if frac == nil {
+		return nil
+	}
+	return func(p rfm.Progress) { frac(min(max(p.Fraction, 0), 1)) }
+}
+
+// selectModel runs every grid point on (train, valid) in order and keeps,
+// for RFM, the (grid point, round) with the first strict maximum of the
+// validation accuracy over the grid order and, within a grid point, the
+// round order (the authors' loops); for the Laplace baseline the same over
+// round 0 only. Identical grid points (balance-scale's forced
+// normalization) are fitted once. progress, if set, is told the fraction
+// of each fit done (1 when it has finished).
+func selectModel(ctx context.Context, fit fitFunc, b base, grid []Setting, train, valid *rfm.Dataset, progress func(Setting, float64)) (*selection, error) {
+	sel := &selection{}
+	bestR, bestL := -1.0, -1.0
+	memo := map[Setting]*rfm.Model{}
+	for _, s := range grid {
+		m, ok := memo[s]
+		if !ok {
+			var err error
+			var fp func(float64)
+			if progress != nil {
+				fp = func(f float64) { progress(s, f) }
+			}
+			m, err = fit(ctx, b.config(s), train, valid, fitProgress(fp))
+			if err != nil {
+				return nil, fmt.Errorf("fit λ=%g normalize=%v %s: %w", s.Lambda, s.Normalize, s, err)
+			}
+			if len(m.History) == 0 {
+				return nil, fmt.Errorf("fit λ=%g normalize=%v %s: no round was scored", s.Lambda, s.Normalize, s)
+			}
+			memo[s] = m
+			if progress != nil {
+				progress(s, 1)
+			}
+		}
+		accs := make([]float64, len(m.History))
+		for i, r := range m.History {
+			accs[i] = r.ValAccuracy
+		}
+		sel.history = append(sel.history, accs)
+		// The model keeps its first best round, so comparing that round
+		// against the best so far is the sequential first-strict-max scan.
+		if a := m.History[m.BestRound].ValAccuracy; a > bestR {
+			bestR = a
+			sel.rfm = Choice{Setting: s, Round: m.BestRound, ValAccuracy: 100 * a, Metric: m.Metric, M: m.M}
+			if m.BestRound == 0 {
+				sel.rfm.Metric, sel.rfm.M = kernel.Identity, nil
+			}
+		}
+		if a := m.History[0].ValAccuracy; a > bestL {
+			bestL = a
+			sel.laplace = Choice{Setting: s, Round: 0, ValAccuracy: 100 * a, Metric: kernel.Identity}
+		}
+	}
+	if bestR < 0 {
+		return nil, fmt.Errorf("empty selection grid")
+	}
+	return sel, nil
+}
+
+// subset copies rows of the set into an engine data set.
+func (s *Set) subset(rows []int) *rfm.Dataset {
+	d := s.D
+	ds := &rfm.Dataset{N: len(rows), D: d, Classes: s.Classes, X: make([]float64, len(rows)*d), Labels: make([]int, len(rows))}
+	for i, r := range rows {
+		copy(ds.X[i*d:(i+1)*d], s.X[r*d:(r+1)*d])
+		ds.Labels[i] = s.Labels[r]
+	}
+	return ds
+}
+
+// fixedKRR fits kernel ridge regression with a fixed feature matrix (no
+// RFM rounds: the engine's Iters = 0 with InitialM) on train and returns
+// the accuracy (fraction) on test. progress (nil allowed) is told the
+// fraction of the fit done.
+func fixedKRR(ctx context.Context, b base, ch Choice, train, test *rfm.Dataset, progress func(float64)) (float64, error) {
+	cfg := b.config(ch.Setting)
+	cfg.Iters = 0
+	cfg.ValFraction = 0
+	switch ch.Metric {
+	case kernel.Identity, "":
+		cfg.InitialM = nil
+	case kernel.Diagonal:
+		cfg.Diag, cfg.InitialM = true, ch.M
+	case kernel.Full:
+		cfg.Diag, cfg.InitialM = false, ch.M
+	default:
+		return 0, fmt.Errorf("unknown metric kind %q", ch.Metric)
+	}
+	m, err := rfm.Fit(ctx, cfg, train, nil, fitProgress(progress))
+	if err != nil {
+		return 0, err
+	}
+	pred, err := m.PredictClass(ctx, test.X, test.N)
+	if err != nil {
+		return 0, err
+	}
+	hit := 0
+	for i, p := range pred {
+		if p == test.Labels[i] {
+			hit++
+		}
+	}
+	return float64(hit) / float64(test.N), nil
+}
+
+// sameKRR reports whether two choices give the same fixed-M KRR fit.
+func sameKRR(a, b Choice) bool {
+	return a.Round == 0 && b.Round == 0 && a.Lambda == b.Lambda && a.Normalize == b.Normalize && a.Bandwidth == b.Bandwidth && a.Kernel == b.Kernel
+}

@@ -1,0 +1,257 @@
+package uci
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/kernel"
+)
+
+func TestPaperGrid(t *testing.T) {
+	g := PaperGrid("iris")
+	if len(g) != 10 {
+		t.Fatalf("%d grid points, want 10", len(g))
+	}
+	// λ outer, normalization inner (on first), as in the authors' main.py.
+	lams := []float64{10, 1, 0.1, 0.01, 0.001}
+	for i, s := range g {
+		if s.Lambda != lams[i/2] || s.Normalize != (i%2 == 0) {
+			t.Errorf("grid[%d] = λ %g, normalize %v", i, s.Lambda, s.Normalize)
+		}
+		if s.Bandwidth != 10 || s.Iters != 4 || s.Diag || s.Centered || s.Norm != rfm.NormMean {
+			t.Errorf("grid[%d] = %+v, want L=10, 4 iterations, full M, mean AGOP", i, s)
+		}
+	}
+	for i, s := range PaperGrid("balance-scale") {
+		if s.Normalize || s.Lambda != lams[i/2] {
+			t.Errorf("balance-scale grid[%d] = %+v: normalization must be off", i, s)
+		}
+	}
+	tg := TunedGrid("iris")
+	if len(tg) <= len(g) {
+		t.Fatalf("tuned grid has %d points", len(tg))
+	}
+	for i := range g {
+		if tg[i] != g[i] {
+			t.Errorf("tuned grid[%d] = %+v, want the paper grid first (%+v)", i, tg[i], g[i])
+		}
+	}
+	seen := map[Setting]bool{}
+	for _, s := range tg {
+		if seen[s] {
+			t.Errorf("tuned grid repeats %+v", s)
+		}
+		seen[s] = true
+	}
+}
+
+func TestSettingStringRoundTrip(t *testing.T) {
+	for _, s := range append(TunedGrid("x"), Setting{Bandwidth: 2.5, Diag: true, Centered: true, Norm: rfm.NormMax, Iters: 7},
+		Setting{Bandwidth: 3, Kernel: kernel.Gaussian, Norm: rfm.NormMean, Power: 0.5, Iters: 4}) {
+		var back Setting
+		back.Lambda, back.Normalize = s.Lambda, s.Normalize
+		if err := parseSetting(s.String(), &back); err != nil {
+			t.Fatal(err)
+		}
+		if back != s {
+			t.Errorf("%q read back as %+v, want %+v", s.String(), back, s)
+		}
+	}
+	if err := parseSetting("L=10 full wobble T=4", &Setting{}); err == nil {
+		t.Error("unknown part accepted")
+	}
+}
+
+// fakeFit returns canned round histories per grid point, choosing the best
+// round like the engine (first strict maximum), and counts its calls.
+type fakeFit struct {
+	hist  map[float64][]float64 // by λ
+	calls int
+}
+
+func (f *fakeFit) fit(_ context.Context, cfg rfm.Config, _, _ *rfm.Dataset, _ func(rfm.Progress)) (*rfm.Model, error) {
+	f.calls++
+	h := f.hist[cfg.Ridge]
+	m := &rfm.Model{Metric: kernel.Identity}
+	best := -1.0
+	for r, a := range h {
+		m.History = append(m.History, rfm.Round{Round: r, ValAccuracy: a})
+		if a > best {
+			best, m.BestRound = a, r
+		}
+	}
+	if m.BestRound > 0 {
+		m.Metric, m.M = kernel.Diagonal, []float64{float64(m.BestRound), cfg.Ridge}
+	}
+	return m, nil
+}
+
+// The selection keeps the first strict maximum over the grid order (λ
+// outer, normalization inner) and, inside a grid point, the round order.
+func TestSelectFirstStrictMax(t *testing.T) {
+	grid := []Setting{
+		{Lambda: 10, Bandwidth: 10, Norm: rfm.NormMean, Iters: 2},
+		{Lambda: 1, Bandwidth: 10, Norm: rfm.NormMean, Iters: 2},
+		{Lambda: 0.1, Bandwidth: 10, Norm: rfm.NormMean, Iters: 2},
+		{Lambda: 0.01, Bandwidth: 10, Norm: rfm.NormMean, Iters: 2},
+		{Lambda: 0.001, Bandwidth: 10, Norm: rfm.NormMean, Iters: 2},
+	}
+	cases := []struct {
+		name        string
+		hist        map[float64][]float64
+		rfmLambda   float64
+		rfmRound    int
+		rfmAcc      float64
+		lapLambda   float64
+		lapAccuracy float64
+	}{
+		{
+			name: "later tie does not replace",
+			hist: map[float64][]float64{
+				10: {0.5, 0.7, 0.7}, 1: {0.6, 0.7, 0.8}, 0.1: {0.8, 0.8, 0.75},
+				0.01: {0.6, 0.8, 0.8}, 0.001: {0.2, 0.3, 0.4},
+			},
+			rfmLambda: 1, rfmRound: 2, rfmAcc: 80, lapLambda: 0.1, lapAccuracy: 80,
+		},
+		{
+			name: "strictly better later point wins",
+			hist: map[float64][]float64{
+				10: {0.5, 0.7, 0.7}, 1: {0.6, 0.7, 0.8}, 0.1: {0.8, 0.8, 0.75},
+				0.01: {0.6, 0.9, 0.9}, 0.001: {0.85, 0.3, 0.4},
+			},
+			rfmLambda: 0.01, rfmRound: 1, rfmAcc: 90, lapLambda: 0.001, lapAccuracy: 85,
+		},
+		{
+			name: "all equal keeps the first grid point and round 0",
+			hist: map[float64][]float64{
+				10: {0.5, 0.5, 0.5}, 1: {0.5, 0.5, 0.5}, 0.1: {0.5, 0.5, 0.5},
+				0.01: {0.5, 0.5, 0.5}, 0.001: {0.5, 0.5, 0.5},
+			},
+			rfmLambda: 10, rfmRound: 0, rfmAcc: 50, lapLambda: 10, lapAccuracy: 50,
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := &fakeFit{hist: c.hist}
+			fits := 0
+			sel, err := selectModel(context.Background(), f.fit, base{seed: 1}, grid, nil, nil, func(_ Setting, f float64) {
+				if f == 1 {
+					fits++
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, l := sel.rfm, sel.laplace
+			if r.Lambda != c.rfmLambda || r.Round != c.rfmRound || r.ValAccuracy != c.rfmAcc {
+				t.Errorf("RFM choice λ=%g round %d acc %g, want λ=%g round %d acc %g", r.Lambda, r.Round, r.ValAccuracy, c.rfmLambda, c.rfmRound, c.rfmAcc)
+			}
+			if l.Lambda != c.lapLambda || l.Round != 0 || l.ValAccuracy != c.lapAccuracy || l.Metric != kernel.Identity {
+				t.Errorf("Laplace choice λ=%g round %d acc %g, want λ=%g round 0 acc %g", l.Lambda, l.Round, l.ValAccuracy, c.lapLambda, c.lapAccuracy)
+			}
+			// The kept M is the one of the chosen grid point and round.
+			if r.Round > 0 && (r.Metric != kernel.Diagonal || r.M[0] != float64(r.Round) || r.M[1] != r.Lambda) {
+				t.Errorf("RFM choice carries M %v (%s)", r.M, r.Metric)
+			}
+			if r.Round == 0 && (r.Metric != kernel.Identity || r.M != nil) {
+				t.Errorf("round-0 choice carries M %v (%s)", r.M, r.Metric)
+			}
+			if f.calls != 5 || fits != 5 {
+				t.Errorf("%d fits (%d reported), want 5", f.calls, fits)
+			}
+		})
+	}
+}
+
+// balance-scale's grid repeats every point; each is fitted once and the
+// selection is as if the duplicates were absent.
+func TestSelectDuplicatesFittedOnce(t *testing.T) {
+	f := &fakeFit{hist: map[float64][]float64{10: {0.5}, 1: {0.6}, 0.1: {0.7}, 0.01: {0.7}, 0.001: {0.6}}}
+	grid := PaperGrid("balance-scale")
+	sel, err := selectModel(context.Background(), f.fit, base{}, grid, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.calls != 5 {
+		t.Errorf("%d fits for 5 distinct grid points", f.calls)
+	}
+	if len(sel.history) != 10 {
+		t.Errorf("history has %d grid points, want 10", len(sel.history))
+	}
+	if sel.rfm.Lambda != 0.1 || sel.rfm.Normalize {
+		t.Errorf("choice %+v, want λ=0.1 without normalization", sel.rfm.Setting)
+	}
+}
+
+// fixedKRR with a model's M, λ and normalization, trained on the same rows,
+// reproduces the validation accuracy the engine measured for that round.
+func TestFixedKRRMatchesEngine(t *testing.T) {
+	s := noisySet(300, 8, 3, 4)
+	b := base{seed: 1}
+	tr, va := s.subset(s.Select.Train), s.subset(s.Select.Test)
+	learned := 0
+	for _, st := range []Setting{
+		{Lambda: 0.1, Normalize: true, Bandwidth: 10, Norm: rfm.NormMean, Iters: 3},
+		{Lambda: 1e-3, Normalize: false, Bandwidth: 2, Diag: true, Norm: rfm.NormMean, Iters: 3},
+	} {
+		model, err := rfm.Fit(context.Background(), b.config(st), tr, va, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if model.BestRound > 0 {
+			learned++
+		}
+		for _, round := range []int{0, model.BestRound} {
+			ch := Choice{Setting: st, Round: round, Metric: kernel.Identity}
+			if round == model.BestRound && round > 0 {
+				ch.Metric, ch.M = model.Metric, model.M
+			}
+			acc, err := fixedKRR(context.Background(), b, ch, tr, va, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := model.History[round].ValAccuracy
+			if want < 0.4 || want > 0.95 {
+				t.Errorf("validation accuracy %g: the test set should be neither trivial nor hopeless", want)
+			}
+			if math.Abs(acc-want) > 1e-12 {
+				t.Errorf("%s λ=%g round %d: fixed-M accuracy %g, engine %g", st, st.Lambda, round, acc, want)
+			}
+		}
+	}
+	if learned == 0 {
+		t.Error("no setting kept a learned M: the test does not exercise fixed M ≠ I")
+	}
+}
+
+// noisySet is a synthetic set whose classes depend on a product of two
+// features plus noise, with a selection split and one fold.
+func noisySet(n, d, c int, seed uint64) *Set {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	s := &Set{Meta: Meta{Name: "noisy", D: d, Classes: c, N1: n, NTrain: n / 2, NVal: n - n/2}}
+	s.X = make([]float64, n*d)
+	s.Labels = make([]int, n)
+	for i := 0; i < n; i++ {
+		row := s.X[i*d : i*d+d]
+		for j := range row {
+			row[j] = rng.NormFloat64()
+		}
+		v := row[0]*row[1] + 0.3*rng.NormFloat64()
+		switch {
+		case v < -0.3:
+			s.Labels[i] = 0
+		case v < 0.3:
+			s.Labels[i] = 1 % c
+		default:
+			s.Labels[i] = 2 % c
+		}
+	}
+	perm := rng.Perm(n)
+	s.Select = Split{Train: perm[:n/2], Test: perm[n/2:]}
+	perm = rng.Perm(n)
+	s.Folds = []Split{{Train: perm[:n-n/4], Test: perm[n-n/4:]}}
+	return s
+}

@@ -1,0 +1,307 @@
+package uci
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestResultsRoundTrip(t *testing.T) {
+	rs := []Result{
+		{Name: "a", Protocol: "paper", Status: StatusOK, N: 10, D: 2, Classes: 3,
+			RFM:          []Choice{{Setting: Setting{Lambda: 0.1, Normalize: true, Bandwidth: 10, Norm: "mean", Iters: 4}, Round: 2, ValAccuracy: 91.25}},
+			Laplace:      []Choice{{Setting: Setting{Lambda: 10, Bandwidth: 10, Norm: "mean", Iters: 4}, ValAccuracy: 88.5}},
+			TestAccuracy: 90.125, TestAccuracies: []float64{90, 90.5, 89.5, 90.5},
+			LaplaceAccuracy: 87.5, LaplaceAccuracies: []float64{87.5, 87.5, 87.5, 87.5},
+			Seconds: 1.5},
+		{Name: "b", Protocol: "clean", Status: StatusOK, N: 20, D: 4, Classes: 2,
+			RFM: []Choice{
+				{Setting: Setting{Lambda: 1, Bandwidth: 5, Diag: true, Centered: true, Norm: "max", Iters: 4}, Round: 1, ValAccuracy: 75},
+				{Setting: Setting{Lambda: 0.001, Normalize: true, Bandwidth: 20, Norm: "mean", Iters: 4}, Round: 0, ValAccuracy: 80},
+			},
+			Laplace: []Choice{
+				{Setting: Setting{Lambda: 1, Bandwidth: 5, Norm: "mean", Iters: 4}, ValAccuracy: 70},
+				{Setting: Setting{Lambda: 10, Normalize: true, Bandwidth: 10, Norm: "mean", Iters: 4}, ValAccuracy: 60},
+			},
+			TestAccuracy: 50, TestAccuracies: []float64{50, 50}, LaplaceAccuracy: 25, LaplaceAccuracies: []float64{25, 25}},
+		{Name: "c", Protocol: "paper", Status: StatusSkipped, N: 5, D: 1, Classes: 2, Reason: "c_R.dat is missing"},
+		{Name: "d", Protocol: "paper", Status: StatusFailed, N: 5, D: 1, Classes: 2, Reason: "fit:\tbroken\nbadly"},
+	}
+	path := filepath.Join(t.TempDir(), ResultsName)
+	if err := WriteResults(path, rs); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadResults(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs[3].Reason = "fit: broken badly" // tabs and newlines cannot live in a TSV cell
+	if !reflect.DeepEqual(back, rs) {
+		t.Errorf("read back\n%+v\nwant\n%+v", back, rs)
+	}
+	// No temporary file is left behind.
+	des, _ := os.ReadDir(filepath.Dir(path))
+	if len(des) != 1 {
+		t.Errorf("folder holds %d files after an atomic write", len(des))
+	}
+	if r, err := ReadResults(filepath.Join(t.TempDir(), "none.tsv")); r != nil || err != nil {
+		t.Errorf("missing file: %v, %v", r, err)
+	}
+}
+
+func TestReadResultsErrors(t *testing.T) {
+	header := strings.Join(resultColumns, "\t")
+	good := strings.Join(resultRow(&Result{Name: "x", Protocol: "paper", Status: StatusSkipped, N: 1, D: 1, Classes: 2, Reason: "r"}), "\t")
+	cases := []struct{ name, text, want string }{
+		{"header", "name\tstatus\n", ":1: not a results.tsv"},
+		{"columns", header + "\n" + good + "\nx\tpaper\n", ":3: 2 columns"},
+		{"status", header + "\n" + strings.Replace(good, "skipped", "weird", 1) + "\n", `:2: status "weird"`},
+		{"number", header + "\n" + strings.Replace(good, "\t1\t1\t2\t", "\tone\t1\t2\t", 1) + "\n", `:2: column n: "one"`},
+	}
+	for _, c := range cases {
+		path := filepath.Join(t.TempDir(), ResultsName)
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadResults(path)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// fixtureRun runs the benchmark on the fixture folder.
+func fixtureRun(t *testing.T, out string, mod func(*Options)) *Report {
+	t.Helper()
+	opt := Options{DataDir: fixtureDir, Subset: SubsetAll, OutDir: out, Threads: 1}
+	if mod != nil {
+		mod(&opt)
+	}
+	rep, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func TestRunAndResume(t *testing.T) {
+	out := t.TempDir()
+	var events []string
+	last, fits := 0.0, 0
+	rep := fixtureRun(t, out, func(o *Options) {
+		o.Progress = func(p Progress) {
+			if p.Event != "fit" {
+				events = append(events, p.Dataset+":"+p.Event)
+			} else {
+				fits++
+			}
+			if p.Fraction < last-1e-12 || p.Fraction > 1 {
+				t.Errorf("progress fraction %g after %g", p.Fraction, last)
+			}
+			last = p.Fraction
+		}
+	})
+	if last != 1 || fits < 2*(10+8) {
+		t.Errorf("progress ended at %g after %d fit events", last, fits)
+	}
+	if rep.OK != 2 || rep.Skipped != 1 || rep.Failed != 0 || rep.Computed != 2 || rep.Reused != 0 {
+		t.Fatalf("first run: %d ok, %d skipped, %d failed, %d computed, %d reused", rep.OK, rep.Skipped, rep.Failed, rep.Computed, rep.Reused)
+	}
+	if got := strings.Join(events, " "); got != "tiny-a:start tiny-a:done tiny-b:start tiny-b:done" {
+		t.Errorf("events %s", got)
+	}
+	for _, r := range rep.Results {
+		if r.Status == StatusOK && (len(r.TestAccuracies) != 4 || r.TestAccuracy < 50 || r.TestAccuracy > 100) {
+			t.Errorf("%s: test accuracies %v (mean %g)", r.Name, r.TestAccuracies, r.TestAccuracy)
+		}
+	}
+	for _, f := range []string{ResultsName, SummaryMDName, SummaryJSONName, PlotName} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s not written: %v", f, err)
+		}
+	}
+	first, err := os.ReadFile(filepath.Join(out, ResultsName))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A second run reuses both sets and leaves results.tsv as it was.
+	rep2 := fixtureRun(t, out, nil)
+	if rep2.Computed != 0 || rep2.Reused != 2 || rep2.OK != 2 {
+		t.Errorf("second run: %d computed, %d reused", rep2.Computed, rep2.Reused)
+	}
+	second, _ := os.ReadFile(filepath.Join(out, ResultsName))
+	if !bytes.Equal(first, second) {
+		t.Errorf("results.tsv changed on resume:\n%s\n---\n%s", first, second)
+	}
+	if rep2.MeanAccuracy != rep.MeanAccuracy {
+		t.Errorf("mean accuracy %g after resume, %g before", rep2.MeanAccuracy, rep.MeanAccuracy)
+	}
+
+	// An interrupted run (only tiny-a recorded) computes just the rest.
+	rs, err := ReadResults(filepath.Join(out, ResultsName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep []Result
+	for _, r := range rs {
+		if r.Name == "tiny-a" {
+			keep = append(keep, r)
+		}
+	}
+	if err := WriteResults(filepath.Join(out, ResultsName), keep); err != nil {
+		t.Fatal(err)
+	}
+	rep3 := fixtureRun(t, out, nil)
+	if rep3.Computed != 1 || rep3.Reused != 1 || rep3.OK != 2 {
+		t.Errorf("resumed run: %d computed, %d reused, %d ok", rep3.Computed, rep3.Reused, rep3.OK)
+	}
+
+	// Force recomputes; the same seed gives the same accuracies.
+	rep4 := fixtureRun(t, out, func(o *Options) { o.Force = true })
+	if rep4.Computed != 2 || rep4.Reused != 0 {
+		t.Errorf("forced run: %d computed, %d reused", rep4.Computed, rep4.Reused)
+	}
+	for i := range rep.Results {
+		if rep.Results[i].TestAccuracy != rep4.Results[i].TestAccuracy {
+			t.Errorf("%s: %g then %g", rep.Results[i].Name, rep.Results[i].TestAccuracy, rep4.Results[i].TestAccuracy)
+		}
+	}
+
+	// Results of another protocol are not mixed in.
+	_, err = Run(context.Background(), Options{DataDir: fixtureDir, Subset: SubsetAll, OutDir: out, Protocol: ProtocolClean})
+	if err == nil || !strings.Contains(err.Error(), `computed with "paper", this run is "clean"`) {
+		t.Errorf("protocol mismatch: %v", err)
+	}
+}
+
+func TestRunProtocols(t *testing.T) {
+	for _, p := range Protocols() {
+		t.Run(p, func(t *testing.T) {
+			rep := fixtureRun(t, t.TempDir(), func(o *Options) { o.Protocol = p; o.Jobs = 2; o.Threads = 2 })
+			if rep.OK != 2 {
+				t.Fatalf("%d ok", rep.OK)
+			}
+			for _, r := range rep.Results {
+				if r.Status != StatusOK {
+					continue
+				}
+				want := 1
+				if p == ProtocolClean {
+					want = 4
+				}
+				if len(r.RFM) != want || len(r.Laplace) != want {
+					t.Errorf("%s: %d RFM and %d Laplace selections, want %d", r.Name, len(r.RFM), len(r.Laplace), want)
+				}
+			}
+		})
+	}
+}
+
+func TestSummaryAgainstTable(t *testing.T) {
+	out := t.TempDir()
+	rep := fixtureRun(t, out, nil)
+	if len(rep.Scopes) != 2 {
+		t.Fatalf("%d scopes, want all + arora90", len(rep.Scopes))
+	}
+	all, a90 := rep.Scopes[0], rep.Scopes[1]
+	if all.Name != "all" || len(all.Datasets) != 2 || a90.Name != "arora90" || len(a90.Datasets) != 1 || a90.Datasets[0] != "tiny-a" {
+		t.Fatalf("scopes %+v / %+v", all, a90)
+	}
+	// 3 classifiers of the table + ours.
+	if len(all.Summaries) != 5 || all.RFMPlace == 0 || all.LaplacePlace == 0 {
+		t.Fatalf("summaries %+v", all.Summaries)
+	}
+	for i := 1; i < len(all.Summaries); i++ {
+		if all.Summaries[i].FriedmanRank < all.Summaries[i-1].FriedmanRank {
+			t.Errorf("not sorted by Friedman rank: %+v", all.Summaries)
+		}
+	}
+	// clfB has no result on tiny-b: it takes part in tiny-a only.
+	for _, s := range all.Summaries {
+		if s.Classifier == "clfB" && s.Sets != 1 {
+			t.Errorf("clfB counted on %d sets", s.Sets)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, SummaryMDName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"| # | classifier | Friedman rank | avg acc (%) | P90 | P95 | PMA |", "**RFM (ours)**", "## arora90: 1 data sets", "nodata | skipped"} {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("summary.md lacks %q:\n%s", w, md)
+		}
+	}
+	var js Report
+	data, err := os.ReadFile(filepath.Join(out, SummaryJSONName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &js); err != nil {
+		t.Fatal(err)
+	}
+	if js.MeanAccuracy != rep.MeanAccuracy || len(js.Scopes) != 2 {
+		t.Errorf("summary.json: mean %g, %d scopes", js.MeanAccuracy, len(js.Scopes))
+	}
+}
+
+func TestCommand(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		code int
+		err  string
+	}{
+		{"help", []string{"-h"}, 0, "usage: rfm bench uci"},
+		{"no data", []string{}, 2, "--data DIR is required"},
+		{"bad protocol", []string{"--data", fixtureDir, "--protocol", "nope"}, 2, `unknown protocol "nope"`},
+		{"bad jobs", []string{"--data", fixtureDir, "--jobs", "0"}, 2, "--jobs 0"},
+		{"bad name", []string{"--data", fixtureDir, "--subset", "tiny-a,zzz"}, 2, `unknown data set "zzz"`},
+		{"extra arg", []string{"--data", fixtureDir, "extra"}, 2, `unexpected argument "extra"`},
+		{"bad flag", []string{"--nope"}, 2, "flag provided but not defined"},
+		{"missing dir", []string{"--data", "testdata/none"}, 1, "data directory"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := Command(c.args, &stdout, &stderr); code != c.code {
+				t.Errorf("exit %d, want %d (stderr %s)", code, c.code, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), c.err) {
+				t.Errorf("stderr %q lacks %q", stderr.String(), c.err)
+			}
+		})
+	}
+	t.Run("run", func(t *testing.T) {
+		out := t.TempDir()
+		var stdout, stderr bytes.Buffer
+		code := Command([]string{"--data", fixtureDir, "--subset", "all", "--out", out, "--json", "--threads", "1"}, &stdout, &stderr)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr.String())
+		}
+		var rep Report
+		if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+			t.Fatalf("--json output: %v\n%s", err, stdout.String())
+		}
+		if rep.OK != 2 || rep.Skipped != 1 {
+			t.Errorf("report: %d ok, %d skipped", rep.OK, rep.Skipped)
+		}
+		// Not a terminal: one line per finished data set.
+		if n := strings.Count(stderr.String(), "\n"); n != 2 || !strings.Contains(stderr.String(), "[2/2] tiny-b done") {
+			t.Errorf("progress lines:\n%s", stderr.String())
+		}
+		stdout.Reset()
+		stderr.Reset()
+		if code := Command([]string{"--data", fixtureDir, "--subset", "all", "--out", out, "--quiet"}, &stdout, &stderr); code != 0 {
+			t.Fatalf("rerun exit %d: %s", code, stderr.String())
+		}
+		if stderr.Len() != 0 || !strings.Contains(stdout.String(), "0 computed now, 2 reused") {
+			t.Errorf("quiet rerun: stdout %q, stderr %q", stdout.String(), stderr.String())
+		}
+	})
+}
