@@ -12,8 +12,9 @@ import (
 type Options struct {
 	Diag     bool // only the diagonal Σ ∇f_k(x)² (needs an identity or diagonal metric)
 	Centered bool // subtract each output's mean gradient before the outer products
-	// BlockBytes bounds one coefficient block (eval rows × n); 0 = 64 MB.
-	BlockBytes int
+	// BlockRows is the number of evaluation points per block; 0 = as many
+	// as keep the block's gradient buffers (rows × C·(d+1) values) near 64 MB.
+	BlockRows int
 	// Float32 computes the kernel blocks and their GEMMs in float32 (the
 	// outer products are still summed in float64): about twice as fast,
 	// with relative errors near 1e-6 in the AGOP.
@@ -50,19 +51,15 @@ func (p *Predictor) check() error {
 	return nil
 }
 
-// engine holds the reusable buffers of the blocked computation, in the
-// working precision T (float32 halves the time of its two big GEMMs; the
-// outer products are still accumulated in float64).
+// engine holds the predictor in the working precision T (float32 halves
+// the time of the two big GEMMs inside kernel.Product; the outer products
+// are still accumulated in float64) and the output buffer of a block.
 type engine[T linalg.Float] struct {
-	p      *Predictor
-	z      []T // n×d centres
-	norms  []T
-	alpha  []T
-	groupC int // outputs per GEMM group
-	r      []T // n × groupC·(d+1): [α_k∘Z ... | α_k ...]
-	coef   []T // rows × n coefficient block (A)
-	coefB  []T // rows × n second coefficient block (B); non-radial kernels only
-	t      []T // rows × groupC·(d+1)
+	p     *Predictor
+	z     []T // n×d centres
+	norms []T
+	alpha []T
+	t     []T // rows × C·(d+1)
 }
 
 func convert[T linalg.Float](x []float64) []T {
@@ -77,19 +74,39 @@ func convert[T linalg.Float](x []float64) []T {
 }
 
 func newEngine[T linalg.Float](p *Predictor, rows int) *engine[T] {
-	n, d := p.N, p.D
-	// Keep [α∘Z | α] for a group of outputs near 64 MB.
-	g := max(1, min(p.C, (64<<20)/(8*n*(d+1))))
-	e := &engine[T]{p: p, groupC: g,
+	return &engine[T]{p: p,
 		z: convert[T](p.Z), norms: convert[T](p.Norms), alpha: convert[T](p.Alpha),
-		r:    make([]T, n*g*(d+1)),
-		coef: make([]T, rows*n),
-		t:    make([]T, rows*g*(d+1)),
+		t: make([]T, rows*p.C*(p.D+1)),
 	}
-	if !p.Kernel.Radial() {
-		e.coefB = make([]T, rows*n)
+}
+
+// rhs generates blocks of R = [α_0∘Z | … | α_{C−1}∘Z | α_0 … α_{C−1}]
+// (n × C·(d+1)): the right-hand side whose product with the gradient
+// coefficients gives all the gradient sums at once. It is cheap to make
+// and C·d wide, so it is generated per tile instead of stored.
+func (e *engine[T]) rhs(c0, c1, j0, j1 int, scratch []T) ([]T, int) {
+	d, c := e.p.D, e.p.C
+	ld := j1 - j0
+	for j := c0; j < c1; j++ {
+		dst := scratch[(j-c0)*ld : (j-c0+1)*ld]
+		zj, aj := e.z[j*d:j*d+d], e.alpha[j*c:j*c+c]
+		for col := j0; col < j1; {
+			if col >= c*d { // the α columns
+				n := copy(dst[col-j0:ld], aj[col-c*d:])
+				col += n
+				continue
+			}
+			k, t0 := col/d, col%d
+			t1 := min(d, t0+j1-col)
+			a := aj[k]
+			seg := dst[col-j0 : col-j0+t1-t0]
+			for t, v := range zj[t0:t1] {
+				seg[t] = a * v
+			}
+			col += t1 - t0
+		}
 	}
-	return e
+	return scratch, ld
 }
 
 // zGrads computes, for rows of mapped query points zq (with norms nq), the
@@ -97,59 +114,39 @@ func newEngine[T linalg.Float](p *Predictor, rows int) *engine[T] {
 //
 //	g_ik = Σ_j A_ij α_jk z_j + z_i Σ_j B_ij α_jk,
 //
-// with ∇K(z_i, z_j) = A_ij z_j + B_ij z_i (kernel.GradCoef). Radial kernels
-// have B = −A, so one coefficient block and one GEMM against [α∘Z | α]
-// give both sums; the others (ntk, nngp) need the B block and a second,
-// narrow GEMM B·α.
-func (e *engine[T]) zGrads(zq []T, nq []T, rows int, out []float64) {
+// with ∇K(z_i, z_j) = A_ij z_j + B_ij z_i (kernel.GradCoef): one
+// kernel.Product of the coefficients with R. Radial kernels have B = −A,
+// so A alone gives both sums; the others (ntk, nngp) multiply the α
+// columns of R by B.
+func (e *engine[T]) zGrads(ctx context.Context, zq []T, nq []T, rows int, out []float64) error {
 	p := e.p
 	n, d, c := p.N, p.D, p.C
-	radial := e.coefB == nil
-	if radial {
-		kernel.CrossCoef(p.Kernel, zq, rows, nq, e.z, n, e.norms, d, e.coef, n)
-	} else {
-		kernel.CrossGradCoef(p.Kernel, zq, rows, nq, e.z, n, e.norms, d, e.coef, e.coefB, n)
+	radial := p.Kernel.Radial()
+	w := c * (d + 1)
+	ent := kernel.GradA
+	if !radial {
+		ent = kernel.GradAB
 	}
-	for k0 := 0; k0 < c; k0 += e.groupC {
-		g := min(e.groupC, c-k0)
-		w := g * (d + 1)
-		// R = [α_k0∘Z | … | α_{k0+g−1}∘Z | α_k0 … α_{k0+g−1}]
-		for j := 0; j < n; j++ {
-			zj := e.z[j*d : j*d+d]
-			rj := e.r[j*w : j*w+w]
-			for kk := 0; kk < g; kk++ {
-				a := e.alpha[j*c+k0+kk]
-				dst := rj[kk*d : kk*d+d]
-				for t, v := range zj {
-					dst[t] = a * v
-				}
-				rj[g*d+kk] = a
+	if err := kernel.Product(ctx, p.Kernel, ent, zq, rows, nq, e.z, n, e.norms, d, e.rhs, w, c*d, e.t); err != nil {
+		return err
+	}
+	for i := 0; i < rows; i++ {
+		ti := e.t[i*w : i*w+w]
+		zi := zq[i*d : i*d+d]
+		for k := 0; k < c; k++ {
+			// s multiplies −z_i: Σ A α for radial kernels (B = −A), −Σ B α otherwise.
+			s := float64(ti[c*d+k])
+			if !radial {
+				s = -s
 			}
-		}
-		if radial {
-			linalg.Gemm(false, false, rows, w, n, 1, e.coef, n, e.r, w, 0, e.t, w)
-		} else {
-			// T[:, :g·d] = A·[α∘Z], T[:, g·d:] = B·α.
-			linalg.Gemm(false, false, rows, g*d, n, 1, e.coef, n, e.r, w, 0, e.t, w)
-			linalg.Gemm(false, false, rows, g, n, 1, e.coefB, n, e.r[g*d:], w, 0, e.t[g*d:], w)
-		}
-		for i := 0; i < rows; i++ {
-			ti := e.t[i*w : i*w+w]
-			zi := zq[i*d : i*d+d]
-			for kk := 0; kk < g; kk++ {
-				// s multiplies −z_i: Σ A α for radial kernels (B = −A), −Σ B α otherwise.
-				s := float64(ti[g*d+kk])
-				if !radial {
-					s = -s
-				}
-				src := ti[kk*d : kk*d+d]
-				dst := out[(i*c+k0+kk)*d : (i*c+k0+kk)*d+d]
-				for t := range dst {
-					dst[t] = float64(src[t]) - s*float64(zi[t])
-				}
+			src := ti[k*d : k*d+d]
+			dst := out[(i*c+k)*d : (i*c+k)*d+d]
+			for t := range dst {
+				dst[t] = float64(src[t]) - s*float64(zi[t])
 			}
 		}
 	}
+	return nil
 }
 
 // toX maps z-space gradients (rows of length d) to x-space: ∇ = S·g,
@@ -182,7 +179,7 @@ func Gradients(ctx context.Context, p *Predictor, xq []float64, nq int) ([]float
 	d, c := p.D, p.C
 	zq := p.Metric.Map(xq, nq)
 	norms := kernel.Norms(zq, nq, d)
-	rows := blockRows(p.N, 0)
+	rows := blockRows(p, 0)
 	e := newEngine[float64](p, min(rows, nq))
 	out := make([]float64, nq*c*d)
 	for r0 := 0; r0 < nq; r0 += rows {
@@ -190,16 +187,22 @@ func Gradients(ctx context.Context, p *Predictor, xq []float64, nq int) ([]float
 			return nil, err
 		}
 		r1 := min(r0+rows, nq)
-		e.zGrads(zq[r0*d:], norms[r0:], r1-r0, out[r0*c*d:r1*c*d])
+		if err := e.zGrads(ctx, zq[r0*d:], norms[r0:], r1-r0, out[r0*c*d:r1*c*d]); err != nil {
+			return nil, err
+		}
 	}
 	return toX(p.Metric, out, nq*c, d), nil
 }
 
-func blockRows(n, bytes int) int {
-	if bytes <= 0 {
-		bytes = 64 << 20
+// blockRows is the number of evaluation points per block: rows given, or
+// as many as keep the block's buffers (the product, rows × C·(d+1), and the
+// float64 gradients, rows × C·d) near 64 MB. Memory does not grow with n:
+// the coefficient matrix is consumed tile by tile inside kernel.Product.
+func blockRows(p *Predictor, rows int) int {
+	if rows > 0 {
+		return rows
 	}
-	return max(8, min(2048, bytes/(8*max(n, 1))))
+	return max(128, min(8192, (64<<20)/(16*p.C*(p.D+1))))
 }
 
 // Compute returns the AGOP over the evaluation points given as row indices
@@ -228,7 +231,7 @@ func compute[T linalg.Float](ctx context.Context, p *Predictor, eval []int, opt 
 			return nil, fmt.Errorf("agop: evaluation index %d out of range [0,%d)", i, n)
 		}
 	}
-	rows := min(blockRows(n, opt.BlockBytes), len(eval))
+	rows := min(blockRows(p, opt.BlockRows), len(eval))
 	e := newEngine[T](p, rows)
 	zq := make([]T, rows*d)
 	nq := make([]T, rows)
@@ -253,7 +256,9 @@ func compute[T linalg.Float](ctx context.Context, p *Predictor, eval []int, opt 
 			copy(zq[i*d:i*d+d], e.z[idx*d:idx*d+d])
 			nq[i] = e.norms[idx]
 		}
-		e.zGrads(zq, nq, m, g)
+		if err := e.zGrads(ctx, zq, nq, m, g); err != nil {
+			return nil, err
+		}
 		gm := g[:m*c*d]
 		if opt.Diag {
 			for r := 0; r < m*c; r++ {

@@ -174,7 +174,7 @@ func TestComputeMatchesNaive(t *testing.T) {
 				continue
 			}
 			for _, centered := range []bool{false, true} {
-				got, err := Compute(context.Background(), p, eval, Options{Diag: diag, Centered: centered, BlockBytes: 8 * n * 3})
+				got, err := Compute(context.Background(), p, eval, Options{Diag: diag, Centered: centered, BlockRows: 3})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -231,6 +231,43 @@ func TestComputeFloat32(t *testing.T) {
 	for i := range want {
 		if math.Abs(got[i]-want[i]) > 1e-4*scale {
 			t.Fatalf("entry %d: float32 %v, float64 %v", i, got[i], want[i])
+		}
+	}
+}
+
+// The generated right-hand side R = [α_0∘Z | … | α_{C−1}∘Z | α] matches
+// the matrix formed entry by entry, for every row range and column range
+// (kernel.Product asks for column chunks that cut through the blocks).
+func TestRHSBlocks(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	n, d, c := 6, 3, 4
+	p := &Predictor{Z: randn(r, n*d), N: n, D: d, Alpha: randn(r, n*c), C: c}
+	e := newEngine[float64](p, 1)
+	w := c * (d + 1)
+	full := make([]float64, n*w)
+	for j := 0; j < n; j++ {
+		for k := 0; k < c; k++ {
+			for t := 0; t < d; t++ {
+				full[j*w+k*d+t] = p.Alpha[j*c+k] * p.Z[j*d+t]
+			}
+			full[j*w+c*d+k] = p.Alpha[j*c+k]
+		}
+	}
+	scratch := make([]float64, n*w)
+	for c0 := 0; c0 < n; c0++ {
+		for c1 := c0 + 1; c1 <= n; c1++ {
+			for j0 := 0; j0 < w; j0++ {
+				for j1 := j0 + 1; j1 <= w; j1++ {
+					blk, ld := e.rhs(c0, c1, j0, j1, scratch)
+					for i := c0; i < c1; i++ {
+						for j := j0; j < j1; j++ {
+							if got := blk[(i-c0)*ld+j-j0]; got != full[i*w+j] {
+								t.Fatalf("rows [%d,%d) cols [%d,%d): R[%d][%d] = %v, want %v", c0, c1, j0, j1, i, j, got, full[i*w+j])
+							}
+						}
+					}
+				}
+			}
 		}
 	}
 }

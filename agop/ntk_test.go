@@ -152,7 +152,7 @@ func TestNTKComputeMatchesNaive(t *testing.T) {
 					continue
 				}
 				for _, centered := range []bool{false, true} {
-					got, err := Compute(context.Background(), p, eval, Options{Diag: diag, Centered: centered, BlockBytes: 8 * n * 3})
+					got, err := Compute(context.Background(), p, eval, Options{Diag: diag, Centered: centered, BlockRows: 3})
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -106,36 +106,40 @@ func (s Spec) Value(sqdist float64) float64 {
 }
 
 // Eval overwrites a block of inner products by kernel values.
-func Eval[T linalg.Float](s Spec, b linalg.Block[T]) {
+func Eval[T linalg.Float](s Spec, b linalg.Block[T]) { eval(s, b, linalg.ParallelRows) }
+
+func eval[T linalg.Float](s Spec, b linalg.Block[T], run linalg.Runner) {
 	if s.homogeneous() {
-		dotEval(s, b)
+		dotEval(s, b, run)
 		return
 	}
-	linalg.RadialEval(b, s.op())
+	linalg.Radial(b, s.op(), false, run)
 }
 
 // Coef overwrites a block of inner products by the gradient coefficients
 // a_ij with ∇ₓK(x_i, z_j) = a_ij·M(z_j − x_i); terms with ‖x_i − z_j‖ < 1e-10
 // are 0. That form exists for radial kernels only: for ntk and nngp Coef
 // writes A = ∂K/∂g alone (use GradCoef for both coefficients).
-func Coef[T linalg.Float](s Spec, b linalg.Block[T]) {
-	if s.homogeneous() {
-		dotCoef(s, b, nil)
-		return
-	}
-	linalg.RadialCoef(b, s.op())
-}
+func Coef[T linalg.Float](s Spec, b linalg.Block[T]) { coef(s, b, nil, linalg.ParallelRows) }
 
 // GradCoef overwrites a block of inner products g_ij = x_iᵀz_j by
 // A_ij = ∂K/∂g and writes B_ij = 2∂K/∂‖x_i‖² at the same positions of bOut
 // (stride b.LD), so that ∇ₓK(x_i, z_j) = A_ij·z_j + B_ij·x_i in mapped
 // coordinates, for every kind (radial: A = Coef's a_ij, B = −A).
 func GradCoef[T linalg.Float](s Spec, b linalg.Block[T], bOut []T) {
+	coef(s, b, bOut, linalg.ParallelRows)
+}
+
+// coef is Coef (bOut nil) or GradCoef, with the rows run by run.
+func coef[T linalg.Float](s Spec, b linalg.Block[T], bOut []T, run linalg.Runner) {
 	if s.homogeneous() {
-		dotCoef(s, b, bOut)
+		dotCoef(s, b, bOut, run)
 		return
 	}
-	linalg.RadialCoef(b, s.op())
+	linalg.Radial(b, s.op(), true, run)
+	if bOut == nil {
+		return
+	}
 	for i := 0; i < b.Rows; i++ {
 		n := blockColsOf(&b, i)
 		src, dst := b.G[i*b.LD:i*b.LD+n], bOut[i*b.LD:i*b.LD+n]

@@ -188,10 +188,10 @@ func blockWeight[T linalg.Float](b *linalg.Block[T]) func(int) float64 {
 	return func(i int) float64 { return float64(blockColsOf(b, i)) }
 }
 
-// dotEval overwrites each inner product of b by K (pure Go, parallel over
-// rows; the homogeneous kernels are not the performance-critical path).
-func dotEval[T linalg.Float](s Spec, b linalg.Block[T]) {
-	linalg.ParallelRows(b.Rows, blockWeight(&b), func(lo, hi int) {
+// dotEval overwrites each inner product of b by K (pure Go, rows run by
+// run; the homogeneous kernels are not the performance-critical path).
+func dotEval[T linalg.Float](s Spec, b linalg.Block[T], run linalg.Runner) {
+	run(b.Rows, blockWeight(&b), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row := b.G[i*b.LD : i*b.LD+blockColsOf(&b, i)]
 			p := float64(b.NA[i])
@@ -204,12 +204,12 @@ func dotEval[T linalg.Float](s Spec, b linalg.Block[T]) {
 
 // dotCoef overwrites each inner product of b by A = ∂K/∂g and, when bOut is
 // not nil, writes B = 2∂K/∂‖a‖² at the same position of bOut (stride b.LD).
-func dotCoef[T linalg.Float](s Spec, b linalg.Block[T], bOut []T) {
+func dotCoef[T linalg.Float](s Spec, b linalg.Block[T], bOut []T, run linalg.Runner) {
 	tol := kinkTol
 	if _, single := any(b.G).([]float32); single {
 		tol = kinkTol32
 	}
-	linalg.ParallelRows(b.Rows, blockWeight(&b), func(lo, hi int) {
+	run(b.Rows, blockWeight(&b), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			n := blockColsOf(&b, i)
 			row := b.G[i*b.LD : i*b.LD+n]

@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"context"
 	"math"
 	"runtime"
 	"sync"
@@ -19,8 +20,80 @@ func SetThreads(n int) {
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
+	serialMu.Lock()
+	defer serialMu.Unlock()
 	threads.Store(int32(n))
-	setBackendThreads(n)
+	if serialDepth == 0 {
+		setBackendThreads(n)
+	}
+}
+
+// serialMu guards serialDepth, the number of Tasks regions running: while
+// one runs, the backend is single-threaded (the parallelism is across
+// tasks), and the last region to end restores Threads().
+var (
+	serialMu    sync.Mutex
+	serialDepth int
+)
+
+func enterSerial() {
+	serialMu.Lock()
+	if serialDepth == 0 {
+		setBackendThreads(1)
+	}
+	serialDepth++
+	serialMu.Unlock()
+}
+
+func leaveSerial() {
+	serialMu.Lock()
+	serialDepth--
+	if serialDepth == 0 {
+		setBackendThreads(Threads())
+	}
+	serialMu.Unlock()
+}
+
+// Tasks runs fn(worker, i) for every task i in [0, count) on up to
+// Threads() goroutines (worker in [0, Threads()) names the goroutine, for
+// per-worker scratch). Tasks are handed out in order as workers free up.
+// While they run, backend calls are single-threaded: small GEMMs side by
+// side, each followed by element-wise work on its own output while that
+// is still in the core's cache, beat one multi-threaded GEMM over a block
+// too large for cache followed by a second pass over memory. The result of
+// a task must not depend on which worker runs it, so that results are
+// reproducible. Once ctx is cancelled no new task starts and Tasks
+// returns ctx.Err().
+func Tasks(ctx context.Context, count int, fn func(worker, i int)) error {
+	t := min(Threads(), count)
+	if t <= 1 {
+		for i := 0; i < count; i++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			fn(0, i)
+		}
+		return ctx.Err()
+	}
+	enterSerial()
+	defer leaveSerial()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < t; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= count {
+					return
+				}
+				fn(w, i)
+			}
+		}()
+	}
+	wg.Wait()
+	return ctx.Err()
 }
 
 // Threads reports the thread count in force.
@@ -81,6 +154,17 @@ func ParallelRows(rows int, weight func(i int) float64, fn func(lo, hi int)) {
 	wg.Wait()
 }
 
+// Runner runs row-wise work fn over [0, rows): ParallelRows spreads it over
+// the threads, Serial runs it on the caller's goroutine (inside a task).
+type Runner func(rows int, weight func(i int) float64, fn func(lo, hi int))
+
+// Serial is the Runner that runs fn(0, rows) on the calling goroutine.
+func Serial(rows int, _ func(i int) float64, fn func(lo, hi int)) {
+	if rows > 0 {
+		fn(0, rows)
+	}
+}
+
 // RadialOp describes the radial profile φ(s) = exp(−C·s^P) of the squared
 // distance s used by the Laplace (P = 1/2), generalized Laplace (P = q/2) and
 // Gaussian (P = 1) kernels.
@@ -118,15 +202,17 @@ func (b *Block[T]) colsOf(i int) int {
 }
 
 // RadialEval overwrites each inner product in b.G by φ(s), with
-// s = max(NA_i + NB_j − 2G_ij, 0).
-func RadialEval[T Float](b Block[T], op RadialOp) {
-	ParallelRows(b.Rows, b.weight(), func(lo, hi int) { radialRows(b, op, lo, hi, false) })
-}
+// s = max(NA_i + NB_j − 2G_ij, 0), in parallel over rows.
+func RadialEval[T Float](b Block[T], op RadialOp) { Radial(b, op, false, ParallelRows) }
 
 // RadialCoef overwrites each inner product by the gradient coefficient
-// −2φ'(s) = 2·C·P·s^(P−1)·φ(s), and by 0 where s < op.Tiny.
-func RadialCoef[T Float](b Block[T], op RadialOp) {
-	ParallelRows(b.Rows, b.weight(), func(lo, hi int) { radialRows(b, op, lo, hi, true) })
+// −2φ'(s) = 2·C·P·s^(P−1)·φ(s), and by 0 where s < op.Tiny, in parallel over rows.
+func RadialCoef[T Float](b Block[T], op RadialOp) { Radial(b, op, true, ParallelRows) }
+
+// Radial is RadialEval (coef false) or RadialCoef (coef true) with the rows
+// run by run.
+func Radial[T Float](b Block[T], op RadialOp, coef bool, run Runner) {
+	run(b.Rows, b.weight(), func(lo, hi int) { radialRows(b, op, lo, hi, coef) })
 }
 
 func (b *Block[T]) weight() func(int) float64 {
