@@ -140,14 +140,14 @@ func (s Spec) DotValue(g, p, q float64) float64 {
 
 // DotGrad returns A = ∂K/∂g and B = 2·∂K/∂p at (g, p, q) as in DotValue,
 // so that ∇_a K(a, b) = A·b + B·a. For radial kernels B = −A = −(the Coef
-// coefficient), with the same 1e-10 distance cut-off.
+// coefficient), with the same cut-offs (linalg.RadialOp's Tiny and Rel).
 func (s Spec) DotGrad(g, p, q float64) (a, b float64) {
 	if s.homogeneous() {
 		return s.dotGrad(g, p, q, kinkTol)
 	}
 	op := s.op()
 	d2 := max(p+q-2*g, 0)
-	if d2 < op.Tiny {
+	if d2 < op.Tiny+linalg.RelFloor[float64]()*(p+q) {
 		return 0, 0
 	}
 	sp := math.Pow(d2, op.P)

@@ -5,6 +5,8 @@ package linalg
 import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
+	"gonum.org/v1/gonum/lapack"
+	lapackgonum "gonum.org/v1/gonum/lapack/gonum"
 )
 
 var impl gonum.Implementation
@@ -47,6 +49,16 @@ func SyrkLower[T Float](n, k int, alpha T, a []T, lda int, beta T, c []T, ldc in
 	}
 }
 
+// SyrkLowerTrans computes the lower triangle of C = alpha·Aᵀ·A + beta·C,
+// A k×n, in row bands of GEMMs as SyrkLower.
+func SyrkLowerTrans[T Float](n, k int, alpha T, a []T, lda int, beta T, c []T, ldc int) {
+	const band = 256
+	for r0 := 0; r0 < n; r0 += band {
+		r1 := min(r0+band, n)
+		Gemm(true, false, r1-r0, r1, k, alpha, a[r0:], lda, a, lda, beta, c[r0*ldc:], ldc)
+	}
+}
+
 // trsmRightLowerTrans solves X·Lᵀ = B in place (B m×n, L n×n lower).
 func trsmRightLowerTrans[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
 	switch l := any(l).(type) {
@@ -78,4 +90,27 @@ func radialRows[T Float](b Block[T], op RadialOp, lo, hi int, coef bool) {
 	for i := lo; i < hi; i++ {
 		radialGo(b.G[i*b.LD:], b.colsOf(i), b.NA[i], b.NB, op, coef)
 	}
+}
+
+// EigSym returns the eigenvalues (ascending) and the eigenvectors (the
+// columns of a row-major d×d matrix) of the symmetric d×d matrix whose lower
+// triangle is in a (row-major; a is not modified). ok is false if the
+// iteration did not converge.
+func EigSym(d int, a []float64) (vals, vecs []float64, ok bool) {
+	vals = make([]float64, d)
+	vecs = make([]float64, d*d)
+	if d == 0 {
+		return vals, vecs, true
+	}
+	// gonum's LAPACK is row-major: it reads the lower triangle as it is and
+	// returns the eigenvectors as columns.
+	copy(vecs, a[:d*d])
+	var lp lapackgonum.Implementation
+	work := make([]float64, 1)
+	lp.Dsyev(lapack.EVCompute, blas.Lower, d, vecs, d, vals, work, -1)
+	work = make([]float64, int(work[0]))
+	if !lp.Dsyev(lapack.EVCompute, blas.Lower, d, vecs, d, vals, work, len(work)) {
+		return nil, nil, false
+	}
+	return vals, vecs, true
 }

@@ -154,6 +154,43 @@ func ParallelRows(rows int, weight func(i int) float64, fn func(lo, hi int)) {
 	wg.Wait()
 }
 
+// Striped runs fn(worker, i) for every task i in [0, count) on workers
+// goroutines (at most count; call with Workers), task i on worker
+// i mod workers, in increasing i: unlike Tasks the assignment is fixed, so a
+// caller may keep per-worker sums and still get the same result every run
+// with the same thread count. Backend calls are single-threaded as in
+// Tasks. Once ctx is cancelled no new task starts and Striped returns
+// ctx.Err().
+func Striped(ctx context.Context, workers, count int, fn func(worker, i int)) error {
+	workers = max(1, min(workers, count))
+	if workers == 1 {
+		for i := 0; i < count; i++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			fn(0, i)
+		}
+		return ctx.Err()
+	}
+	enterSerial()
+	defer leaveSerial()
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < count && ctx.Err() == nil; i += workers {
+				fn(w, i)
+			}
+		}()
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+// Workers is the number of goroutines Tasks and Striped use for count tasks.
+func Workers(count int) int { return max(1, min(Threads(), count)) }
+
 // Runner runs row-wise work fn over [0, rows): ParallelRows spreads it over
 // the threads, Serial runs it on the caller's goroutine (inside a task).
 type Runner func(rows int, weight func(i int) float64, fn func(lo, hi int))
@@ -174,6 +211,22 @@ type RadialOp struct {
 	// gradient pass the coefficient there is 0 (the kernel is not
 	// differentiable at the centre when P < 1, and the term is dropped).
 	Tiny float64
+	// Rel: so do squared distances below Rel·(‖a‖² + ‖b‖²), the resolution
+	// of the expansion ‖a‖² + ‖b‖² − 2a·b. A point's distance to itself
+	// comes out of it as ~1e-15·‖a‖², not 0: with only the absolute cut its
+	// gradient coefficient (~1/distance) would be ~1e7, harmless times
+	// (a − a) in one gradient but ruinous in sums of squares. Radial sets it
+	// from the element type (RelFloor) when it is 0.
+	Rel float64
+}
+
+// RelFloor is the default RadialOp.Rel for element type T: 32 ulps.
+func RelFloor[T Float]() float64 {
+	var zero T
+	if _, ok := any(zero).(float32); ok {
+		return 32 * 0x1p-24
+	}
+	return 32 * 0x1p-53
 }
 
 // Block describes a rectangular or lower-triangular block of inner products
@@ -212,6 +265,9 @@ func RadialCoef[T Float](b Block[T], op RadialOp) { Radial(b, op, true, Parallel
 // Radial is RadialEval (coef false) or RadialCoef (coef true) with the rows
 // run by run.
 func Radial[T Float](b Block[T], op RadialOp, coef bool, run Runner) {
+	if op.Rel == 0 {
+		op.Rel = RelFloor[T]()
+	}
 	run(b.Rows, b.weight(), func(lo, hi int) { radialRows(b, op, lo, hi, coef) })
 }
 
@@ -241,12 +297,21 @@ func radialGo[T Float](g []T, n int, na T, nb []T, op RadialOp, coef bool) {
 		}
 		k := math.Exp(-op.C * sp)
 		if coef {
-			if s < op.Tiny {
+			if s < op.Tiny+op.Rel*(float64(na)+float64(nb[j])) {
 				k = 0
 			} else {
 				k *= 2 * op.C * op.P * sp / s
 			}
 		}
 		g[j] = T(k)
+	}
+}
+
+// transposeSquare transposes a row-major d×d matrix in place.
+func transposeSquare(d int, a []float64) {
+	for i := 0; i < d; i++ {
+		for j := i + 1; j < d; j++ {
+			a[i*d+j], a[j*d+i] = a[j*d+i], a[i*d+j]
+		}
 	}
 }

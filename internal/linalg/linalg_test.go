@@ -112,6 +112,24 @@ func TestSyrkLower(t *testing.T) {
 	}
 }
 
+func TestSyrkLowerTrans(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	n, k := 300, 13 // more than one 256-row band in the pure-Go build
+	a := randMat(r, k*n)
+	want := naiveGemm(true, false, n, n, k, a, n, a, n)
+	c := randMat(r, n*n) // beta = 1 accumulates onto it
+	c0 := append([]float64(nil), c...)
+	SyrkLowerTrans(n, k, 2, a, n, 1, c, n)
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			w := c0[i*n+j] + 2*want[i*n+j]
+			if d := math.Abs(c[i*n+j] - w); d > 1e-12*(1+math.Abs(w)) {
+				t.Fatalf("(%d,%d) = %v want %v", i, j, c[i*n+j], w)
+			}
+		}
+	}
+}
+
 func TestCholeskySolve(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, n := range []int{1, 2, 127, 129, 300} {
@@ -253,6 +271,74 @@ func TestExpRangeAndUnderflow(t *testing.T) {
 		}
 		if math.Abs(v-want) > 4e-15*want {
 			t.Fatalf("j=%d: exp(-%v) = %v want %v (rel %v)", j, math.Sqrt(nb[j]), v, want, math.Abs(v-want)/want)
+		}
+	}
+}
+
+// EigSym reads the lower triangle only, leaves it untouched, and returns
+// ascending eigenvalues with orthonormal eigenvector columns: A·V = V·Λ to
+// 1e-12 relative to ‖A‖ (backward-stable solvers; d ≤ 60).
+func TestEigSym(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, d := range []int{1, 2, 7, 60} {
+		b := randMat(r, d*d)
+		a := make([]float64, d*d) // symmetric, upper triangle garbage
+		for i := 0; i < d; i++ {
+			for j := 0; j <= i; j++ {
+				a[i*d+j] = b[i*d+j] + b[j*d+i]
+			}
+			for j := i + 1; j < d; j++ {
+				a[i*d+j] = 1e6
+			}
+		}
+		keep := append([]float64(nil), a...)
+		vals, vecs, ok := EigSym(d, a)
+		if !ok {
+			t.Fatalf("d=%d: did not converge", d)
+		}
+		for i := range a {
+			if a[i] != keep[i] {
+				t.Fatalf("d=%d: input modified at %d", d, i)
+			}
+		}
+		sym := func(i, j int) float64 {
+			if j > i {
+				i, j = j, i
+			}
+			return a[i*d+j]
+		}
+		norm := 0.0
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				norm = math.Max(norm, math.Abs(sym(i, j)))
+			}
+		}
+		for k := 0; k < d; k++ {
+			if k > 0 && vals[k] < vals[k-1] {
+				t.Fatalf("d=%d: eigenvalues not ascending: %v", d, vals)
+			}
+			for i := 0; i < d; i++ {
+				av := 0.0
+				for j := 0; j < d; j++ {
+					av += sym(i, j) * vecs[j*d+k]
+				}
+				if e := math.Abs(av - vals[k]*vecs[i*d+k]); e > 1e-12*float64(d)*norm {
+					t.Fatalf("d=%d: (A·v_%d)_%d off by %g", d, k, i, e)
+				}
+			}
+			for l := 0; l <= k; l++ {
+				dot := 0.0
+				for i := 0; i < d; i++ {
+					dot += vecs[i*d+k] * vecs[i*d+l]
+				}
+				want := 0.0
+				if k == l {
+					want = 1
+				}
+				if math.Abs(dot-want) > 1e-12 {
+					t.Fatalf("d=%d: v_%d·v_%d = %v, want %v", d, k, l, dot, want)
+				}
+			}
 		}
 	}
 }

@@ -70,6 +70,21 @@ func SyrkLower[T Float](n, k int, alpha T, a []T, lda int, beta T, c []T, ldc in
 	}
 }
 
+// SyrkLowerTrans computes the lower triangle of C = alpha·Aᵀ·A + beta·C, A k×n.
+func SyrkLowerTrans[T Float](n, k int, alpha T, a []T, lda int, beta T, c []T, ldc int) {
+	if n == 0 {
+		return
+	}
+	switch a := any(a).(type) {
+	case []float64:
+		C.cblas_dsyrk(C.CblasRowMajor, C.CblasLower, C.CblasTrans, C.blasint(n), C.blasint(k), C.double(alpha),
+			p64(a), C.blasint(lda), C.double(beta), p64(any(c).([]float64)), C.blasint(ldc))
+	case []float32:
+		C.cblas_ssyrk(C.CblasRowMajor, C.CblasLower, C.CblasTrans, C.blasint(n), C.blasint(k), C.float(alpha),
+			p32(a), C.blasint(lda), C.float(beta), p32(any(c).([]float32)), C.blasint(ldc))
+	}
+}
+
 // potrfSmall factors one diagonal block in place (lower triangle,
 // row-major). A row-major lower triangle is a column-major upper triangle, so
 // LAPACK's column-major 'U' factorization works on the buffer as it is,
@@ -142,9 +157,30 @@ func radialRows[T Float](b Block[T], op RadialOp, lo, hi int, coef bool) {
 	switch g := any(b.G).(type) {
 	case []float64:
 		C.rfm_radial_f64(p64(g), C.long(lo), C.long(hi), C.long(b.Cols), C.long(b.LD), p64(any(b.NA).([]float64)), p64(any(b.NB).([]float64)),
-			C.double(op.C), C.double(op.P), C.double(op.Tiny), cf, lw, C.long(b.Row0))
+			C.double(op.C), C.double(op.P), C.double(op.Tiny), C.double(op.Rel), cf, lw, C.long(b.Row0))
 	case []float32:
 		C.rfm_radial_f32(p32(g), C.long(lo), C.long(hi), C.long(b.Cols), C.long(b.LD), p32(any(b.NA).([]float32)), p32(any(b.NB).([]float32)),
-			C.double(op.C), C.double(op.P), C.double(op.Tiny), cf, lw, C.long(b.Row0))
+			C.double(op.C), C.double(op.P), C.double(op.Tiny), C.double(op.Rel), cf, lw, C.long(b.Row0))
 	}
+}
+
+// EigSym returns the eigenvalues (ascending) and the eigenvectors (the
+// columns of a row-major d×d matrix) of the symmetric d×d matrix whose lower
+// triangle is in a (row-major; a is not modified), by LAPACK's
+// divide-and-conquer dsyevd. ok is false if it did not converge.
+func EigSym(d int, a []float64) (vals, vecs []float64, ok bool) {
+	vals = make([]float64, d)
+	vecs = make([]float64, d*d)
+	if d == 0 {
+		return vals, vecs, true
+	}
+	copy(vecs, a[:d*d])
+	// A row-major lower triangle is a column-major upper one; the
+	// eigenvector matrix comes back column-major, i.e. transposed.
+	info := C.LAPACKE_dsyevd(C.LAPACK_COL_MAJOR, 'V', 'U', C.lapack_int(d), p64(vecs), C.lapack_int(d), p64(vals))
+	if info != 0 {
+		return nil, nil, false
+	}
+	transposeSquare(d, vecs)
+	return vals, vecs, true
 }

@@ -152,13 +152,14 @@ static inline float vsqrtf(float s) {
 			row[j] = EXP(-C * SQRT(s));                                                         \
 		}                                                                                       \
 	}                                                                                           \
-	static inline void co_half_##SUF(T *restrict row, long n, T a, const T *restrict nb, T C, T tiny) { \
+	static inline void co_half_##SUF(T *restrict row, long n, T a, const T *restrict nb, T C, T tiny, T rel) { \
 		for (long j = 0; j < n; j++) {                                                          \
 			T s = a + nb[j] - (T)2 * row[j];                                                    \
-			T sc = s < tiny ? (T)1 : s;                                                         \
+			T cut = tiny + rel * (a + nb[j]);                                                  \
+			T sc = s < cut ? (T)1 : s;                                                         \
 			T r = SQRT(sc);                                                                     \
 			T k = EXP(-C * r) * C / r;                                                          \
-			row[j] = s < tiny ? (T)0 : k;                                                       \
+			row[j] = s < cut ? (T)0 : k;                                                        \
 		}                                                                                       \
 	}                                                                                           \
 	static inline void ev_one_##SUF(T *restrict row, long n, T a, const T *restrict nb, T C) {    \
@@ -168,12 +169,13 @@ static inline float vsqrtf(float s) {
 			row[j] = EXP(-C * s);                                                               \
 		}                                                                                       \
 	}                                                                                           \
-	static inline void co_one_##SUF(T *restrict row, long n, T a, const T *restrict nb, T C, T tiny) { \
+	static inline void co_one_##SUF(T *restrict row, long n, T a, const T *restrict nb, T C, T tiny, T rel) { \
 		for (long j = 0; j < n; j++) {                                                          \
 			T s = a + nb[j] - (T)2 * row[j];                                                    \
 			s = s < (T)0 ? (T)0 : s;                                                            \
+			T cut = tiny + rel * (a + nb[j]);                                                          \
 			T k = EXP(-C * s) * ((T)2 * C);                                                     \
-			row[j] = s < tiny ? (T)0 : k;                                                       \
+			row[j] = s < cut ? (T)0 : k;                                                        \
 		}                                                                                       \
 	}                                                                                           \
 	static inline void ev_pow_##SUF(T *restrict row, long n, T a, const T *restrict nb, T C, T P) { \
@@ -185,30 +187,31 @@ static inline float vsqrtf(float s) {
 			row[j] = EXP(-C * sp);                                                              \
 		}                                                                                       \
 	}                                                                                           \
-	static inline void co_pow_##SUF(T *restrict row, long n, T a, const T *restrict nb, T C, T P, T tiny) { \
+	static inline void co_pow_##SUF(T *restrict row, long n, T a, const T *restrict nb, T C, T P, T tiny, T rel) { \
 		for (long j = 0; j < n; j++) {                                                          \
 			T s = a + nb[j] - (T)2 * row[j];                                                    \
+			T cut = tiny + rel * (a + nb[j]);                                                   \
 			T sc = s < TINYPOS ? TINYPOS : s;                                                   \
 			T sp = EXP(P * LOG(sc));                                                            \
 			T k = EXP(-C * sp) * ((T)2 * C * P) * sp / sc;                                      \
-			row[j] = (s < tiny || s < TINYPOS) ? (T)0 : k;                                      \
+			row[j] = (s < cut || s < TINYPOS) ? (T)0 : k;                                       \
 		}                                                                                       \
 	}                                                                                           \
 	CLONES long rfm_radial_##SUF(T *g, long lo, long hi, long cols, long ld, const T *na, const T *nb, \
-	                             double Cd, double Pd, double tinyd, int coef, int lower, long row0) { \
-		T C = (T)Cd, P = (T)Pd, tiny = (T)tinyd;                                                \
+	                             double Cd, double Pd, double tinyd, double reld, int coef, int lower, long row0) { \
+		T C = (T)Cd, P = (T)Pd, tiny = (T)tinyd, rel = (T)reld;                                              \
 		for (long i = lo; i < hi; i++) {                                                        \
 			T *row = g + i * ld;                                                                \
 			long n = lower ? (row0 + i + 1 < cols ? row0 + i + 1 : cols) : cols;                \
 			T a = na[i];                                                                        \
 			if (Pd == 0.5) {                                                                    \
-				if (coef) co_half_##SUF(row, n, a, nb, C, tiny);                                \
+				if (coef) co_half_##SUF(row, n, a, nb, C, tiny, rel);                                \
 				else ev_half_##SUF(row, n, a, nb, C);                                           \
 			} else if (Pd == 1.0) {                                                             \
-				if (coef) co_one_##SUF(row, n, a, nb, C, tiny);                                 \
+				if (coef) co_one_##SUF(row, n, a, nb, C, tiny, rel);                                \
 				else ev_one_##SUF(row, n, a, nb, C);                                            \
 			} else {                                                                            \
-				if (coef) co_pow_##SUF(row, n, a, nb, C, P, tiny);                              \
+				if (coef) co_pow_##SUF(row, n, a, nb, C, P, tiny, rel);                              \
 				else ev_pow_##SUF(row, n, a, nb, C, P);                                         \
 			}                                                                                   \
 		}                                                                                       \

@@ -9,7 +9,7 @@
 #ifndef RFM_RADIAL_H
 #define RFM_RADIAL_H
 long rfm_radial_f64(double *g, long lo, long hi, long cols, long ld, const double *na, const double *nb,
-                    double C, double P, double tiny, int coef, int lower, long row0);
+                    double C, double P, double tiny, double rel, int coef, int lower, long row0);
 long rfm_radial_f32(float *g, long lo, long hi, long cols, long ld, const float *na, const float *nb,
-                    double C, double P, double tiny, int coef, int lower, long row0);
+                    double C, double P, double tiny, double rel, int coef, int lower, long row0);
 #endif
