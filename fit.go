@@ -64,6 +64,7 @@ func Fit(ctx context.Context, cfg Config, train, valid *Dataset, progress func(P
 		}
 	}
 	f := &fitter{cfg: cfg, task: task, c: c, progress: progress}
+	defer f.ws.Release()
 	m, err := f.run(ctx, tr, va)
 	if err != nil {
 		return nil, err
@@ -308,7 +309,12 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 		rec := Round{Round: t, Bandwidth: spec.Bandwidth, Jitter: res.Jitter}
 		if va != nil {
 			zv := metric.Map(xv, va.N)
-			s, err := kernel.Apply(ctx, spec, zv, va.N, kernel.Norms(zv, va.N, d), z, tr.N, norms, d, res.Alpha, f.c)
+			var s []float64
+			if cfg.Float32 {
+				s, err = kernel.Apply32(ctx, spec, zv, va.N, z, tr.N, d, res.Alpha, f.c)
+			} else {
+				s, err = kernel.Apply(ctx, spec, zv, va.N, kernel.Norms(zv, va.N, d), z, tr.N, norms, d, res.Alpha, f.c)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -328,7 +334,7 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 			f.report(Progress{Stage: "agop", Round: t, Rounds: rounds, Fraction: f.fraction(), Last: &m.History[len(m.History)-1]})
 			start := time.Now()
 			p := &agop.Predictor{Kernel: spec, Metric: metric, Z: z, Norms: norms, N: tr.N, D: d, Alpha: res.Alpha, C: f.c}
-			g, err := agop.Compute(ctx, p, f.evalPoints(tr.N, rng), agop.Options{Diag: cfg.Diag, Centered: cfg.Centered, Float32: cfg.Float32})
+			g, err := agop.Compute(ctx, p, f.evalPoints(tr.N, rng), agop.Options{Diag: cfg.Diag, Centered: cfg.Centered, Float32: cfg.Float32, Scratch: f.ws.Scratch64()})
 			if err != nil {
 				return nil, fmt.Errorf("round %d AGOP: %w", t, err)
 			}
@@ -426,25 +432,7 @@ func matrixPower(a []float64, d int, diag bool, p float64) ([]float64, error) {
 		}
 		return out, nil
 	}
-	vals, vecs, err := kernel.EigSym(d, a)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]float64, d*d)
-	for k, l := range vals {
-		w := math.Pow(max(l, 0), p)
-		if w == 0 {
-			continue
-		}
-		for i := 0; i < d; i++ {
-			vi := w * vecs[i*d+k]
-			row := out[i*d : i*d+d]
-			for j := range row {
-				row[j] += vi * vecs[j*d+k]
-			}
-		}
-	}
-	return out, nil
+	return kernel.PowerPSD(d, a, p)
 }
 
 // normalizeM applies the "mean" (nothing more to do) or "max" normalization

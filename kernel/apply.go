@@ -23,18 +23,21 @@ const (
 	GradAB
 )
 
-// RHS gives rows [c0, c1) and columns [j0, j1) of the right-hand side R of
-// Product: a view into a stored matrix (with its stride), or values
-// generated into scratch ((c1−c0)×(j1−j0), stride j1−j0), so that a wide R
-// need never be stored whole.
-type RHS[T linalg.Float] func(c0, c1, j0, j1 int, scratch []T) (block []T, stride int)
-
-// Stored is the RHS of a stored nc×w row-major matrix r.
-func Stored[T linalg.Float](r []T, w int) RHS[T] {
-	return func(c0, _, j0, _ int, _ []T) ([]T, int) { return r[c0*w+j0:], w }
+// RHS is the right-hand side R (nc×w) of Product: stored whole, or
+// generated a block at a time so that a wide R need never be stored.
+type RHS[T linalg.Float] struct {
+	// M is R stored whole (row-major, stride w), or nil.
+	M []T
+	// Gen, when M is nil, writes rows [c0, c1) and columns [j0, j1) of R
+	// into dst ((c1−c0)×(j1−j0), stride j1−j0).
+	Gen func(c0, c1, j0, j1 int, dst []T)
 }
 
-// rhsBytes bounds the scratch of one generated RHS block.
+// Stored is the RHS of a stored nc×w row-major matrix r.
+func Stored[T linalg.Float](r []T) RHS[T] { return RHS[T]{M: r} }
+
+// rhsBytes bounds the scratch of one generated RHS block (columns of R are
+// then generated and multiplied a chunk at a time).
 var rhsBytes = 4 << 20 // a variable only so that tests can force many chunks
 
 // Product computes out = E(Q, C)·R for nq mapped query rows q and nc
@@ -61,13 +64,20 @@ func Product[T linalg.Float](ctx context.Context, s Spec, e Entries, q []T, nq i
 	var zero T
 	size := int(unsafe.Sizeof(zero))
 	rows, cols := blockRows, min(blockCols, nc)
-	chunk := max(1, min(w, rhsBytes/(size*cols)))
+	chunk := w
+	if r.M == nil {
+		chunk = max(1, min(w, rhsBytes/(size*cols)))
+	}
 	ntile := 1
 	if e == GradAB {
 		ntile = 2
 	}
 	tileLen := rows * cols
-	pool := sync.Pool{New: func() any { return make([]T, ntile*tileLen+cols*chunk) }}
+	scratchLen := 0
+	if r.M == nil {
+		scratchLen = cols * chunk
+	}
+	pool := sync.Pool{New: func() any { return make([]T, ntile*tileLen+scratchLen) }}
 	bands := (nq + rows - 1) / rows
 	return linalg.Tasks(ctx, bands, func(_, i int) {
 		buf := pool.Get().([]T)
@@ -101,7 +111,12 @@ func Product[T linalg.Float](ctx context.Context, s Spec, e Entries, q []T, nq i
 				} else {
 					tile = tileB
 				}
-				rb, ld := r(c0, c1, j0, j1, scratch)
+				rb, ld := scratch, j1-j0
+				if r.M != nil {
+					rb, ld = r.M[c0*w+j0:], w
+				} else {
+					r.Gen(c0, c1, j0, j1, scratch)
+				}
 				linalg.Gemm(false, false, m, j1-j0, tw, 1, tile, tw, rb, ld, beta, o[j0:], w)
 				j0 = j1
 			}
@@ -114,44 +129,93 @@ func Product[T linalg.Float](ctx context.Context, s Spec, e Entries, q []T, nq i
 // kernel's values.
 func Apply(ctx context.Context, s Spec, q []float64, nq int, normsQ []float64, c []float64, nc int, normsC []float64, d int, alpha []float64, k int) ([]float64, error) {
 	out := make([]float64, nq*k)
-	if err := Product(ctx, s, Values, q, nq, normsQ, c, nc, normsC, d, Stored(alpha, k), k, 0, out); err != nil {
+	if err := Product(ctx, s, Values, q, nq, normsQ, c, nc, normsC, d, Stored(alpha), k, 0, out); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// SymApply computes K(Z, Z)·alpha for n mapped rows z, visiting only the
-// tiles on and below the diagonal and applying each off-diagonal tile both
-// ways: half the kernel evaluations of Apply. The diagonal is the exact
-// K(x, x). Memory: one 1024×1024 tile. ctx is checked between tile rows.
+// SymApply computes K(Z, Z)·alpha for n mapped rows z, with alpha n×k,
+// visiting only the tiles on and below the diagonal and applying each
+// off-diagonal tile both ways: half the kernel evaluations of Apply. The
+// diagonal is the exact K(x, x). Each band of rows is a task that computes
+// its tiles in cache and multiplies them at once; the transposed products
+// land in other bands' rows, so every worker sums into its own n×k
+// accumulator (tasks striped over workers, accumulators added in worker
+// order: the same result every run with the same thread count). ctx is
+// checked between bands.
 func SymApply(ctx context.Context, s Spec, z []float64, n int, norms []float64, d int, alpha []float64, k int) ([]float64, error) {
-	const tile = 1024
-	out := make([]float64, n*k)
-	buf := make([]float64, min(tile, n)*min(tile, n))
+	rows, cols := blockRows, blockCols
+	bands := (n + rows - 1) / rows
+	workers := linalg.Workers(bands)
+	acc := make([][]float64, workers)
+	bufs := make([][]float64, workers)
 	self := s.SelfValue()
-	for r0 := 0; r0 < n; r0 += tile {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	err := linalg.Striped(ctx, workers, bands, func(w, b int) {
+		if acc[w] == nil {
+			acc[w] = make([]float64, n*k)
+			bufs[w] = make([]float64, rows*max(cols, rows))
 		}
-		r1 := min(r0+tile, n)
-		for c0 := 0; c0 <= r0; c0 += tile {
-			c1 := min(c0+tile, n)
-			w := c1 - c0
-			Cross(s, z[r0*d:], r1-r0, norms[r0:], z[c0*d:], w, norms[c0:], d, buf, w)
-			if c0 == r0 {
-				for i := 0; i < w; i++ {
-					if s.Radial() {
-						buf[i*w+i] = self
-					} else { // ntk, nngp: K(x, x) = SelfValue()·‖x‖²
-						buf[i*w+i] = self * norms[c0+i]
-					}
-				}
+		out, buf := acc[w], bufs[w]
+		r0 := b * rows
+		r1 := min(r0+rows, n)
+		m := r1 - r0
+		for c0 := 0; c0 < r0; c0 += cols {
+			c1 := min(c0+cols, r0)
+			tw := c1 - c0
+			tileOf(s, z[r0*d:], norms[r0:], z[c0*d:], norms[c0:], d, 0, m, 0, tw, buf, tw, false, passEval, nil)
+			linalg.Gemm(false, false, m, k, tw, 1, buf, tw, alpha[c0*k:], k, 1, out[r0*k:], k)
+			linalg.Gemm(true, false, tw, k, m, 1, buf, tw, alpha[r0*k:], k, 1, out[c0*k:], k)
+		}
+		tileOf(s, z[r0*d:], norms[r0:], z[r0*d:], norms[r0:], d, 0, m, 0, m, buf, m, false, passEval, nil)
+		for i := 0; i < m; i++ {
+			if s.Radial() {
+				buf[i*m+i] = self
+			} else { // ntk, nngp: K(x, x) = SelfValue()·‖x‖²
+				buf[i*m+i] = self * norms[r0+i]
 			}
-			linalg.Gemm(false, false, r1-r0, k, w, 1, buf, w, alpha[c0*k:], k, 1, out[r0*k:], k)
-			if c0 != r0 {
-				linalg.Gemm(true, false, w, k, r1-r0, 1, buf, w, alpha[r0*k:], k, 1, out[c0*k:], k)
-			}
+		}
+		linalg.Gemm(false, false, m, k, m, 1, buf, m, alpha[r0*k:], k, 1, out[r0*k:], k)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := acc[0]
+	for _, a := range acc[1:] {
+		if a == nil {
+			continue
+		}
+		for i, v := range a {
+			out[i] += v
 		}
 	}
+	if out == nil { // n = 0
+		out = []float64{}
+	}
 	return out, nil
+}
+
+// Apply32 is Apply computed in float32 (query and centre rows, kernel
+// tiles, products): about half the time, for the float32 fits' validation
+// scores. Inputs and output stay float64; the squared norms are taken of
+// the rounded rows so that the distance expansion stays consistent.
+func Apply32(ctx context.Context, s Spec, q []float64, nq int, c []float64, nc int, d int, alpha []float64, k int) ([]float64, error) {
+	q32, c32, a32 := to32(q[:nq*d]), to32(c[:nc*d]), to32(alpha[:nc*k])
+	out := make([]float32, nq*k)
+	if err := Product(ctx, s, Values, q32, nq, Norms(q32, nq, d), c32, nc, Norms(c32, nc, d), d, Stored(a32), k, 0, out); err != nil {
+		return nil, err
+	}
+	res := make([]float64, len(out))
+	for i, v := range out {
+		res[i] = float64(v)
+	}
+	return res, nil
+}
+
+func to32(x []float64) []float32 {
+	y := make([]float32, len(x))
+	for i, v := range x {
+		y[i] = float32(v)
+	}
+	return y
 }

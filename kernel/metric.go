@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/mat"
+	"github.com/rfmkit/rfm/internal/linalg"
 )
 
 // MetricKind tells how the feature matrix M is stored.
@@ -72,49 +72,53 @@ func NewMetric(kind MetricKind, d int, m []float64) (*Metric, error) {
 // SqrtPSD returns the symmetric square root of the symmetric part of a d×d
 // matrix, with negative eigenvalues clamped to 0.
 func SqrtPSD(d int, m []float64) ([]float64, error) {
+	return PowerPSD(d, m, 0.5)
+}
+
+// PowerPSD returns M^p (p > 0) for the symmetric part of a d×d matrix
+// through its eigendecomposition V·diag(λ)·Vᵀ, negative eigenvalues (the
+// round-off of a PSD matrix) clamped to 0: W·Wᵀ with W = V·diag(λ^(p/2)),
+// one GEMM.
+func PowerPSD(d int, m []float64, p float64) ([]float64, error) {
 	vals, vecs, err := EigSym(d, m)
 	if err != nil {
 		return nil, err
 	}
-	s := make([]float64, d*d)
-	for k := 0; k < d; k++ {
-		l := math.Sqrt(math.Max(vals[k], 0))
-		if l == 0 {
-			continue
-		}
+	for k, l := range vals {
+		f := math.Pow(math.Max(l, 0), p/2)
 		for i := 0; i < d; i++ {
-			vi := vecs[i*d+k] * l
-			row := s[i*d : i*d+d]
-			for j := 0; j < d; j++ {
-				row[j] += vi * vecs[j*d+k]
-			}
+			vecs[i*d+k] *= f
 		}
 	}
-	return s, nil
+	out := make([]float64, d*d)
+	linalg.Gemm(false, true, d, d, d, 1, vecs, d, vecs, d, 0, out, d)
+	for i := 0; i < d; i++ { // exact symmetry despite round-off
+		for j := 0; j < i; j++ {
+			v := 0.5 * (out[i*d+j] + out[j*d+i])
+			out[i*d+j], out[j*d+i] = v, v
+		}
+	}
+	return out, nil
 }
 
 // EigSym returns the eigenvalues (ascending) and eigenvectors (columns of a
 // row-major d×d matrix) of the symmetric part of m.
 func EigSym(d int, m []float64) ([]float64, []float64, error) {
-	sym := mat.NewSymDense(d, nil)
+	sym := make([]float64, d*d)
 	for i := 0; i < d; i++ {
-		for j := i; j < d; j++ {
-			sym.SetSym(i, j, 0.5*(m[i*d+j]+m[j*d+i]))
+		for j := 0; j <= i; j++ {
+			v := m[i*d+j]
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, nil, fmt.Errorf("eigendecomposition of the %d×%d feature matrix: entry (%d,%d) is %v", d, d, i, j, v)
+			}
+			sym[i*d+j] = 0.5 * (v + m[j*d+i])
 		}
 	}
-	var eig mat.EigenSym
-	if !eig.Factorize(sym, true) {
+	vals, vecs, ok := linalg.EigSym(d, sym)
+	if !ok {
 		return nil, nil, fmt.Errorf("eigendecomposition of the %d×%d feature matrix did not converge", d, d)
 	}
-	var v mat.Dense
-	eig.VectorsTo(&v)
-	vecs := make([]float64, d*d)
-	for i := 0; i < d; i++ {
-		for j := 0; j < d; j++ {
-			vecs[i*d+j] = v.At(i, j)
-		}
-	}
-	return eig.Values(nil), vecs, nil
+	return vals, vecs, nil
 }
 
 // Sqrt returns S = M^{1/2} (nil for Identity; a vector for Diagonal).

@@ -37,18 +37,17 @@ func TestProductMatchesDense(t *testing.T) {
 	nq, nc, d, w, split := 30, 53, 4, 8, 5
 	q, c, rm := randVec(r, nq*d), randVec(r, nc*d), randVec(r, nc*w)
 	specs := []Spec{DefaultSpec(), {Kind: Gaussian, Bandwidth: 2}, {Kind: GenLaplace, Bandwidth: 3, Exponent: 1.5}, {Kind: NTK, Depth: 2}}
-	generated := func(c0, c1, j0, j1 int, scratch []float64) ([]float64, int) {
+	generated := RHS[float64]{Gen: func(c0, c1, j0, j1 int, dst []float64) {
 		ld := j1 - j0
 		for i := c0; i < c1; i++ {
-			copy(scratch[(i-c0)*ld:(i-c0+1)*ld], rm[i*w+j0:i*w+j1])
+			copy(dst[(i-c0)*ld:(i-c0+1)*ld], rm[i*w+j0:i*w+j1])
 		}
-		return scratch, ld
-	}
+	}}
 	for _, threads := range []int{1, 2} {
 		linalg.SetThreads(threads)
 		for _, s := range specs {
 			for _, e := range []Entries{Values, GradA, GradAB} {
-				for ri, rhs := range []RHS[float64]{Stored(rm, w), generated} {
+				for ri, rhs := range []RHS[float64]{Stored(rm), generated} {
 					name := fmt.Sprintf("threads=%d/%s/entries=%d/rhs=%d", threads, s, e, ri)
 					a, b := denseEntries(s, e, q, nq, c, nc, d)
 					want := make([]float64, nq*w)
@@ -87,8 +86,32 @@ func TestProductCancelled(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
 	q := randVec(r, 40)
 	out := make([]float64, 10)
-	err := Product(ctx, DefaultSpec(), Values, q, 10, Norms(q, 10, 4), q, 10, Norms(q, 10, 4), 4, Stored(randVec(r, 10), 1), 1, 0, out)
+	err := Product(ctx, DefaultSpec(), Values, q, 10, Norms(q, 10, 4), q, 10, Norms(q, 10, 4), 4, Stored(randVec(r, 10)), 1, 0, out)
 	if err != context.Canceled {
 		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+// Apply32 computes in float32 what Apply does in float64: agreement to
+// float32 round-off (sums of 300 terms of size ≤ 1 with |α| ≤ ~3: 1e-4
+// absolute is ~100 ulps of the float32 sums).
+func TestApply32MatchesApply(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	nq, nc, d, k := 50, 300, 6, 2
+	q, c, alpha := randVec(r, nq*d), randVec(r, nc*d), randVec(r, nc*k)
+	for _, s := range []Spec{DefaultSpec(), {Kind: Gaussian, Bandwidth: 3}, {Kind: NTK, Depth: 1}} {
+		want, err := Apply(context.Background(), s, q, nq, Norms(q, nq, d), c, nc, Norms(c, nc, d), d, alpha, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Apply32(context.Background(), s, q, nq, c, nc, d, alpha, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			if math.Abs(got[i]-want[i]) > 1e-4 {
+				t.Fatalf("%s: entry %d = %v, want %v", s, i, got[i], want[i])
+			}
+		}
 	}
 }
