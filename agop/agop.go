@@ -3,6 +3,7 @@ package agop
 import (
 	"context"
 	"fmt"
+	"unsafe"
 
 	"github.com/rfmkit/rfm/internal/linalg"
 	"github.com/rfmkit/rfm/kernel"
@@ -12,6 +13,14 @@ import (
 type Options struct {
 	Diag     bool // only the diagonal Σ ∇f_k(x)² (needs an identity or diagonal metric)
 	Centered bool // subtract each output's mean gradient before the outer products
+	// Form picks how the sums are formed (FormAuto: the cheaper one).
+	Form Form
+	// Scratch, if at least n×n long, may be overwritten: the Gram form
+	// keeps its n×n float64 matrix there (the solver's float64 buffer, idle
+	// between a solve and the next round's kernel, is meant). Without it
+	// the Gram form allocates the matrix only up to 256 MB and is passed
+	// over above that. The Gram form runs in float64 whatever Float32 says.
+	Scratch []float64
 	// BlockRows is the number of evaluation points per block; 0 = as many
 	// as keep the block's gradient buffers (rows × C·(d+1) values) near 64 MB.
 	BlockRows int
@@ -60,7 +69,14 @@ type engine[T linalg.Float] struct {
 	norms []T
 	alpha []T
 	t     []T // rows × C·(d+1)
+	// r is R stored whole when it is small (see rhs); nil: generated per tile.
+	r []T
 }
+
+// storeRBytes: R up to this size is formed once and stored, so that each
+// band of kernel.Product multiplies a stored matrix instead of generating
+// and repacking it (which costs ~5% at UCI sizes with many classes).
+var storeRBytes = 64 << 20 // a variable so that tests can force generation
 
 func convert[T linalg.Float](x []float64) []T {
 	if y, ok := any(x).([]T); ok {
@@ -74,21 +90,28 @@ func convert[T linalg.Float](x []float64) []T {
 }
 
 func newEngine[T linalg.Float](p *Predictor, rows int) *engine[T] {
-	return &engine[T]{p: p,
+	e := &engine[T]{p: p,
 		z: convert[T](p.Z), norms: convert[T](p.Norms), alpha: convert[T](p.Alpha),
 		t: make([]T, rows*p.C*(p.D+1)),
 	}
+	w := p.C * (p.D + 1)
+	var zero T
+	if float64(p.N)*float64(w)*float64(unsafe.Sizeof(zero)) <= float64(storeRBytes) {
+		e.r = make([]T, p.N*w)
+		e.rhs(0, p.N, 0, w, e.r)
+	}
+	return e
 }
 
 // rhs generates blocks of R = [α_0∘Z | … | α_{C−1}∘Z | α_0 … α_{C−1}]
 // (n × C·(d+1)): the right-hand side whose product with the gradient
 // coefficients gives all the gradient sums at once. It is cheap to make
 // and C·d wide, so it is generated per tile instead of stored.
-func (e *engine[T]) rhs(c0, c1, j0, j1 int, scratch []T) ([]T, int) {
+func (e *engine[T]) rhs(c0, c1, j0, j1 int, out []T) {
 	d, c := e.p.D, e.p.C
 	ld := j1 - j0
 	for j := c0; j < c1; j++ {
-		dst := scratch[(j-c0)*ld : (j-c0+1)*ld]
+		dst := out[(j-c0)*ld : (j-c0+1)*ld]
 		zj, aj := e.z[j*d:j*d+d], e.alpha[j*c:j*c+c]
 		for col := j0; col < j1; {
 			if col >= c*d { // the α columns
@@ -106,7 +129,6 @@ func (e *engine[T]) rhs(c0, c1, j0, j1 int, scratch []T) ([]T, int) {
 			col += t1 - t0
 		}
 	}
-	return scratch, ld
 }
 
 // zGrads computes, for rows of mapped query points zq (with norms nq), the
@@ -127,7 +149,8 @@ func (e *engine[T]) zGrads(ctx context.Context, zq []T, nq []T, rows int, out []
 	if !radial {
 		ent = kernel.GradAB
 	}
-	if err := kernel.Product(ctx, p.Kernel, ent, zq, rows, nq, e.z, n, e.norms, d, e.rhs, w, c*d, e.t); err != nil {
+	rhs := kernel.RHS[T]{M: e.r, Gen: e.rhs}
+	if err := kernel.Product(ctx, p.Kernel, ent, zq, rows, nq, e.z, n, e.norms, d, rhs, w, c*d, e.t); err != nil {
 		return err
 	}
 	for i := 0; i < rows; i++ {
@@ -231,55 +254,15 @@ func compute[T linalg.Float](ctx context.Context, p *Predictor, eval []int, opt 
 			return nil, fmt.Errorf("agop: evaluation index %d out of range [0,%d)", i, n)
 		}
 	}
-	rows := min(blockRows(p, opt.BlockRows), len(eval))
-	e := newEngine[T](p, rows)
-	zq := make([]T, rows*d)
-	nq := make([]T, rows)
-	g := make([]float64, rows*c*d)
-	var acc []float64 // Σ g gᵀ (d×d) or Σ g² (d), z-space
-	if opt.Diag {
-		acc = make([]float64, d)
+	var acc, sum []float64
+	var err error
+	if h := gramBuffer(p, len(eval), opt); h != nil {
+		acc, sum, err = gramSums(ctx, p, eval, opt, h)
 	} else {
-		acc = make([]float64, d*d)
+		acc, sum, err = directSums[T](ctx, p, eval, opt)
 	}
-	var sum []float64 // Σ g per output, for centring
-	if opt.Centered {
-		sum = make([]float64, c*d)
-	}
-	for b0 := 0; b0 < len(eval); b0 += rows {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		b1 := min(b0+rows, len(eval))
-		m := b1 - b0
-		for i, idx := range eval[b0:b1] {
-			copy(zq[i*d:i*d+d], e.z[idx*d:idx*d+d])
-			nq[i] = e.norms[idx]
-		}
-		if err := e.zGrads(ctx, zq, nq, m, g); err != nil {
-			return nil, err
-		}
-		gm := g[:m*c*d]
-		if opt.Diag {
-			for r := 0; r < m*c; r++ {
-				for t, v := range gm[r*d : r*d+d] {
-					acc[t] += v * v
-				}
-			}
-		} else {
-			linalg.Gemm(true, false, d, d, m*c, 1, gm, d, gm, d, 1, acc, d)
-		}
-		if sum != nil {
-			for r := 0; r < m; r++ {
-				for k := 0; k < c; k++ {
-					src := gm[(r*c+k)*d : (r*c+k)*d+d]
-					dst := sum[k*d : k*d+d]
-					for t, v := range src {
-						dst[t] += v
-					}
-				}
-			}
-		}
+	if err != nil {
+		return nil, err
 	}
 	inv := 1 / float64(len(eval))
 	for i := range acc {
@@ -334,4 +317,61 @@ func compute[T linalg.Float](ctx context.Context, p *Predictor, eval []int, opt 
 		}
 	}
 	return acc, nil
+}
+
+// directSums returns the z-space sums Σ_i Σ_k g_ik g_ikᵀ (d×d, or the
+// diagonal only) and, when centring, Σ_i g_ik per output (C×d), forming the
+// gradients block by block with kernel.Product: cost ≈ 2·m·n·C·(d+1).
+func directSums[T linalg.Float](ctx context.Context, p *Predictor, eval []int, opt Options) (acc, sum []float64, err error) {
+	d, c := p.D, p.C
+	rows := min(blockRows(p, opt.BlockRows), len(eval))
+	e := newEngine[T](p, rows)
+	zq := make([]T, rows*d)
+	nq := make([]T, rows)
+	g := make([]float64, rows*c*d)
+	// acc: Σ g gᵀ (d×d) or Σ g² (d), z-space; sum: Σ g per output, for centring.
+	if opt.Diag {
+		acc = make([]float64, d)
+	} else {
+		acc = make([]float64, d*d)
+	}
+	if opt.Centered {
+		sum = make([]float64, c*d)
+	}
+	for b0 := 0; b0 < len(eval); b0 += rows {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		b1 := min(b0+rows, len(eval))
+		m := b1 - b0
+		for i, idx := range eval[b0:b1] {
+			copy(zq[i*d:i*d+d], e.z[idx*d:idx*d+d])
+			nq[i] = e.norms[idx]
+		}
+		if err := e.zGrads(ctx, zq, nq, m, g); err != nil {
+			return nil, nil, err
+		}
+		gm := g[:m*c*d]
+		if opt.Diag {
+			for r := 0; r < m*c; r++ {
+				for t, v := range gm[r*d : r*d+d] {
+					acc[t] += v * v
+				}
+			}
+		} else {
+			linalg.Gemm(true, false, d, d, m*c, 1, gm, d, gm, d, 1, acc, d)
+		}
+		if sum != nil {
+			for r := 0; r < m; r++ {
+				for k := 0; k < c; k++ {
+					src := gm[(r*c+k)*d : (r*c+k)*d+d]
+					dst := sum[k*d : k*d+d]
+					for t, v := range src {
+						dst[t] += v
+					}
+				}
+			}
+		}
+	}
+	return acc, sum, nil
 }

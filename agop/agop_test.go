@@ -174,14 +174,29 @@ func TestComputeMatchesNaive(t *testing.T) {
 				continue
 			}
 			for _, centered := range []bool{false, true} {
-				got, err := Compute(context.Background(), p, eval, Options{Diag: diag, Centered: centered, BlockRows: 3})
-				if err != nil {
-					t.Fatal(err)
-				}
 				want := naiveAGOP(t, p, x, eval, diag, centered)
-				for i := range want {
-					if math.Abs(got[i]-want[i]) > 1e-12*(1+math.Abs(want[i])) {
-						t.Fatalf("%s diag=%v centered=%v: entry %d = %v, want %v", mk, diag, centered, i, got[i], want[i])
+				// Direct with R stored whole, direct with R generated tile
+				// by tile, and the Gram form.
+				for _, way := range []struct {
+					form  Form
+					limit int
+				}{{FormDirect, storeRBytes}, {FormDirect, 0}, {FormGram, storeRBytes}} {
+					storeRBytes = way.limit
+					got, err := Compute(context.Background(), p, eval, Options{Diag: diag, Centered: centered, BlockRows: 3, Form: way.form})
+					storeRBytes = 64 << 20
+					if err != nil {
+						t.Fatal(err)
+					}
+					// The Gram form cancels terms of size ~|u|² against each
+					// other: 1e-11 there, 1e-12 for the direct sums.
+					tol := 1e-12
+					if way.form == FormGram {
+						tol = 1e-11
+					}
+					for i := range want {
+						if math.Abs(got[i]-want[i]) > tol*(1+math.Abs(want[i])) {
+							t.Fatalf("%s diag=%v centered=%v form=%d R stored=%v: entry %d = %v, want %v", mk, diag, centered, way.form, way.limit > 0, i, got[i], want[i])
+						}
 					}
 				}
 			}
@@ -258,7 +273,8 @@ func TestRHSBlocks(t *testing.T) {
 		for c1 := c0 + 1; c1 <= n; c1++ {
 			for j0 := 0; j0 < w; j0++ {
 				for j1 := j0 + 1; j1 <= w; j1++ {
-					blk, ld := e.rhs(c0, c1, j0, j1, scratch)
+					e.rhs(c0, c1, j0, j1, scratch)
+					blk, ld := scratch, j1-j0
 					for i := c0; i < c1; i++ {
 						for j := j0; j < j1; j++ {
 							if got := blk[(i-c0)*ld+j-j0]; got != full[i*w+j] {

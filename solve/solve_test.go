@@ -108,6 +108,37 @@ func TestWorkspaceReuse(t *testing.T) {
 	}
 }
 
+// A buffer handed back by Release and taken again is not cleared: a dirty
+// one (NaN everywhere) must give the same α, bit for bit, in both
+// precisions. (sync.Pool returns what the same goroutine just put unless a
+// collection intervenes, so the dirty buffer is what the fit gets.)
+func TestPooledBufferIsNotRead(t *testing.T) {
+	n := 150
+	z, y := problem(n, 4, 2, 9)
+	for _, f32 := range []bool{false, true} {
+		opt := Options{Ridge: 1e-3, Float32: f32, Refine: 1}
+		want, err := KRR(context.Background(), &Workspace{}, kernel.DefaultSpec(), z, n, 4, y, 2, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirty := Workspace{f64: make([]float64, n*n+7), f32: make([]float32, n*n+7)}
+		for i := range dirty.f64 {
+			dirty.f64[i] = math.NaN()
+			dirty.f32[i] = float32(math.NaN())
+		}
+		dirty.Release()
+		got, err := KRR(context.Background(), nil, kernel.DefaultSpec(), z, n, 4, y, 2, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want.Alpha {
+			if got.Alpha[i] != want.Alpha[i] {
+				t.Fatalf("float32=%v: α[%d] = %v with a pooled dirty buffer, %v with a fresh one", f32, i, got.Alpha[i], want.Alpha[i])
+			}
+		}
+	}
+}
+
 func TestPlanRefusesTooLarge(t *testing.T) {
 	z, y := problem(100, 2, 1, 3)
 	_, err := KRR(context.Background(), nil, kernel.DefaultSpec(), z, 100, 2, y, 1, Options{Ridge: 1, MemoryLimit: 1000})
