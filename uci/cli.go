@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rfmkit/rfm"
 	"golang.org/x/term"
 )
 
@@ -58,6 +59,7 @@ func Command(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&opt.Force, "force", false, "recompute data sets already in results.tsv")
 	fs.Uint64Var(&opt.Seed, "seed", 1, "random `SEED` (AGOP sampling above 20 000 rows, clean-protocol splits)")
 	fs.BoolVar(&opt.Float32, "float32", false, "store and factor kernel matrices in float32 (half the memory, faster)")
+	refine := fs.Int("refine", rfm.DefaultConfig().Refine, "float64 refinement steps `K` of each float32 solve (with --float32)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	asJSON := fs.Bool("json", false, "print the report as JSON on stdout")
 	if err := fs.Parse(args); err != nil {
@@ -84,7 +86,10 @@ func Command(args []string, stdout, stderr io.Writer) int {
 		return usage("--threads %d must be ≥ 0", opt.Threads)
 	case opt.Seed == 0:
 		return usage("--seed must be ≥ 1")
+	case *refine < 0:
+		return usage("--refine %d must be ≥ 0", *refine)
 	}
+	opt.Refine = refine
 	// Names are checked up front so that a typo is a usage error.
 	layout, err := FindLayout(opt.DataDir)
 	if err != nil {

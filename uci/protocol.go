@@ -181,6 +181,7 @@ type Choice struct {
 type base struct {
 	seed    uint64
 	float32 bool
+	refine  *int // nil: the engine's default
 }
 
 // config maps a grid point onto the engine's configuration: explicit
@@ -207,6 +208,9 @@ func (b base) config(s Setting) rfm.Config {
 	cfg.EarlyStop = 0
 	cfg.Selection = "accuracy"
 	cfg.Float32 = b.float32
+	if b.refine != nil {
+		cfg.Refine = *b.refine
+	}
 	cfg.Seed = b.seed
 	return cfg
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/internal/linalg"
 )
 
@@ -46,6 +47,9 @@ type Options struct {
 	Seed uint64
 	// Float32 stores and factors the kernel matrices in float32.
 	Float32 bool
+	// Refine is the number of float64 refinement steps of a float32
+	// solve (the engine's Config.Refine); nil means the engine's default.
+	Refine *int
 }
 
 // LargeRows is the evaluation-split size from which a data set counts as
@@ -58,6 +62,9 @@ func (o *Options) tag() string {
 	t := o.Protocol
 	if o.Float32 {
 		t += "/float32"
+		if o.Refine != nil && *o.Refine != rfm.DefaultConfig().Refine {
+			t += fmt.Sprintf("/refine=%d", *o.Refine)
+		}
 	}
 	if o.Seed != 1 {
 		t += fmt.Sprintf("/seed=%d", o.Seed)
@@ -373,7 +380,7 @@ func (r *runner) schedule(ctx context.Context, todo []Entry) error {
 func (r *runner) one(ctx context.Context, e Entry, cost float64) error {
 	name := e.Meta.Name
 	counted := 0.0
-	j := &job{protocol: r.opt.Protocol, base: base{seed: r.opt.Seed, float32: r.opt.Float32}, fit: engineFit}
+	j := &job{protocol: r.opt.Protocol, base: base{seed: r.opt.Seed, float32: r.opt.Float32, refine: r.opt.Refine}, fit: engineFit}
 	j.report = func(done, inflight float64) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
