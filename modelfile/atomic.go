@@ -2,6 +2,7 @@ package modelfile
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // WriteFileAtomic writes f to path with WriteAtomic: either the complete,
@@ -44,12 +46,23 @@ func ReadFile(path string) (*File, error) {
 // rename survives a crash.
 //
 // A new file gets the permissions os.Create would give it (0666 minus the
-// umask); a replaced file keeps its permissions. If path is a symbolic link,
-// the link itself is replaced by the new file.
+// umask); a replaced file keeps its permissions. A symbolic link is
+// followed: its target is replaced and the link stays. Only regular files
+// are ever replaced: a device, FIFO or socket (/dev/stdout, /dev/null, a
+// named pipe; anything under /dev or /proc) receives the complete output in
+// one write once write has succeeded, and nothing if it fails.
 func WriteAtomic(path string, write func(io.Writer) error) (err error) {
 	if write == nil {
 		return fmt.Errorf("write %s: nil write function", path)
 	}
+	target, direct, err := outputTarget(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if direct {
+		return writeDirect(path, write)
+	}
+	path = target
 	dir, base := filepath.Split(path)
 	if base == "" {
 		return fmt.Errorf("write %s: path names a directory", path)
@@ -101,6 +114,103 @@ func WriteAtomic(path string, write func(io.Writer) error) (err error) {
 		d.Close()
 	}
 	return nil
+}
+
+// outputTarget decides how path is written: direct for what must not be
+// replaced (an existing non-regular file, or anything under /dev or
+// /proc), otherwise atomically at target, path with its symbolic links
+// followed (a dangling link names the file to create).
+func outputTarget(path string) (target string, direct bool, err error) {
+	if st, err := os.Stat(path); err == nil {
+		if st.IsDir() {
+			return "", false, fmt.Errorf("path names a directory")
+		}
+		if !st.Mode().IsRegular() {
+			return path, true, nil
+		}
+		if t, err := filepath.EvalSymlinks(path); err == nil {
+			path = t
+		}
+	} else if target, err = followLinks(path); err == nil {
+		path = target
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		for _, sys := range []string{"/dev/", "/proc/"} {
+			if strings.HasPrefix(abs, sys) {
+				return path, true, nil
+			}
+		}
+	}
+	return path, false, nil
+}
+
+// followLinks resolves a chain of symbolic links that may end nowhere (a
+// link to a file yet to be created), which filepath.EvalSymlinks refuses.
+func followLinks(path string) (string, error) {
+	for range 40 {
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		dest, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(path), dest)
+		}
+		path = dest
+	}
+	return "", fmt.Errorf("too many levels of symbolic links")
+}
+
+// writeDirect produces the whole output in memory, then writes it to path
+// (opened for writing, neither created nor truncated: a device or pipe).
+func writeDirect(path string, write func(io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// CheckWritable reports, before any long computation, whether WriteAtomic
+// could write path: for a file it replaces or creates, that a temporary file
+// can be made beside it (the file made is removed at once). A device or
+// pipe is not opened (opening a pipe would block, or take the reader's
+// open); its own write reports any error, and writes nothing partial.
+func CheckWritable(path string) error {
+	target, direct, err := outputTarget(path)
+	if err != nil {
+		return err
+	}
+	if direct {
+		return nil
+	}
+	dir, base := filepath.Split(target)
+	if base == "" {
+		return fmt.Errorf("names a directory")
+	}
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := createTemp(dir, base)
+	if err != nil {
+		return err
+	}
+	tmp.Close()
+	return os.Remove(tmp.Name())
 }
 
 // createTemp is os.CreateTemp with os.Create's 0666 mode, so that the umask,

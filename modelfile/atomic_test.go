@@ -219,3 +219,114 @@ func TestCreateTempLongName(t *testing.T) {
 		t.Fatal(fmt.Errorf("long name: %w", err))
 	}
 }
+
+func writeString(s string) func(io.Writer) error {
+	return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+}
+
+// A symbolic link is written through: the target is replaced (or created,
+// for a dangling link) and the link itself stays a link.
+func TestWriteAtomicFollowsLinks(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "real.csv")
+	if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.csv")
+	if err := os.Symlink("real.csv", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteAtomic(link, writeString("new")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v %v", fi, err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "new" {
+		t.Fatalf("target holds %q, want %q", b, "new")
+	}
+	dangling := filepath.Join(dir, "dangling.csv")
+	if err := os.Symlink("sub/../later.csv", dangling); err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	if err := WriteAtomic(dangling, writeString("made")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "later.csv")); string(b) != "made" {
+		t.Fatalf("dangling link's target holds %q, want %q", b, "made")
+	}
+	if fi, err := os.Lstat(dangling); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Fatalf("the dangling link was replaced: %v %v", fi, err)
+	}
+}
+
+// Devices and pipes are never replaced by a regular file: /dev/null stays a
+// device (this matters most when tests run as root), a FIFO receives the
+// whole output, and a failed write sends nothing.
+func TestWriteAtomicDevicesAndPipes(t *testing.T) {
+	if err := WriteAtomic(os.DevNull, writeString("discarded")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(os.DevNull); err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
+		t.Fatalf("%s is no longer a character device: %v %v", os.DevNull, fi, err)
+	}
+	if err := CheckWritable(os.DevNull); err != nil {
+		t.Fatalf("CheckWritable(%s) = %v", os.DevNull, err)
+	}
+
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe")
+	if !haveFIFOs {
+		return // not a Unix system: no named pipes to test
+	}
+	if err := mkfifo(fifo); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string)
+	go func() {
+		b, _ := os.ReadFile(fifo) // blocks until the writer opens and closes
+		got <- string(b)
+	}()
+	if err := WriteAtomic(fifo, writeString("through the pipe")); err != nil {
+		t.Fatal(err)
+	}
+	if s := <-got; s != "through the pipe" {
+		t.Fatalf("reader got %q", s)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+		t.Fatalf("the FIFO was replaced: %v %v", fi, err)
+	}
+	if got := dirNames(t, dir); !slices.Equal(got, []string{"pipe"}) {
+		t.Fatalf("directory holds %v, want only the pipe", got)
+	}
+	// A failing write never opens the pipe (opening would block here
+	// without a reader, so returning at all shows it was not opened).
+	errWrite := errors.New("boom")
+	if err := WriteAtomic(fifo, func(io.Writer) error { return errWrite }); !errors.Is(err, errWrite) {
+		t.Fatalf("error = %v, want %v", err, errWrite)
+	}
+}
+
+// CheckWritable refuses a directory without write permission before any
+// work is done (skipped as root, who may write anywhere).
+func TestCheckWritable(t *testing.T) {
+	dir := t.TempDir()
+	if err := CheckWritable(filepath.Join(dir, "ok.rfm")); err != nil {
+		t.Fatalf("writable directory: %v", err)
+	}
+	if got := dirNames(t, dir); len(got) != 0 {
+		t.Fatalf("CheckWritable left %v behind", got)
+	}
+	if err := CheckWritable(dir); err == nil {
+		t.Fatal("a directory as output was accepted")
+	}
+	if os.Geteuid() == 0 {
+		return // root writes anywhere: the permission case cannot be set up
+	}
+	ro := filepath.Join(dir, "ro")
+	os.Mkdir(ro, 0o555)
+	if err := CheckWritable(filepath.Join(ro, "x.rfm")); err == nil {
+		t.Fatal("a read-only directory was accepted")
+	}
+}

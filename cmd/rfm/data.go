@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -92,18 +93,51 @@ type columnFlags struct {
 	categorical listFlag
 	numeric     listFlag
 	ignore      listFlag
+	missing     listFlag
+}
+
+// readOptions turns the flags into the reader's options; extra missing
+// tokens add to the defaults (the pipeline stores the list, so predict
+// reads new rows the same way).
+func (c *columnFlags) readOptions() dataset.ReadOptions {
+	opt := dataset.ReadOptions{Categorical: c.categorical, Numeric: c.numeric, Ignore: c.ignore}
+	if len(c.missing) > 0 {
+		opt.MissingTokens = append(dataset.DefaultMissingTokens(), c.missing...)
+	}
+	return opt
 }
 
 func (c *columnFlags) register(f *flagSet) {
 	f.List(&c.categorical, "categorical", "treat these `COLS` as categorical (one-hot), comma-separated")
 	f.List(&c.numeric, "numeric", "treat these `COLS` as numeric: a cell that is not a number is an error")
 	f.List(&c.ignore, "ignore", "leave these `COLS` out (ids, leaks, free text)")
+	f.List(&c.missing, "missing", "also read these cell `TEXTS` as missing values, comma-separated (always: empty, "+strings.Join(nonEmpty(dataset.DefaultMissingTokens()), ", ")+")")
+}
+
+func nonEmpty(ss []string) []string {
+	out := make([]string, 0, len(ss))
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // readTable reads a data file, naming it in every error.
 func readTable(path string, opt dataset.ReadOptions) (*dataset.Table, error) {
 	if path == "" {
 		return nil, usagef("--data is required: the table to read")
+	}
+	if path == "-" { // standard input: CSV unless --format says otherwise
+		if opt.Format == "" {
+			opt.Format = "csv"
+		}
+		t, err := dataset.Read(os.Stdin, "<stdin>", opt)
+		if err != nil {
+			return nil, inFile("<stdin>", err)
+		}
+		return t, nil
 	}
 	t, err := dataset.ReadFile(path, opt)
 	if err != nil {
@@ -384,7 +418,20 @@ func checkOutPath(flagName, out string, inputs ...string) error {
 	if err != nil || !st.IsDir() {
 		return fmt.Errorf("--%s %s: directory %s does not exist", flagName, out, dir)
 	}
+	if err := modelfile.CheckWritable(out); err != nil {
+		return fmt.Errorf("--%s %s: cannot write there: %w", flagName, out, unwrapPath(err))
+	}
 	return nil
+}
+
+// unwrapPath drops the *PathError wrapper (its path is a temporary name the
+// user never chose) and keeps the reason.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func sameFile(a, b string) bool {

@@ -42,7 +42,7 @@ rfm eval --model price.rfm --data test.parquet --json`)
 	f.positional = "data"
 	f.Section("Input")
 	f.String(&o.model, "model", "", "model `FILE` written by 'rfm fit'")
-	f.String(&o.data, "data", "", "table `FILE` with the model's input columns and its target column")
+	f.String(&o.data, "data", "", "table `FILE` with the model's input columns and its target column (\"-\": standard input, CSV unless --format)")
 	o.read.register(f, false)
 	f.Section("Output and resources")
 	o.common.register(f, true)

@@ -219,7 +219,7 @@ type fitOptions struct {
 // registerData adds the data flags shared by fit and cv.
 func (o *fitOptions) registerData(f *flagSet, withValid bool) {
 	f.Section("Data")
-	f.String(&o.data, "data", "", "training table `FILE`: CSV/TSV, Parquet, NPY/NPZ or LIBSVM, optionally .gz")
+	f.String(&o.data, "data", "", "training table `FILE`: CSV/TSV, Parquet, NPY/NPZ or LIBSVM, optionally .gz (\"-\": standard input)")
 	f.String(&o.target, "target", "", "column `COL` to predict (default: \"label\" or \"y\" when the file has one)")
 	f.String(&o.task, "task", "auto", "`TASK`: auto, classification or regression (auto: classification for text or ≤ 20 distinct integers)")
 	if withValid {
@@ -239,7 +239,7 @@ func (o *fitOptions) readTraining() (*dataset.Table, *dataset.Target, *dataset.P
 	if o.target != "" && slices.Contains(o.cols.ignore, o.target) {
 		return nil, nil, nil, usagef("--target %q is also in --ignore", o.target)
 	}
-	opt := dataset.ReadOptions{Categorical: o.cols.categorical, Numeric: o.cols.numeric, Ignore: o.cols.ignore}
+	opt := o.cols.readOptions()
 	if err := o.read.apply(&opt); err != nil {
 		return nil, nil, nil, err
 	}

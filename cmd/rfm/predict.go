@@ -41,7 +41,7 @@ rfm predict --model churn.rfm --data new.csv --proba > probabilities.csv`)
 	f.positional = "data"
 	f.Section("Input")
 	f.String(&o.model, "model", "", "model `FILE` written by 'rfm fit'")
-	f.String(&o.data, "data", "", "table `FILE` of rows to predict")
+	f.String(&o.data, "data", "", "table `FILE` of rows to predict (\"-\": standard input, CSV unless --format)")
 	o.read.register(f, false)
 	f.Section("Output")
 	f.String(&o.out, "out", "", "write the CSV to `FILE` (atomically) instead of stdout")
