@@ -27,13 +27,13 @@ func readDelimited(br *bufio.Reader, name string, delim rune, noHeader bool, p *
 		return nil, fmt.Errorf("%s: read failed: %w", name, err)
 	}
 	text := strings.TrimPrefix(sb.String(), "\uFEFF")
-	if !utf8.ValidString(text) {
-		return nil, &ParseError{File: name, Line: invalidUTF8Line(text), Msg: "invalid UTF-8; save the file as UTF-8"}
-	}
 	if delim == 0 {
 		const sampleSize = 64 << 10
 		sample := text[:min(len(text), sampleSize)]
 		delim = detectDelimiter([]byte(sample), len(text) <= sampleSize)
+	}
+	if !utf8.ValidString(text) {
+		return nil, invalidUTF8(text, name, delim)
 	}
 	s := &csvScanner{text: text, delim: string(delim), name: name}
 
@@ -98,6 +98,13 @@ func readDelimited(br *bufio.Reader, name string, delim rune, noHeader bool, p *
 		st := cols[k]
 		c := &Column{Name: names[j], source: name, lines: lines, field: j + 1, Missing: st.missing}
 		t.Columns[k] = c
+		if st.strayText() {
+			if first == nil || st.textRow < first.Row-1 {
+				first = c.cellError(st.textRow, "%q is not a number, but %d of the column's %d other values are; fix the cell, make it a missing-value token (rfm: --missing %q) or read the column as categorical (rfm: --categorical %s)",
+					st.textCellValue, st.nNum, st.nNum+st.nText-1, st.textCellValue, names[j])
+			}
+			continue
+		}
 		if st.categorical() {
 			c.Kind = Categorical
 			c.Missing = make([]bool, len(lines))
@@ -150,6 +157,13 @@ type textState struct {
 	missing []bool
 	isText  bool // saw a cell that is not a number
 
+	// Counts of an inferred column's number and text cells, and its first
+	// text cell: a column of numbers with a stray word is an error (see
+	// strayText), not silently categorical.
+	nNum, nText   int
+	textRow       int
+	textCellValue string
+
 	bad     int // first row with a rejected cell, -1 if none
 	badCls  cellClass
 	badText string
@@ -162,15 +176,30 @@ func (st *textState) categorical() bool {
 }
 
 func (st *textState) add(row int, v string, ms *missingSet) {
-	if st.force == forceCategorical || (st.isText && st.force == inferKind) {
+	if st.force == forceCategorical {
 		return // typed as categorical; the second pass collects the text
 	}
 	if ms.has(v) {
-		st.num = append(st.num, math.NaN())
-		st.missing = append(st.missing, true)
+		if !st.isText {
+			st.num = append(st.num, math.NaN())
+			st.missing = append(st.missing, true)
+		}
 		return
 	}
 	x, cls := parseCell(v)
+	if st.force == inferKind {
+		if cls == cellText {
+			if st.nText == 0 {
+				st.textRow, st.textCellValue = row, strings.Clone(v)
+			}
+			st.nText++
+		} else {
+			st.nNum++
+		}
+	}
+	if st.isText && st.force == inferKind {
+		return // categorical now: only the counts go on
+	}
 	st.num = append(st.num, x)
 	st.missing = append(st.missing, false)
 	switch cls {
@@ -186,6 +215,15 @@ func (st *textState) add(row int, v string, ms *missingSet) {
 	if st.bad < 0 {
 		st.bad, st.badCls, st.badText = row, cls, strings.Clone(v)
 	}
+}
+
+// strayText reports an inferred column that reads as numbers but for a few
+// words (at most 5% of its non-missing cells, and at least 20 cells): most
+// likely a typo or an unlisted missing-value marker, which would otherwise
+// turn a numeric feature silently into a categorical one.
+func (st *textState) strayText() bool {
+	total := st.nNum + st.nText
+	return st.force == inferKind && st.nText > 0 && total >= 20 && 20*st.nText <= total
 }
 
 // keepText copies a level string (shared between equal cells) so the
@@ -212,16 +250,35 @@ func lineBreak(text string, pos int) int {
 	return 0
 }
 
-// invalidUTF8Line returns the line of the first invalid UTF-8 sequence.
-func invalidUTF8Line(text string) int {
-	for i := 0; i < len(text); {
+// invalidUTF8 locates the first invalid UTF-8 sequence: its line, and its
+// field (counting delimiters outside quotes from the start of the line),
+// named from the header when the header itself is valid.
+func invalidUTF8(text, name string, delim rune) *ParseError {
+	i := 0
+	for i < len(text) {
 		r, size := utf8.DecodeRuneInString(text[i:])
 		if r == utf8.RuneError && size == 1 {
-			return 1 + strings.Count(text[:i], "\n")
+			break
 		}
 		i += size
 	}
-	return 0
+	start := strings.LastIndexByte(text[:i], '\n') + 1
+	col, quoted := 1, false
+	for _, r := range text[start:i] {
+		switch {
+		case r == '"':
+			quoted = !quoted
+		case r == delim && !quoted:
+			col++
+		}
+	}
+	e := &ParseError{File: name, Line: 1 + strings.Count(text[:i], "\n"), Col: col, Msg: "invalid UTF-8; save the file as UTF-8"}
+	if end := strings.IndexByte(text, '\n'); end > 0 && start > 0 {
+		if hdr := strings.Split(strings.TrimRight(text[:end], "\r"), string(delim)); col <= len(hdr) && utf8.ValidString(hdr[col-1]) {
+			e.Column = strings.Trim(strings.TrimSpace(hdr[col-1]), `"`)
+		}
+	}
+	return e
 }
 
 // csvScanner parses fields of delimited text held in memory.

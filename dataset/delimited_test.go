@@ -149,6 +149,42 @@ func checkText(t *testing.T, tc textCase) {
 	}
 }
 
+// A column of numbers with a few words (≤ 5%, ≥ 20 cells) is an error;
+// more words, or fewer cells, make it categorical; declaring the word
+// missing, or the column categorical, reads it.
+func TestStrayTextTyping(t *testing.T) {
+	mostly := "b\n" + strings.Repeat("1\n", 19) + "oops\n"
+	if _, err := Read(strings.NewReader(mostly), "x.csv", ReadOptions{}); err == nil || !strings.Contains(err.Error(), `"oops" is not a number`) {
+		t.Fatalf("19 numbers and a word: error %v", err)
+	}
+	for _, tc := range []struct {
+		name, in string
+		opt      ReadOptions
+		kind     Kind
+		missing  int
+	}{
+		{"too few cells to tell", "b\n1\n2\nx\n", ReadOptions{}, Categorical, 0},
+		{"many words", "b\n" + strings.Repeat("1\nx\n", 15), ReadOptions{}, Categorical, 0},
+		{"word declared missing", mostly, ReadOptions{MissingTokens: append(DefaultMissingTokens(), "oops")}, Numeric, 1},
+		{"column declared categorical", mostly, ReadOptions{Categorical: []string{"b"}}, Categorical, 0},
+	} {
+		tab, err := Read(strings.NewReader(tc.in), "x.csv", tc.opt)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		c, _ := tab.Column("b")
+		n := 0
+		for i := 0; i < c.Len(); i++ {
+			if c.IsMissing(i) {
+				n++
+			}
+		}
+		if c.Kind != tc.kind || n != tc.missing {
+			t.Errorf("%s: %v with %d missing, want %v with %d", tc.name, c.Kind, n, tc.kind, tc.missing)
+		}
+	}
+}
+
 func TestReadErrors(t *testing.T) {
 	cases := []struct {
 		name string
@@ -169,8 +205,12 @@ func TestReadErrors(t *testing.T) {
 		{name: "inf literal", in: "a\n1\nInfinity\n", want: `data.csv: line 3, column 1 ("a"): "Infinity" is not a finite number; use a finite value or mark the cell missing (for example NA)`},
 		{name: "nan not a missing token", opt: ReadOptions{MissingTokens: []string{"-"}}, in: "a\n1\nnan\n", want: `data.csv: line 3, column 1 ("a"): "nan" is not a finite number; use a finite value or mark the cell missing (for example NA)`},
 		{name: "earliest error wins", in: "a,b\n1,2\n1,1e999\ninf,3\n", want: `data.csv: line 3, column 2 ("b"): "1e999" overflows float64`},
-		{name: "invalid utf8", in: "a,b\n1,x\n2,\xff\xfe\n", want: `data.csv: line 3: invalid UTF-8; save the file as UTF-8`, pe: &ParseError{Line: 3}},
-		{name: "invalid utf8 header", in: "a,\xff\n1,2\n", want: `data.csv: line 1: invalid UTF-8; save the file as UTF-8`},
+		{name: "invalid utf8", in: "a,b\n1,x\n2,\xff\xfe\n", want: `data.csv: line 3, column 2 ("b"): invalid UTF-8; save the file as UTF-8`, pe: &ParseError{Line: 3, Col: 2, Column: "b"}},
+		{name: "invalid utf8 after quoted delimiter", in: "a;b;c\n\"x;y\";\xff;1\n", want: `data.csv: line 2, column 2 ("b"): invalid UTF-8; save the file as UTF-8`},
+		{name: "invalid utf8 header", in: "a,\xff\n1,2\n", want: `data.csv: line 1, column 2: invalid UTF-8; save the file as UTF-8`},
+		{name: "stray text in a numeric column", in: "a,b\n" + strings.Repeat("1,2\n", 30) + "3,abc\n" + strings.Repeat("4,5\n", 9),
+			want: `data.csv: line 32, column 2 ("b"): "abc" is not a number, but 39 of the column's 39 other values are; fix the cell, make it a missing-value token (rfm: --missing "abc") or read the column as categorical (rfm: --categorical b)`,
+			pe:   &ParseError{Line: 32, Col: 2, Column: "b"}},
 		{name: "unknown forced", opt: ReadOptions{Numeric: []string{"zz"}}, in: "a,b\n1,2\n", want: `data.csv: numeric column "zz" not found; the columns are "a", "b"`},
 		{name: "unknown ignored", opt: ReadOptions{Ignore: []string{"zz"}}, in: "a,b\n1,2\n", want: `data.csv: ignored column "zz" not found; the columns are "a", "b"`},
 		{name: "duplicate header", in: "a,b,a\n1,2,3\n", want: `data.csv: line 1: duplicate column name "a" (columns 1 and 3); rename one of them`},

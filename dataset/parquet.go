@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +11,32 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 )
+
+// checkParquetFraming checks what the library would otherwise trust: the
+// "PAR1" magic at both ends and a footer length that fits in the file. A
+// corrupt length made it allocate gigabytes before failing.
+func checkParquetFraming(ra io.ReaderAt, size int64) error {
+	const magic = "PAR1"
+	if size < 12 {
+		return fmt.Errorf("%d bytes is too short for a Parquet file", size)
+	}
+	var head [4]byte
+	var tail [8]byte
+	if _, err := ra.ReadAt(head[:], 0); err != nil {
+		return err
+	}
+	if _, err := ra.ReadAt(tail[:], size-8); err != nil {
+		return err
+	}
+	if string(head[:]) != magic || string(tail[4:]) != magic {
+		return fmt.Errorf("no PAR1 magic at the start and end of the file")
+	}
+	footer := int64(binary.LittleEndian.Uint32(tail[:4]))
+	if footer > size-12 {
+		return fmt.Errorf("footer length %d exceeds the file (%d bytes): the file is truncated or corrupt", footer, size)
+	}
+	return nil
+}
 
 // readParquet reads a flat Parquet file: boolean, integer and floating
 // columns become Numeric (booleans as 0/1, integer decimals scaled), string
@@ -21,6 +48,9 @@ func readParquet(ra io.ReaderAt, size int64, name string, p *plan, opt ReadOptio
 			t, err = nil, fmt.Errorf("%s: malformed Parquet file: %v", name, r)
 		}
 	}()
+	if err := checkParquetFraming(ra, size); err != nil {
+		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", name, err)
+	}
 	f, err := parquet.OpenFile(ra, size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", name, err)

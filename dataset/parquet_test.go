@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math"
 	"os"
@@ -141,6 +142,14 @@ func TestReadParquetOptions(t *testing.T) {
 	}
 }
 
+// withFooterLength returns a copy of a Parquet file with its footer length
+// field (the 4 bytes before the closing magic) set to n.
+func withFooterLength(file []byte, n uint32) []byte {
+	b := bytes.Clone(file)
+	binary.LittleEndian.PutUint32(b[len(b)-8:], n)
+	return b
+}
+
 func TestReadParquetErrors(t *testing.T) {
 	good := sampleParquet(t)
 	cases := []struct {
@@ -152,6 +161,9 @@ func TestReadParquetErrors(t *testing.T) {
 		{"garbage", []byte("PAR1 this is not parquet PAR1"), "d.parquet: "},
 		{"infinity", parquetBytes(t, []pqInf{{1}, {math.Inf(1)}}), `d.parquet: row 2, column 1 ("x"): value is +Inf`},
 		{"list column", parquetBytes(t, []pqList{{X: []int32{1, 2}}}), `d.parquet: column "x": nested (group) columns are not supported`},
+		{"footer length past the file", withFooterLength(good, 1<<31), "d.parquet: not a readable Parquet file: footer length 2147483648 exceeds the file"},
+		{"no magic", append([]byte("PAR0"), good[4:]...), "d.parquet: not a readable Parquet file: no PAR1 magic"},
+		{"tiny", []byte("PAR1PAR1"), "d.parquet: not a readable Parquet file: 8 bytes is too short"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -90,8 +90,8 @@ func FitPipeline(t *Table, features []string) (*Pipeline, error) {
 		}
 		in := InputColumn{Name: name, Kind: c.Kind}
 		if c.Kind == Numeric {
-			var sum float64
-			cnt := 0
+			vals := make([]float64, 0, n)
+			extreme := -1 // row of the largest |value|, for messages
 			for i, v := range c.Num {
 				if c.IsMissing(i) {
 					continue
@@ -99,23 +99,22 @@ func FitPipeline(t *Table, features []string) (*Pipeline, error) {
 				if math.IsInf(v, 0) {
 					return nil, c.cellError(i, "value is %v; only finite values are allowed", v)
 				}
-				sum += v
-				cnt++
+				if extreme < 0 || math.Abs(v) > math.Abs(c.Num[extreme]) {
+					extreme = i
+				}
+				vals = append(vals, v)
 			}
+			cnt := len(vals)
 			if cnt == 0 {
 				return nil, fmt.Errorf("%s: feature column %q has no values in the training rows (all missing); leave it out", t.name(), name)
 			}
-			mean := sum / float64(cnt)
-			var ss float64 // two passes: stable for large offsets
-			for i, v := range c.Num {
-				if !c.IsMissing(i) {
-					ss += (v - mean) * (v - mean)
-				}
+			mean, std, ok := scaledMoments(vals)
+			if !ok {
+				return nil, c.cellError(extreme, "value %g: the column's spread overflows float64 when standardized; rescale the column", c.Num[extreme])
 			}
-			std := math.Sqrt(ss / float64(cnt))
 			// Rounding leaves a tiny std on constant columns such as all 0.1;
 			// dividing by it would blow noise up to unit scale.
-			if !(std > 1e-12*math.Max(math.Abs(mean), math.SmallestNonzeroFloat64)) || math.IsInf(std, 0) {
+			if !(std > 1e-12*math.Max(math.Abs(mean), math.SmallestNonzeroFloat64)) {
 				std = 1
 			}
 			in.Mean, in.Std, in.MissingIndicator = mean, std, cnt < n
@@ -309,8 +308,37 @@ func (in *InputColumn) numeric(c *Column, ms *missingSet, x []float64, off, d in
 			continue
 		}
 		row[0] = (v - in.Mean) / in.Std
+		if math.IsInf(row[0], 0) {
+			return c.cellError(i, "value %g is too far from the training rows (mean %g, std %g) to standardize in float64", v, in.Mean, in.Std)
+		}
 	}
 	return nil
+}
+
+// scaledMoments returns the mean and the population standard deviation of
+// xs, summing xs/max|x| so that values anywhere in the float64 range do not
+// overflow the sums (two passes: stable for large offsets). ok is false if
+// a result is still not finite (a spread beyond the float64 range).
+func scaledMoments(xs []float64) (mean, std float64, ok bool) {
+	scale := 0.0
+	for _, v := range xs {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	if scale == 0 || len(xs) == 0 {
+		return 0, 0, len(xs) > 0
+	}
+	var sum float64
+	for _, v := range xs {
+		sum += v / scale
+	}
+	m := sum / float64(len(xs))
+	var ss float64
+	for _, v := range xs {
+		d := v/scale - m
+		ss += d * d
+	}
+	mean, std = m*scale, math.Sqrt(ss/float64(len(xs)))*scale
+	return mean, std, !math.IsInf(mean, 0) && !math.IsInf(std, 0) && !math.IsNaN(std)
 }
 
 func (in *InputColumn) categorical(c *Column, x []float64, off, d int) {

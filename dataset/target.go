@@ -71,17 +71,17 @@ func FitTarget(c *Column, task string) (*Target, error) {
 		if err != nil {
 			return nil, err
 		}
-		var sum float64
-		for _, v := range y {
-			sum += v
+		var ok bool
+		if t.Mean, t.Std, ok = scaledMoments(y); !ok {
+			extreme := 0
+			for i, v := range y {
+				if math.Abs(v) > math.Abs(y[extreme]) {
+					extreme = i
+				}
+			}
+			return nil, c.cellError(extreme, "target %q value %g: the target's spread overflows float64 when standardized; rescale it", c.Name, y[extreme])
 		}
-		t.Mean = sum / float64(n)
-		var ss float64
-		for _, v := range y {
-			ss += (v - t.Mean) * (v - t.Mean)
-		}
-		t.Std = math.Sqrt(ss / float64(n))
-		if !(t.Std > 0) || math.IsInf(t.Std, 0) { // a constant target: keep it unscaled
+		if !(t.Std > 0) { // a constant target: keep it unscaled
 			t.Std = 1
 		}
 		return t, nil
