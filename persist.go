@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/rfmkit/rfm/internal/linalg"
 	"github.com/rfmkit/rfm/modelfile"
@@ -102,6 +103,11 @@ func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
 		if a.F64 == nil || len(a.F64) != want {
 			return nil, fmt.Errorf("model file: array %q has %d float64 values, want %d", name, a.Len(), want)
 		}
+		for i, v := range a.F64 {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("model file: array %q holds %v at index %d; a fitted model has only finite values", name, v, i)
+			}
+		}
 		return a.F64, nil
 	}
 	var err error
@@ -124,14 +130,33 @@ func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
 			return nil, nil, err
 		}
 	}
-	if m.Task == Regression && (len(m.YMean) != m.Outputs || len(m.YStd) != m.Outputs) {
-		return nil, nil, errors.New("model metadata: regression model without target scaling")
+	switch m.Task {
+	case Regression:
+		if len(m.YMean) != m.Outputs || len(m.YStd) != m.Outputs {
+			return nil, nil, errors.New("model metadata: regression model without target scaling")
+		}
+		for k := range m.YMean {
+			if !finite(m.YMean[k]) || !(m.YStd[k] > 0) || !finite(m.YStd[k]) {
+				return nil, nil, fmt.Errorf("model metadata: target scaling of output %d is mean %v, std %v", k, m.YMean[k], m.YStd[k])
+			}
+		}
+	case Classification:
+		if m.Outputs < 2 {
+			return nil, nil, fmt.Errorf("model metadata: a classifier with %d class(es)", m.Outputs)
+		}
+	default:
+		return nil, nil, fmt.Errorf("model metadata: unknown task %q", m.Task)
+	}
+	if len(m.History) > 0 && (m.BestRound < 0 || m.BestRound >= len(m.History)) {
+		return nil, nil, fmt.Errorf("model metadata: best round %d of a %d-round history", m.BestRound, len(m.History))
 	}
 	if err := m.Kernel.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("model metadata: %w", err)
 	}
 	return m, meta.Extra, nil
 }
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // Load reads a model written by Save.
 func Load(r io.Reader) (*Model, map[string]json.RawMessage, error) {

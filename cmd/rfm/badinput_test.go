@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	bin "encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +25,13 @@ func TestBadInputs(t *testing.T) {
 	}
 	corrupt := append([]byte(nil), model...)
 	corrupt[len(corrupt)/2] ^= 0x40
+	// A well-formed file from a future release: format version 2, checksum
+	// recomputed (preamble: 8-byte magic, then the little-endian version).
+	future := append([]byte(nil), model...)
+	bin.LittleEndian.PutUint32(future[8:], 2)
+	sum := sha256.Sum256(future[:len(future)-sha256.Size])
+	copy(future[len(future)-sha256.Size:], sum[:])
+	stray := "a,b,y\n" + strings.Repeat("1,2,x\n3,4,y\n", 12) + "5,abc,x\n"
 
 	files := map[string]string{
 		"empty.csv":      "",
@@ -43,6 +52,8 @@ func TestBadInputs(t *testing.T) {
 		"trunc.rfm":    string(model[:len(model)/3]),
 		"corrupt.rfm":  string(corrupt),
 		"empty.rfm":    "",
+		"future.rfm":   string(future),
+		"stray.csv":    stray,
 	}
 	for name, content := range files {
 		writeFile(t, filepath.Join(dir, name), content)
@@ -72,7 +83,8 @@ func TestBadInputs(t *testing.T) {
 		{"NaN target", fit("nantarget.csv"), 1, []string{"nantarget.csv: line 3, column 3 (\"y\")", "missing"}},
 		{"one row", fit("onerow.csv"), 1, []string{"onerow.csv", "1 row"}},
 		{"value overflows float64", fit("overflow.csv"), 1, []string{"overflow.csv: line 3, column 2 (\"b\")", "overflows float64"}},
-		{"invalid UTF-8", fit("utf8.csv"), 1, []string{"utf8.csv: line 3", "invalid UTF-8"}},
+		{"invalid UTF-8", fit("utf8.csv"), 1, []string{"utf8.csv: line 3, column 2 (\"b\")", "invalid UTF-8"}},
+		{"text in an auto-typed numeric column", fit("stray.csv"), 1, []string{"stray.csv: line 26, column 2 (\"b\")", "\"abc\" is not a number", "--missing \"abc\"", "--categorical b"}},
 		{"unreadable path", fit("nope.csv"), 1, []string{"nope.csv", "no such file"}},
 		{"directory as data", fit("."), 1, []string{"is a directory"}},
 		{"unseen class in --valid", append(goodFit, "--ignore", "id", "--valid", "newclass.csv"), 1, []string{"newclass.csv: line 3", "\"maybe\"", "not seen in training"}},
@@ -85,6 +97,7 @@ func TestBadInputs(t *testing.T) {
 		{"truncated model file", predict("trunc.rfm", "badnum.csv"), 1, []string{"trunc.rfm", "truncated"}},
 		{"corrupted model file", predict("corrupt.rfm", "badnum.csv"), 1, []string{"corrupt.rfm", "corrupted"}},
 		{"empty model file", predict("empty.rfm", "badnum.csv"), 1, []string{"empty.rfm"}},
+		{"model file from a future version", predict("future.rfm", "badnum.csv"), 1, []string{"future.rfm", "version 2 is newer than this build"}},
 		{"data file as model", predict("train.csv", "badnum.csv"), 1, []string{"train.csv", "not an rfm model file"}},
 		{"missing model file", predict("none.rfm", "badnum.csv"), 1, []string{"none.rfm", "no such file"}},
 		{"missing --keep column", predict("good.rfm", "newclass.csv", "--keep", "id"), 1, []string{"newclass.csv", "--keep column \"id\" is missing"}},
