@@ -100,8 +100,8 @@ func readDelimited(br *bufio.Reader, name string, delim rune, noHeader bool, p *
 		t.Columns[k] = c
 		if st.strayText() {
 			if first == nil || st.textRow < first.Row-1 {
-				first = c.cellError(st.textRow, "%q is not a number, but %d of the column's %d other values are; fix the cell, make it a missing-value token (rfm: --missing %q) or read the column as categorical (rfm: --categorical %s)",
-					st.textCellValue, st.nNum, st.nNum+st.nText-1, st.textCellValue, names[j])
+				first = c.cellError(st.textRow, "%q is not a number, but %d of the column's %d other values are; fix the cell, make it a missing-value token (rfm: add it to --na) or read the column as categorical (rfm: --categorical %s)",
+					st.textCellValue, st.nNum, st.nNum+st.nText-1, names[j])
 			}
 			continue
 		}

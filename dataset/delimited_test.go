@@ -209,7 +209,7 @@ func TestReadErrors(t *testing.T) {
 		{name: "invalid utf8 after quoted delimiter", in: "a;b;c\n\"x;y\";\xff;1\n", want: `data.csv: line 2, column 2 ("b"): invalid UTF-8; save the file as UTF-8`},
 		{name: "invalid utf8 header", in: "a,\xff\n1,2\n", want: `data.csv: line 1, column 2: invalid UTF-8; save the file as UTF-8`},
 		{name: "stray text in a numeric column", in: "a,b\n" + strings.Repeat("1,2\n", 30) + "3,abc\n" + strings.Repeat("4,5\n", 9),
-			want: `data.csv: line 32, column 2 ("b"): "abc" is not a number, but 39 of the column's 39 other values are; fix the cell, make it a missing-value token (rfm: --missing "abc") or read the column as categorical (rfm: --categorical b)`,
+			want: `data.csv: line 32, column 2 ("b"): "abc" is not a number, but 39 of the column's 39 other values are; fix the cell, make it a missing-value token (rfm: add it to --na) or read the column as categorical (rfm: --categorical b)`,
 			pe:   &ParseError{Line: 32, Col: 2, Column: "b"}},
 		{name: "unknown forced", opt: ReadOptions{Numeric: []string{"zz"}}, in: "a,b\n1,2\n", want: `data.csv: numeric column "zz" not found; the columns are "a", "b"`},
 		{name: "unknown ignored", opt: ReadOptions{Ignore: []string{"zz"}}, in: "a,b\n1,2\n", want: `data.csv: ignored column "zz" not found; the columns are "a", "b"`},

@@ -84,7 +84,7 @@ func TestBadInputs(t *testing.T) {
 		{"one row", fit("onerow.csv"), 1, []string{"onerow.csv", "1 row"}},
 		{"value overflows float64", fit("overflow.csv"), 1, []string{"overflow.csv: line 3, column 2 (\"b\")", "overflows float64"}},
 		{"invalid UTF-8", fit("utf8.csv"), 1, []string{"utf8.csv: line 3, column 2 (\"b\")", "invalid UTF-8"}},
-		{"text in an auto-typed numeric column", fit("stray.csv"), 1, []string{"stray.csv: line 26, column 2 (\"b\")", "\"abc\" is not a number", "--missing \"abc\"", "--categorical b"}},
+		{"text in an auto-typed numeric column", fit("stray.csv"), 1, []string{"stray.csv: line 26, column 2 (\"b\")", "\"abc\" is not a number", "add it to --na", "--categorical b"}},
 		{"unreadable path", fit("nope.csv"), 1, []string{"nope.csv", "no such file"}},
 		{"directory as data", fit("."), 1, []string{"is a directory"}},
 		{"unseen class in --valid", append(goodFit, "--ignore", "id", "--valid", "newclass.csv"), 1, []string{"newclass.csv: line 3", "\"maybe\"", "not seen in training"}},

@@ -93,35 +93,33 @@ type columnFlags struct {
 	categorical listFlag
 	numeric     listFlag
 	ignore      listFlag
-	missing     listFlag
-}
-
-// readOptions turns the flags into the reader's options; extra missing
-// tokens add to the defaults (the pipeline stores the list, so predict
-// reads new rows the same way).
-func (c *columnFlags) readOptions() dataset.ReadOptions {
-	opt := dataset.ReadOptions{Categorical: c.categorical, Numeric: c.numeric, Ignore: c.ignore}
-	if len(c.missing) > 0 {
-		opt.MissingTokens = append(dataset.DefaultMissingTokens(), c.missing...)
-	}
-	return opt
 }
 
 func (c *columnFlags) register(f *flagSet) {
 	f.List(&c.categorical, "categorical", "treat these `COLS` as categorical (one-hot), comma-separated")
 	f.List(&c.numeric, "numeric", "treat these `COLS` as numeric: a cell that is not a number is an error")
 	f.List(&c.ignore, "ignore", "leave these `COLS` out (ids, leaks, free text)")
-	f.List(&c.missing, "missing", "also read these cell `TEXTS` as missing values, comma-separated (always: empty, "+strings.Join(nonEmpty(dataset.DefaultMissingTokens()), ", ")+")")
 }
 
-func nonEmpty(ss []string) []string {
-	out := make([]string, 0, len(ss))
-	for _, s := range ss {
-		if s != "" {
-			out = append(out, s)
+// predictChunked predicts n rows of x a chunk at a time so that a progress
+// bar (on a terminal, unless quiet) moves during long predictions. Each
+// chunk is a multiple of the kernel's 128-row bands and a row's prediction
+// depends only on the row, so the numbers are those of one Predict call.
+func predictChunked(e *env, m *rfm.Model, x []float64, n int, quiet bool, verb string) ([]float64, error) {
+	const chunk = 32 * 128
+	bar := newProgress(e.stderr, e.tty(), quiet)
+	defer bar.Abort() // the caller prints its own summary
+	out := make([]float64, 0, n*m.Outputs)
+	for r0 := 0; r0 < n; r0 += chunk {
+		r1 := min(r0+chunk, n)
+		bar.Update(float64(r0)/float64(n), fmt.Sprintf("%s rows %d-%d of %d", verb, r0+1, r1, n))
+		s, err := m.Predict(e.ctx, x[r0*m.D:r1*m.D], r1-r0)
+		if err != nil {
+			return nil, err
 		}
+		out = append(out, s...)
 	}
-	return out
+	return out, nil
 }
 
 // readTable reads a data file, naming it in every error.

@@ -69,7 +69,7 @@ rfm eval --model price.rfm --data test.parquet --json`)
 	if err != nil {
 		return err
 	}
-	report, err := evaluate(e, lm, t, o.data)
+	report, err := evaluate(e, lm, t, o.data, o.common.quiet)
 	if err != nil {
 		return err
 	}
@@ -87,12 +87,12 @@ rfm eval --model price.rfm --data test.parquet --json`)
 
 // evaluate predicts the rows of t and scores them against its target
 // column. It returns a *metrics.Classification or *metrics.Regression.
-func evaluate(e *env, lm *loadedModel, t *dataset.Table, path string) (any, error) {
+func evaluate(e *env, lm *loadedModel, t *dataset.Table, path string, quiet bool) (any, error) {
 	ds, err := encodeRows(t, path, lm.pipeline, lm.target)
 	if err != nil {
 		return nil, err
 	}
-	scores, err := lm.model.Predict(e.ctx, ds.X, ds.N)
+	scores, err := predictChunked(e, lm.model, ds.X, ds.N, quiet, "score")
 	if err != nil {
 		return nil, err
 	}

@@ -239,7 +239,7 @@ func (o *fitOptions) readTraining() (*dataset.Table, *dataset.Target, *dataset.P
 	if o.target != "" && slices.Contains(o.cols.ignore, o.target) {
 		return nil, nil, nil, usagef("--target %q is also in --ignore", o.target)
 	}
-	opt := o.cols.readOptions()
+	opt := dataset.ReadOptions{Categorical: o.cols.categorical, Numeric: o.cols.numeric, Ignore: o.cols.ignore}
 	if err := o.read.apply(&opt); err != nil {
 		return nil, nil, nil, err
 	}

@@ -108,7 +108,7 @@ func cmdPredict(e *env, args []string) error {
 		}
 		keepCol = c
 	}
-	scores, err := lm.model.Predict(e.ctx, x, n)
+	scores, err := predictChunked(e, lm.model, x, n, o.common.quiet, "predict")
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"math"
 	"path/filepath"
 	"reflect"
@@ -284,5 +285,45 @@ func TestFitProgressOnTerminal(t *testing.T) {
 	var res fitJSON
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
 		t.Errorf("stdout is not the JSON result: %v", err)
+	}
+}
+
+// Chunked prediction (for the progress bar) gives one Predict call's
+// numbers bit for bit, across chunk boundaries and a ragged last chunk.
+func TestPredictChunkedMatchesPredict(t *testing.T) {
+	s, err := synth.Generate(synth.LowRank, 200, 6, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := rfm.DefaultConfig()
+	cfg.Iters = 1
+	m, err := rfm.Fit(context.Background(), cfg, &rfm.Dataset{X: s.X, N: s.N, D: s.D, Y: s.Y}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := synth.Generate(synth.LowRank, 32*128*2+77, 6, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := m.Predict(context.Background(), q.X, q.N)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errBuf bytes.Buffer
+	e := &env{ctx: context.Background(), stdout: io.Discard, stderr: &errBuf, tty: func() bool { return false }}
+	got, err := predictChunked(e, m, q.X, q.N, false, "predict")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d outputs, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("output %d: %v chunked, %v whole", i, got[i], want[i])
+		}
+	}
+	if errBuf.Len() != 0 {
+		t.Errorf("wrote %q to stderr off a terminal", errBuf.String())
 	}
 }
