@@ -28,6 +28,10 @@ if have_openblas && have_lapacke && command -v gcc >/dev/null 2>&1; then
   export RFM_TAGS=openblas
   export CGO_ENABLED=1
 else
+  if [ "${RFM_REQUIRE_OPENBLAS:-}" = 1 ]; then
+    echo "setup: OpenBLAS/LAPACKE could not be installed, and RFM_REQUIRE_OPENBLAS=1 (CI tests both backends): install libopenblas-dev and liblapacke-dev" >&2
+    exit 1
+  fi
   export RFM_TAGS=
   echo "setup: NOTICE: OpenBLAS/LAPACKE not available (not root, or no apt-get): using the pure-Go backend, about 10x slower on large fits" >&2
 fi
