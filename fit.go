@@ -71,14 +71,21 @@ func Fit(ctx context.Context, cfg Config, train, valid *Dataset, progress func(P
 	}
 	if cfg.FinalKernel != nil {
 		// "RFM (NTK)": M was learned and the round selected with the base
-		// kernel; α is fitted again with the final kernel on the selected M
-		// (by the refit below, or here on the training rows without one).
+		// kernel; α is fitted again with the final kernel on the selected M,
+		// on the training rows, and scored on the validation rows (History
+		// holds the base kernel's scores, not the predictor's); the refit
+		// below then uses all rows.
 		m.Kernel = *cfg.FinalKernel
-		if !(cfg.Refit && va != nil) {
-			if err := f.refit(ctx, m, tr); err != nil {
+		if err := f.refit(ctx, m, tr); err != nil {
+			return nil, fmt.Errorf("final kernel %s: %w", m.Kernel, err)
+		}
+		m.Refitted = false
+		if va != nil {
+			acc, loss, err := f.scoreOn(ctx, m, va)
+			if err != nil {
 				return nil, fmt.Errorf("final kernel %s: %w", m.Kernel, err)
 			}
-			m.Refitted = false
+			m.Head = &Round{Round: m.BestRound, Bandwidth: m.Kernel.Bandwidth, ValAccuracy: acc, ValLoss: loss}
 		}
 	}
 	if cfg.Refit && va != nil {
@@ -364,6 +371,25 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 	m.Kernel.Bandwidth = bestL
 	m.Centers = x
 	return m, nil
+}
+
+// scoreOn scores the model's current α (fitted on its Centers) on
+// validation rows, as the rounds are scored.
+func (f *fitter) scoreOn(ctx context.Context, m *Model, va *Dataset) (acc, loss float64, err error) {
+	d := m.D
+	metric, err := kernel.NewMetric(m.Metric, d, m.M)
+	if err != nil {
+		return 0, 0, err
+	}
+	metric.Shift = m.Shift
+	z := metric.Map(m.Centers, m.N)
+	zv := metric.Map(prepareX(va.X, va.N, d, f.cfg.NormalizeRows, nil), va.N)
+	s, err := kernel.Apply(ctx, m.Kernel, zv, va.N, kernel.Norms(zv, va.N, d), z, m.N, kernel.Norms(z, m.N, d), d, m.Alpha, f.c)
+	if err != nil {
+		return 0, 0, err
+	}
+	acc, loss = f.score(s, va, m.YMean, m.YStd)
+	return acc, loss, nil
 }
 
 // refit solves for α again on all rows with the selected metric and bandwidth.

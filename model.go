@@ -42,12 +42,16 @@ type Model struct {
 	N       int       `json:"n"`
 	Alpha   []float64 `json:"-"`
 	// YMean, YStd undo the target standardization (regression).
-	YMean     []float64 `json:"y_mean,omitempty"`
-	YStd      []float64 `json:"y_std,omitempty"`
-	History   []Round   `json:"history"`
-	BestRound int       `json:"best_round"`
-	Refitted  bool      `json:"refitted"`
-	Note      string    `json:"note,omitempty"`
+	YMean   []float64 `json:"y_mean,omitempty"`
+	YStd    []float64 `json:"y_std,omitempty"`
+	History []Round   `json:"history"`
+	// Head, with Config.FinalKernel and validation rows: the final
+	// kernel's validation score with the selected M, fitted on the training
+	// rows (History scores the base kernel's rounds, which chose M).
+	Head      *Round `json:"head,omitempty"`
+	BestRound int    `json:"best_round"`
+	Refitted  bool   `json:"refitted"`
+	Note      string `json:"note,omitempty"`
 
 	once  sync.Once
 	cache *mapped

@@ -131,6 +131,21 @@ func TestFitFinalKernel(t *testing.T) {
 				t.Fatalf("refit=%v: α[%d] = %v, NTK KRR gives %v", refit, i, m.Alpha[i], res.Alpha[i])
 			}
 		}
+		// Head scores the NTK predictor itself: the same number as a fit of
+		// the NTK kernel with that M and no rounds.
+		check := cfg
+		check.FinalKernel, check.Kernel, check.Iters, check.Refit, check.InitialM = nil, final, 0, false, base.M
+		check.Diag = base.Metric == kernel.Diagonal
+		direct, err := Fit(context.Background(), check, train, valid, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Head == nil || math.Abs(m.Head.ValLoss-direct.History[0].ValLoss) > 1e-12*direct.History[0].ValLoss {
+			t.Fatalf("refit=%v: head %+v, an NTK fit with the learned M scores %v", refit, m.Head, direct.History[0].ValLoss)
+		}
+		if m.Head.ValLoss == base.History[base.BestRound].ValLoss {
+			t.Fatalf("refit=%v: the head's score is the base kernel's", refit)
+		}
 		pred := saveLoadSame(t, m, q)
 		pb, _ := base.Predict(context.Background(), q.X, q.N)
 		t.Logf("refit=%v: test R² Laplace RFM %.3f, RFM (NTK) %.3f", refit, rsquared(q.Y, pb), rsquared(q.Y, pred))

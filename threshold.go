@@ -19,6 +19,11 @@ func FitThresholded(ctx context.Context, cfg Config, threshold float64, train, v
 	if !(threshold >= 0 && threshold < 1) {
 		return nil, fmt.Errorf("RFM-T threshold %v must be in [0, 1)", threshold)
 	}
+	if cfg.FinalKernel != nil {
+		// The retrained model is a plain Laplace machine by definition; a
+		// final kernel would be fitted and thrown away.
+		return nil, fmt.Errorf("RFM-T retrains a plain Laplace kernel on the selected features: a final kernel (%s) does not apply", cfg.FinalKernel)
+	}
 	full, err := Fit(ctx, cfg, train, valid, progress)
 	if err != nil {
 		return nil, err

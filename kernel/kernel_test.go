@@ -220,3 +220,23 @@ func TestSymApplyMatchesApply(t *testing.T) {
 		}
 	}
 }
+
+// An indefinite M (round-off can make a PSD AGOP slightly so) is mapped
+// through its PSD part: M = [[1,2],[2,1]] has eigenvalues 3 and −1, so
+// S = M^{1/2} keeps √3 on v = (1,1)/√2 and drops the other direction.
+func TestSqrtClampsNegativeEigenvalues(t *testing.T) {
+	mt, err := NewMetric(Full, 2, []float64{1, 2, 2, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := math.Sqrt(3) / 2
+	for i, v := range mt.Sqrt() {
+		if math.Abs(v-want) > 1e-14 {
+			t.Fatalf("S[%d] = %v, want %v (S = √3/2·11ᵀ)", i, v, want)
+		}
+	}
+	z := mt.Map([]float64{1, -1, 2, 0}, 2)
+	if math.Abs(z[0]) > 1e-14 || math.Abs(z[1]) > 1e-14 {
+		t.Fatalf("the clamped direction (1,−1) maps to %v, want 0", z[:2])
+	}
+}

@@ -184,9 +184,10 @@ func topIndices(keys []float64, k int) []int {
 // labelled with its value. names may be nil (features are then called
 // x1..xd); otherwise it must have one name per value. topK ≤ 0 selects
 // DefaultTopFeatures; topK is capped at the number of values and at MaxBars.
+// xlabel names the quantity (e.g. "diag(M)"; "" means "value").
 // The figure is 8 in wide and grows in height with the number of bars, so
 // names never overlap.
-func FeatureBars(path string, names []string, values []float64, topK int, title string) error {
+func FeatureBars(path string, names []string, values []float64, topK int, xlabel, title string) error {
 	if err := checkNonEmptyFinite("values", values); err != nil {
 		return fmt.Errorf("plot: feature bars %s: %w", path, err)
 	}
@@ -206,12 +207,15 @@ func FeatureBars(path string, names []string, values []float64, topK int, title 
 	for i, j := range idx {
 		top[i], topNames[i] = values[j], names[j]
 	}
-	note := fmt.Sprintf("top %d of %d features by value, largest at the top", k, d)
+	if xlabel == "" {
+		xlabel = "value"
+	}
+	note := fmt.Sprintf("top %d of %d features by %s, largest at the top", k, d, xlabel)
 	if k == d {
-		note = fmt.Sprintf("all %d features, sorted by value", d)
+		note = fmt.Sprintf("all %d features, sorted by %s", d, xlabel)
 	}
 	const wPx = 960
-	p := barPlot(topNames, top, false, "value", wPx-44, barNameChars)
+	p := barPlot(topNames, top, false, xlabel, wPx-44, barNameChars)
 
 	hPx := int(headerHeight(title, note, float64(wPx))) + 80 + 26*k
 	hPx = max(hPx, 360)
@@ -273,7 +277,7 @@ func Eigenvectors(path string, names []string, vecs [][]float64, eigenvalues []f
 
 	plots := make([]*gplot.Plot, k)
 	for i := range k {
-		v := oriented(vecs[i])
+		v := Oriented(vecs[i])
 		var idx []int
 		if m < d {
 			abs := make([]float64, d)
@@ -292,7 +296,7 @@ func Eigenvectors(path string, names []string, vecs [][]float64, eigenvalues []f
 		for r, j := range idx {
 			vals[r], labs[r] = v[j], names[j]
 		}
-		p := barPlot(labs, vals, true, "entry", panelW-40, panelNameChars)
+		p := barPlot(labs, vals, true, "component", panelW-40, panelNameChars)
 		p.Title.Text = fmt.Sprintf("v%d", i+1)
 		if eigenvalues != nil {
 			p.Title.Text += "   λ = " + formatValue(eigenvalues[i])
@@ -337,9 +341,10 @@ func Eigenvectors(path string, names []string, vecs [][]float64, eigenvalues []f
 	})
 }
 
-// oriented returns a copy of v flipped so that its largest-magnitude entry
-// is positive.
-func oriented(v []float64) []float64 {
+// Oriented returns a copy of v flipped so that its largest-magnitude entry
+// is positive: the sign convention of Eigenvectors, for callers that draw
+// the same vectors elsewhere (as images) and want them to agree.
+func Oriented(v []float64) []float64 {
 	out := slices.Clone(v)
 	best := 0
 	for j, x := range v {

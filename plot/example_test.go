@@ -20,7 +20,7 @@ func ExampleFeatureBars() {
 
 	names := []string{"age", "income", "hours", "zip"}
 	diagM := []float64{0.8, 2.4, 0.3, 0.01}
-	if err := plot.FeatureBars(filepath.Join(dir, "diag.png"), names, diagM, 10, "diag(M)"); err != nil {
+	if err := plot.FeatureBars(filepath.Join(dir, "diag.png"), names, diagM, 10, "", "diag(M)"); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -32,7 +32,7 @@ func ExampleFeatureBars() {
 	fmt.Println("wrote diag.png and spectrum.png")
 
 	// Bad input is an error, not a panic.
-	err = plot.FeatureBars(filepath.Join(dir, "bad.png"), names, diagM[:3], 10, "")
+	err = plot.FeatureBars(filepath.Join(dir, "bad.png"), names, diagM[:3], 10, "", "")
 	fmt.Println(err != nil)
 	// Output:
 	// wrote diag.png and spectrum.png

@@ -100,13 +100,13 @@ func samples() []sample {
 
 	return []sample{
 		{"feature_bars", func(p string) error {
-			return FeatureBars(p, names, diag, 10, "diag(M): top features (adult)")
+			return FeatureBars(p, names, diag, 10, "", "diag(M): top features (adult)")
 		}, 900, 300},
 		{"feature_bars_30", func(p string) error {
-			return FeatureBars(p, manyNames, many, 30, "diag(M): 30 of 40 features")
+			return FeatureBars(p, manyNames, many, 30, "", "diag(M): 30 of 40 features")
 		}, 900, 780},
 		{"feature_bars_signed", func(p string) error {
-			return FeatureBars(p, nil, []float64{0.5, -0.3, 0.1, -0.9, 0.7}, 0, "signed values")
+			return FeatureBars(p, nil, []float64{0.5, -0.3, 0.1, -0.9, 0.7}, 0, "", "signed values")
 		}, 900, 300},
 		{"spectrum_log", func(p string) error { return Spectrum(p, spec, "Spectrum of M (rank 20 + round-off)") }, 900, 500},
 		{"spectrum_linear", func(p string) error { return Spectrum(p, flat, "Spectrum of M") }, 900, 500},
@@ -289,10 +289,10 @@ func TestBadInputs(t *testing.T) {
 		{"empty path", func() error { return Spectrum("", []float64{1}, "") }, "empty output path"},
 		{"not png", func() error { return Spectrum(filepath.Join(dir, "x.jpg"), []float64{1}, "") }, ".png"},
 		{"missing dir", func() error { return Spectrum(filepath.Join(dir, "no", "x.png"), []float64{1}, "") }, "no such file"},
-		{"bars empty", func() error { return FeatureBars(p, nil, nil, 5, "") }, "empty"},
-		{"bars NaN", func() error { return FeatureBars(p, nil, []float64{1, nan}, 5, "") }, "values[1]"},
-		{"bars Inf", func() error { return FeatureBars(p, nil, []float64{inf}, 5, "") }, "finite"},
-		{"bars names", func() error { return FeatureBars(p, []string{"a"}, []float64{1, 2}, 5, "") }, "1 names for 2 features"},
+		{"bars empty", func() error { return FeatureBars(p, nil, nil, 5, "", "") }, "empty"},
+		{"bars NaN", func() error { return FeatureBars(p, nil, []float64{1, nan}, 5, "", "") }, "values[1]"},
+		{"bars Inf", func() error { return FeatureBars(p, nil, []float64{inf}, 5, "", "") }, "finite"},
+		{"bars names", func() error { return FeatureBars(p, []string{"a"}, []float64{1, 2}, 5, "", "") }, "1 names for 2 features"},
 		{"spectrum empty", func() error { return Spectrum(p, []float64{}, "") }, "empty"},
 		{"spectrum NaN", func() error { return Spectrum(p, []float64{1, nan}, "") }, "finite"},
 		{"eig none", func() error { return Eigenvectors(p, nil, nil, nil, 2, "") }, "no eigenvectors"},
@@ -351,9 +351,9 @@ func TestDegenerate(t *testing.T) {
 		name string
 		draw func(path string) error
 	}{
-		{"one bar", func(p string) error { return FeatureBars(p, []string{"only"}, []float64{3}, 100, "") }},
-		{"zero bars", func(p string) error { return FeatureBars(p, nil, []float64{0, 0, 0}, 0, "zeros") }},
-		{"many bars capped", func(p string) error { return FeatureBars(p, nil, make([]float64, 500), 1000, "") }},
+		{"one bar", func(p string) error { return FeatureBars(p, []string{"only"}, []float64{3}, 100, "", "") }},
+		{"zero bars", func(p string) error { return FeatureBars(p, nil, []float64{0, 0, 0}, 0, "", "zeros") }},
+		{"many bars capped", func(p string) error { return FeatureBars(p, nil, make([]float64, 500), 1000, "", "") }},
 		{"one eigenvalue", func(p string) error { return Spectrum(p, []float64{2}, "") }},
 		{"zero spectrum", func(p string) error { return Spectrum(p, []float64{0, 0, 0}, "") }},
 		{"negative spectrum", func(p string) error { return Spectrum(p, []float64{-1, -2}, "") }},

@@ -130,6 +130,8 @@ func TestBadInputs(t *testing.T) {
 		{"more folds than rows", []string{"cv", "--data", "onerow.csv", "--target", "y", "--folds", "3"}, 1, []string{"onerow.csv", "1 row"}},
 		{"synth unknown task", []string{"synth", "--task", "spiral", "--out", "out.csv"}, 2, []string{"--task \"spiral\"", "lowrank"}},
 		{"synth d too small", []string{"synth", "--task", "lowrank", "--d", "3", "--out", "out.csv"}, 2, []string{"lowrank needs d ≥ 6"}},
+		{"rfm-t with a final kernel", append(goodFit, "--rfm-t", "--final-kernel", "ntk"), 2, []string{"--final-kernel does not apply with --rfm-t"}},
+		{"image with 4 channels", []string{"inspect", "--model", "good.rfm", "--plots", "figs", "--image-shape", "1x1x4"}, 2, []string{"--image-shape \"1x1x4\"", "4 channels"}},
 		{"inspect negative top", []string{"inspect", "--model", "good.rfm", "--top-features", "-1"}, 2, []string{"--top-features -1"}},
 		{"unknown command", []string{"fitt"}, 2, []string{"unknown command \"fitt\"", "did you mean \"fit\""}},
 		{"unknown bench suite", []string{"bench", "mnist"}, 2, []string{"unknown benchmark suite \"mnist\""}},

@@ -28,6 +28,9 @@ func parseImageShape(s string) (*imageDims, error) {
 		}
 		dims[i] = v
 	}
+	if c := dims[2]; c != 1 && c != 3 {
+		return nil, usagef("--image-shape %q: %d channels; images have 1 (grey) or 3 (RGB)", s, c)
+	}
 	return &imageDims{h: dims[0], w: dims[1], c: dims[2]}, nil
 }
 
@@ -59,8 +62,14 @@ func writeFigures(dir string, lm *loadedModel, names []string, top int, shape *i
 	if k == 0 || k > 40 {
 		k = min(40, len(diag))
 	}
+	// A model that kept round 0 learned no M: say so on every figure of M
+	// instead of drawing the identity as if it were a finding.
+	learned := ""
+	if m.Metric == kernel.Identity {
+		learned = " (round 0 kept: M = I, nothing learned)"
+	}
 	if err := add("features.png", func(p string) error {
-		return plot.FeatureBars(p, names, diag, k, base+": features ranked by diag(M)")
+		return plot.FeatureBars(p, names, diag, k, "diag(M)", base+": features ranked by diag(M)"+learned)
 	}); err != nil {
 		return nil, err
 	}
@@ -73,7 +82,7 @@ func writeFigures(dir string, lm *loadedModel, names []string, top int, shape *i
 		return nil, err
 	}
 	if err := add("spectrum.png", func(p string) error {
-		return plot.Spectrum(p, vals, base+": eigenvalues of M")
+		return plot.Spectrum(p, vals, base+": eigenvalues of M"+learned)
 	}); err != nil {
 		return nil, err
 	}
@@ -90,10 +99,15 @@ func writeFigures(dir string, lm *loadedModel, names []string, top int, shape *i
 			}
 			v[row] = vecs[i*dm+col]
 		}
-		top4[j], topVals[j] = v, vals[col]
+		// One sign convention for the bars and the images alike.
+		top4[j], topVals[j] = plot.Oriented(v), vals[col]
+	}
+	trace := 0.0
+	for _, l := range vals {
+		trace += max(l, 0)
 	}
 	if err := add("eigenvectors.png", func(p string) error {
-		return plot.Eigenvectors(p, names, top4, topVals, nv, base+": top eigenvectors of M")
+		return plot.Eigenvectors(p, names, top4, topVals, nv, base+": top eigenvectors of M"+learned)
 	}); err != nil {
 		return nil, err
 	}
@@ -105,7 +119,7 @@ func writeFigures(dir string, lm *loadedModel, names []string, top int, shape *i
 	for i, r := range m.History {
 		xs[i], acc[i], loss[i] = float64(r.Round), r.ValAccuracy, r.ValLoss
 	}
-	ylabel := "validation loss (MSE)"
+	ylabel := "validation MSE (standardized target)"
 	if m.Task == "classification" {
 		series["validation accuracy"] = acc
 		ylabel = "validation accuracy"
@@ -114,7 +128,11 @@ func writeFigures(dir string, lm *loadedModel, names []string, top int, shape *i
 	}
 	if len(xs) > 0 && m.History[0].ValLoss > 0 {
 		if err := add("rounds.png", func(p string) error {
-			return plot.Curve(p, xs, series, "round", ylabel, fmt.Sprintf("%s: validation by round (kept: %d)", base, m.BestRound))
+			title := fmt.Sprintf("%s: validation by round (kept: %d)", base, m.BestRound)
+			if m.Config.FinalKernel != nil {
+				title += fmt.Sprintf("; rounds of %s, predictor %s", m.Config.Kernel, m.Kernel)
+			}
+			return plot.Curve(p, xs, series, "round", ylabel, title)
 		}); err != nil {
 			return nil, err
 		}
@@ -122,7 +140,7 @@ func writeFigures(dir string, lm *loadedModel, names []string, top int, shape *i
 
 	if shape != nil {
 		if err := add("diag_image.png", func(p string) error {
-			return plot.Image(p, diag, shape.h, shape.w, shape.c, base+": diag(M)")
+			return plot.Image(p, diag, shape.h, shape.w, shape.c, base+": diag(M)"+learned)
 		}); err != nil {
 			return nil, err
 		}
@@ -130,17 +148,17 @@ func writeFigures(dir string, lm *loadedModel, names []string, top int, shape *i
 			images := append([][]float64{diag}, top4...)
 			titles := []string{"diag(M)"}
 			for j := range top4 {
-				titles = append(titles, fmt.Sprintf("eigenvector %d (λ=%.3g)", j+1, topVals[j]))
+				titles = append(titles, eigenTitle(j, topVals[j], trace))
 			}
 			if err := add("eigenvector_images.png", func(p string) error {
-				return plot.ImageGrid(p, images, shape.h, shape.w, titles, base+": what M weighs")
+				return plot.ImageGrid(p, images, shape.h, shape.w, titles, base+": what M weighs"+learned)
 			}); err != nil {
 				return nil, err
 			}
 		} else {
 			for j, v := range top4 {
 				if err := add(fmt.Sprintf("eigenvector%d_image.png", j+1), func(p string) error {
-					return plot.Image(p, v, shape.h, shape.w, shape.c, fmt.Sprintf("%s: eigenvector %d (λ=%.3g)", base, j+1, topVals[j]))
+					return plot.Image(p, v, shape.h, shape.w, shape.c, fmt.Sprintf("%s: eigenvector %s", base, eigenTitle(j, topVals[j], trace)))
 				}); err != nil {
 					return nil, err
 				}
@@ -148,4 +166,18 @@ func writeFigures(dir string, lm *loadedModel, names []string, top int, shape *i
 		}
 	}
 	return files, nil
+}
+
+// eigenTitle names eigenvector j by its share of the trace of M, short
+// enough for a 224-px panel ("v1 · 63% of trace"); a vector with a share
+// that rounds to 0 is noise, and the title says so.
+func eigenTitle(j int, lambda, trace float64) string {
+	if !(trace > 0) {
+		return fmt.Sprintf("v%d", j+1)
+	}
+	share := 100 * max(lambda, 0) / trace
+	if share < 0.05 {
+		return fmt.Sprintf("v%d · ≈0%% (noise)", j+1)
+	}
+	return fmt.Sprintf("v%d · %.3g%% of trace", j+1, share)
 }

@@ -140,6 +140,8 @@ func (g *engineFlags) config(f *flagSet) (rfm.Config, error) {
 		return cfg, usagef("--threshold %v: must be in [0, 1)", g.threshold)
 	case f.IsSet("threshold") && !g.rfmT:
 		return cfg, usagef("--threshold applies with --rfm-t only")
+	case g.rfmT && g.finalKernel != "":
+		return cfg, usagef("--final-kernel does not apply with --rfm-t: RFM-T refits a plain Laplace kernel on the selected features")
 	}
 	cfg.Kernel = g.spec(kind)
 	if final != "" {
@@ -493,6 +495,13 @@ func describeBest(m *rfm.Model, validated bool) string {
 	default:
 		fmt.Fprintf(&b, "best round %d: validation loss %.4g (round 0, the plain kernel: %.4g)", m.BestRound, best.ValLoss, m.History[0].ValLoss)
 	}
+	if h := m.Head; h != nil && validated {
+		if m.Task == rfm.Classification {
+			fmt.Fprintf(&b, "; final kernel %s on that M: validation accuracy %.4f", m.Kernel, h.ValAccuracy)
+		} else {
+			fmt.Fprintf(&b, "; final kernel %s on that M: validation loss %.4g", m.Kernel, h.ValLoss)
+		}
+	}
 	if m.Refitted {
 		fmt.Fprintf(&b, "; α refitted on all %d rows", m.N)
 	}
@@ -514,6 +523,10 @@ func writeHistory(w io.Writer, h []rfm.Round, best int, task rfm.Task, validated
 			mark = "* "
 		}
 		acc, loss := fmt.Sprintf("%.4f", r.ValAccuracy), fmt.Sprintf("%.5g", r.ValLoss)
+		bw := fmt.Sprintf("%.4g", r.Bandwidth)
+		if r.Bandwidth == 0 { // ntk, nngp: no bandwidth
+			bw = "-"
+		}
 		if !validated {
 			acc, loss = "-", "-"
 		}
@@ -522,9 +535,9 @@ func writeHistory(w io.Writer, h []rfm.Round, best int, task rfm.Task, validated
 			agop = fmt.Sprintf("%.2f", r.AGOPSeconds)
 		}
 		if task == rfm.Classification {
-			fmt.Fprintf(tw, "%s%d\t%.4g\t%s\t%s\t%.2f\t%s\t\n", mark, r.Round, r.Bandwidth, acc, loss, r.FitSeconds, agop)
+			fmt.Fprintf(tw, "%s%d\t%s\t%s\t%s\t%.2f\t%s\t\n", mark, r.Round, bw, acc, loss, r.FitSeconds, agop)
 		} else {
-			fmt.Fprintf(tw, "%s%d\t%.4g\t%s\t%.2f\t%s\t\n", mark, r.Round, r.Bandwidth, loss, r.FitSeconds, agop)
+			fmt.Fprintf(tw, "%s%d\t%s\t%s\t%.2f\t%s\t\n", mark, r.Round, bw, loss, r.FitSeconds, agop)
 		}
 	}
 	tw.Flush()
