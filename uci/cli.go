@@ -34,8 +34,10 @@ Protocols:
           selection on conxuntos.dat, fixed-M kernel ridge on the 4 k-fold splits
   clean   M and the grid point are learned inside each k-fold training split
           (80/20), so no test row influences them
-  tuned   the paper protocol with a richer grid (bandwidth, diagonal M),
-          still selected on validation only
+  tuned   the paper protocol with a 240-point grid (bandwidth L 10/5/2, full or
+          diagonal M, centred gradients, M = AGOP or AGOP^½), scored in both
+          directions of the selection split (validation only, accuracies
+          averaged); the chosen M is then learned on both selection halves
 
 Flags:
 `

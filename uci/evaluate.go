@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/kernel"
 )
 
 // Result statuses.
@@ -71,9 +72,27 @@ func (j *job) evaluate(ctx context.Context, s *Set) (*Result, error) {
 	}
 	switch j.protocol {
 	case ProtocolPaper, ProtocolTuned:
-		sel, err := selectModel(ctx, j.fit, j.base, grid, s.subset(s.Select.Train), s.subset(s.Select.Test), done(len(s.Select.Train)))
+		a, b := s.subset(s.Select.Train), s.subset(s.Select.Test)
+		sel, err := selectModel(ctx, j.fit, j.base, grid, a, b, done(a.N))
 		if err != nil {
 			return nil, fmt.Errorf("model selection: %w", err)
+		}
+		if j.protocol == ProtocolTuned {
+			// Both directions of the selection split, scores averaged: half
+			// the variance of a choice made on a few dozen validation rows.
+			back, err := selectModel(ctx, j.fit, j.base, grid, b, a, done(b.N))
+			if err != nil {
+				return nil, fmt.Errorf("model selection, halves swapped: %w", err)
+			}
+			if sel, err = averaged(grid, sel, back); err != nil {
+				return nil, err
+			}
+			if sel.rfm.Round > 0 {
+				both := append(append([]int(nil), s.Select.Train...), s.Select.Test...)
+				if err := j.relearn(ctx, s, both, &sel.rfm); err != nil {
+					return nil, fmt.Errorf("learning the selected M on both halves: %w", err)
+				}
+			}
 		}
 		res.RFM, res.Laplace = []Choice{sel.rfm}, []Choice{sel.laplace}
 		res.grids = append(res.grids, gridLog{grid, sel.history})
@@ -114,6 +133,58 @@ func (j *job) evaluate(ctx context.Context, s *Set) (*Result, error) {
 	res.LaplaceAccuracy = mean(res.LaplaceAccuracies)
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// averaged combines two selections over the same grid (the two directions
+// of one split): each (grid point, round) scores the mean of its two
+// validation accuracies, and the choices are the first strict maxima of
+// that mean in grid order, then round order, as in selectModel. The
+// chosen RFM round's M is left unset: the caller learns it (relearn).
+func averaged(grid []Setting, x, y *selection) (*selection, error) {
+	if len(x.history) != len(grid) || len(y.history) != len(grid) {
+		return nil, fmt.Errorf("averaging selections of %d and %d grid points over a grid of %d", len(x.history), len(y.history), len(grid))
+	}
+	out := &selection{}
+	bestR, bestL := -1.0, -1.0
+	for i, s := range grid {
+		n := min(len(x.history[i]), len(y.history[i]))
+		if n == 0 {
+			return nil, fmt.Errorf("grid point %s (λ=%g) has no scored round", s, s.Lambda)
+		}
+		h := make([]float64, n)
+		for r := range h {
+			h[r] = (x.history[i][r] + y.history[i][r]) / 2
+			if h[r] > bestR {
+				bestR = h[r]
+				out.rfm = Choice{Setting: s, Round: r, ValAccuracy: 100 * h[r], Metric: kernel.Identity}
+			}
+		}
+		if h[0] > bestL {
+			bestL = h[0]
+			out.laplace = Choice{Setting: s, Round: 0, ValAccuracy: 100 * h[0], Metric: kernel.Identity}
+		}
+		out.history = append(out.history, h)
+	}
+	return out, nil
+}
+
+// relearn replaces ch's M by the M of the same setting after the same
+// number of rounds, learned on the given rows (no validation data: the
+// last round is kept).
+func (j *job) relearn(ctx context.Context, s *Set, rows []int, ch *Choice) error {
+	cfg := j.base.config(ch.Setting)
+	cfg.Iters, cfg.ValFraction = ch.Round, 0
+	u := fitCost(len(rows), s.D, s.Classes, ch.Round)
+	m, err := j.fit(ctx, cfg, s.subset(rows), nil, fitProgress(func(f float64) { j.tell(u, f) }))
+	if err != nil {
+		return err
+	}
+	j.tell(u, 1)
+	if m.Metric == kernel.Identity || len(m.M) == 0 {
+		return fmt.Errorf("round %d of %s left M = I", ch.Round, ch.Setting)
+	}
+	ch.Metric, ch.M = m.Metric, m.M
+	return nil
 }
 
 // evalPair fits the RFM and the Laplace choice on one (train, test) pair
@@ -195,6 +266,11 @@ func setCost(protocol string, m *Meta) float64 {
 	eval := 8 * fitCost(nk, m.D, m.Classes, 1)
 	if protocol == ProtocolClean {
 		return 4*fitCost(nk*4/5, m.D, m.Classes, rounds) + eval
+	}
+	if protocol == ProtocolTuned {
+		// The grid runs in both directions; M is then learned again on
+		// both halves, typically after a couple of rounds.
+		eval += fitCost(m.NVal, m.D, m.Classes, rounds) + fitCost(m.NTrain+m.NVal, m.D, m.Classes, 2)
 	}
 	return fitCost(m.NTrain, m.D, m.Classes, rounds) + eval
 }

@@ -31,8 +31,8 @@ func TestPaperGrid(t *testing.T) {
 		}
 	}
 	tg := TunedGrid("iris")
-	if len(tg) <= len(g) {
-		t.Fatalf("tuned grid has %d points", len(tg))
+	if len(tg) != 240 {
+		t.Fatalf("tuned grid has %d points, want 2 powers × 2 centrings × 2 M shapes × 3 bandwidths × 10", len(tg))
 	}
 	for i := range g {
 		if tg[i] != g[i] {
@@ -254,4 +254,72 @@ func noisySet(n, d, c int, seed uint64) *Set {
 	perm = rng.Perm(n)
 	s.Folds = []Split{{Train: perm[:n-n/4], Test: perm[n-n/4:]}}
 	return s
+}
+
+// The tuned protocol learns the selected M again on both halves of the
+// selection split, with the selected setting and number of rounds, and
+// no validation rows (so the last round is kept).
+func TestTunedRelearnsOnBothHalves(t *testing.T) {
+	s := &Set{X: make([]float64, 12*2), Labels: make([]int, 12), Select: Split{Train: []int{0, 1, 2, 3, 4, 5}, Test: []int{6, 7, 8, 9}}}
+	s.D, s.Classes, s.Name = 2, 2, "toy"
+	for i := range s.Labels {
+		s.Labels[i] = i % 2
+		s.X[2*i], s.X[2*i+1] = float64(i), float64(i%3)
+	}
+	var got struct {
+		n, iters int
+		valid    bool
+		first    float64
+	}
+	j := &job{protocol: ProtocolTuned, base: base{seed: 1}, fit: func(ctx context.Context, cfg rfm.Config, train, valid *rfm.Dataset, _ func(rfm.Progress)) (*rfm.Model, error) {
+		got.n, got.iters, got.valid, got.first = train.N, cfg.Iters, valid != nil, train.X[0]
+		return &rfm.Model{Metric: kernel.Diagonal, M: []float64{7, 8}}, nil
+	}}
+	ch := Choice{Setting: Setting{Lambda: 0.1, Bandwidth: 5, Diag: true, Norm: rfm.NormMean, Iters: 4}, Round: 3, Metric: kernel.Diagonal, M: []float64{1, 2}}
+	both := append(append([]int(nil), s.Select.Train...), s.Select.Test...)
+	if err := j.relearn(context.Background(), s, both, &ch); err != nil {
+		t.Fatal(err)
+	}
+	if got.n != 10 || got.iters != 3 || got.valid || got.first != 0 {
+		t.Errorf("relearn fitted %+v, want 10 rows, 3 rounds, no validation", got)
+	}
+	if ch.M[0] != 7 || ch.M[1] != 8 || ch.Round != 3 || ch.Lambda != 0.1 {
+		t.Errorf("choice after relearn: %+v", ch)
+	}
+	// A fit that leaves M = I is an error, not a silent Laplace machine.
+	j.fit = func(context.Context, rfm.Config, *rfm.Dataset, *rfm.Dataset, func(rfm.Progress)) (*rfm.Model, error) {
+		return &rfm.Model{Metric: kernel.Identity}, nil
+	}
+	if err := j.relearn(context.Background(), s, both, &ch); err == nil {
+		t.Error("M = I accepted")
+	}
+}
+
+// Two directions' scores are averaged per (grid point, round) and the
+// first strict maximum of the mean is chosen, for RFM over all rounds and
+// for Laplace over round 0.
+func TestAveragedSelection(t *testing.T) {
+	grid := []Setting{{Lambda: 1, Bandwidth: 10}, {Lambda: 0.1, Bandwidth: 10}, {Lambda: 0.01, Bandwidth: 10}}
+	x := &selection{history: [][]float64{{0.5, 0.9, 0.6}, {0.7, 0.7, 0.8}, {0.6, 0.7, 0.9}}}
+	y := &selection{history: [][]float64{{0.7, 0.5, 0.6}, {0.5, 0.7, 0.8}, {0.8, 0.8, 0.7}}}
+	// means: {0.6, 0.7, 0.6}, {0.6, 0.7, 0.8}, {0.7, 0.75, 0.8}
+	sel, err := averaged(grid, x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sel.rfm.Lambda != 0.1 || sel.rfm.Round != 2 || math.Abs(sel.rfm.ValAccuracy-80) > 1e-9 {
+		t.Errorf("RFM choice %+v, want λ=0.1 round 2 (first 0.8)", sel.rfm)
+	}
+	if sel.rfm.Metric != kernel.Identity || sel.rfm.M != nil {
+		t.Errorf("averaged choice carries an M of one direction: %+v", sel.rfm)
+	}
+	if sel.laplace.Lambda != 0.01 || sel.laplace.Round != 0 || math.Abs(sel.laplace.ValAccuracy-70) > 1e-9 {
+		t.Errorf("Laplace choice %+v, want λ=0.01 (round-0 mean 0.7)", sel.laplace)
+	}
+	if len(sel.history) != 3 || math.Abs(sel.history[2][1]-0.75) > 1e-12 {
+		t.Errorf("history %v", sel.history)
+	}
+	if _, err := averaged(grid, x, &selection{history: y.history[:2]}); err == nil {
+		t.Error("selections of different grids averaged")
+	}
 }

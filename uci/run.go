@@ -60,6 +60,9 @@ const LargeRows = 6000
 // another tag are not reused.
 func (o *Options) tag() string {
 	t := o.Protocol
+	if o.Protocol == ProtocolTuned {
+		t += "/v2" // 240-point grid, M learned again on both halves
+	}
 	if o.Float32 {
 		t += "/float32"
 		if o.Refine != nil && *o.Refine != rfm.DefaultConfig().Refine {

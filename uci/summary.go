@@ -276,7 +276,7 @@ func protocolText(p string) string {
 	case ProtocolClean:
 		return "leakage-free: inside each of the 4 conxuntos_kfold.dat training splits, a seeded stratified 80/20 split selects the grid point and round (the paper grid) and learns M; kernel ridge regression with that M is then fitted on the whole training split and scored on its test split. No test row influences M or the selection."
 	case ProtocolTuned:
-		return fmt.Sprintf("the paper protocol with a richer grid, selected on the conxuntos.dat validation half only: bandwidth L ∈ %v × M ∈ {full, diagonal} × the paper's λ × normalization grid, rounds 0..%d. Laplace = round 0 of the same grid (so its bandwidth is tuned too).", tunedBandwidths, tunedIters)
+		return fmt.Sprintf("the paper protocol with a richer grid, selected on conxuntos.dat only (as in the paper protocol): AGOP power %v × centred gradients {off, on} × M ∈ {full, diagonal} × bandwidth L ∈ %v × the paper's λ × normalization grid, rounds 0..%d, each scored in both directions of the conxuntos.dat split (train on one half, validate on the other) and the two accuracies averaged; first strict maximum of the mean in that order; the selected setting's M is then learned again, same rounds, on both conxuntos.dat halves. Laplace = round 0 of the same grid (so its bandwidth is tuned too).", tunedPowers, tunedBandwidths, tunedIters)
 	}
 	return p
 }
