@@ -313,7 +313,7 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 			return nil, fmt.Errorf("round %d: %w", t, err)
 		}
 		norms := kernel.Norms(z, tr.N, d)
-		rec := Round{Round: t, Bandwidth: spec.Bandwidth, Jitter: res.Jitter}
+		rec := Round{Round: t, Bandwidth: spec.Bandwidth, Jitter: res.Jitter, Float64Solve: res.Float64}
 		if va != nil {
 			zv := metric.Map(xv, va.N)
 			var s []float64

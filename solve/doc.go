@@ -13,7 +13,9 @@
 // duplicate rows, for instance) the solver adds a stated jitter δ·I, with δ
 // growing from 1e-10 (float32: 1e-6) by factors of 100 up to 1e-2 times the
 // largest diagonal entry of K, and reports the δ it used; past that it
-// returns an error rather than a meaningless α. It never returns NaN or Inf.
+// returns an error rather than a meaningless α (ErrNotPD). A float32 solve
+// that fails so is redone in float64 when that matrix fits (Result.Float64).
+// It never returns NaN or Inf.
 //
 // It knows nothing about RFM rounds or feature learning.
 package solve

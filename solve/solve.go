@@ -32,7 +32,16 @@ type Options struct {
 type Result struct {
 	Alpha  []float64 // n×c, row-major
 	Jitter float64   // δ added to the diagonal beyond λ (0 if none was needed), absolute
+	// Float64 reports that a float32 solve failed (K + λI not positive
+	// definite in float32 even with the largest jitter, which rounding of
+	// the squared distances can cause when M stretches the inputs) and was
+	// redone in float64.
+	Float64 bool
 }
+
+// ErrNotPD is returned (wrapped) when K + λI is not numerically positive
+// definite even with the largest jitter.
+var ErrNotPD = errors.New("kernel matrix is not positive definite")
 
 // Workspace holds the n×n buffer between fits so that RFM rounds reuse it.
 // The zero value is ready to use. It is not safe for concurrent fits.
@@ -154,7 +163,18 @@ func KRR(ctx context.Context, ws *Workspace, s kernel.Spec, z []float64, n, d in
 		defer ws.Release()
 	}
 	if opt.Float32 {
-		return krr32(ctx, ws, s, z, n, d, y, c, opt)
+		res, err := krr32(ctx, ws, s, z, n, d, y, c, opt)
+		if !errors.Is(err, ErrNotPD) || Plan(n, false, opt.MemoryLimit) != nil {
+			return res, err
+		}
+		// Redo it in float64 when that fits: the float32 kernel matrix can
+		// lose definiteness to rounding that float64 does not have.
+		ws.Release()
+		res, err = krr64(ctx, ws, s, z, n, d, y, c, opt)
+		if res != nil {
+			res.Float64 = true
+		}
+		return res, err
 	}
 	return krr64(ctx, ws, s, z, n, d, y, c, opt)
 }
@@ -167,7 +187,7 @@ func jitters(float32 bool) []float64 {
 }
 
 func notPD(n int, ridge, jitter float64) error {
-	return fmt.Errorf("solve: the %d×%d kernel matrix + λI (λ = %g) is not positive definite even with jitter %g added; increase the ridge λ or remove duplicate rows", n, n, ridge, jitter)
+	return fmt.Errorf("solve: the %d×%d %w: K + λI (λ = %g) fails even with jitter %g added; increase the ridge λ or remove duplicate rows", n, n, ErrNotPD, ridge, jitter)
 }
 
 func krr64(ctx context.Context, ws *Workspace, s kernel.Spec, z []float64, n, d int, y []float64, c int, opt Options) (*Result, error) {

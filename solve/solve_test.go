@@ -183,3 +183,37 @@ func TestBadArguments(t *testing.T) {
 		t.Errorf("cancelled context: %v", err)
 	}
 }
+
+// Rows far from the origin make the float32 squared distances
+// ‖a‖² + ‖b‖² − 2a·b lose all their digits: that kernel matrix is not
+// positive definite even with the largest jitter. The solve is redone in
+// float64 when that matrix fits, and refused with ErrNotPD when not.
+func TestFloat32FallsBackToFloat64(t *testing.T) {
+	n, d := 200, 5
+	z, y := problem(n, d, 1, 6)
+	for i := range z {
+		z[i] += 3e4
+	}
+	s := kernel.Spec{Kind: kernel.Laplace, Bandwidth: 1}
+	want, err := KRR(context.Background(), nil, s, z, n, d, y, 1, Options{Ridge: 1e-3})
+	if err != nil || want.Float64 {
+		t.Fatalf("float64: %v (fallback flag %v)", err, want.Float64)
+	}
+	got, err := KRR(context.Background(), nil, s, z, n, d, y, 1, Options{Ridge: 1e-3, Float32: true, Refine: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Float64 {
+		t.Fatal("float32 solve of a matrix that lost definiteness did not fall back (or did not lose it: make the offset larger)")
+	}
+	for i := range want.Alpha {
+		if math.Abs(got.Alpha[i]-want.Alpha[i]) > 1e-9*(1+math.Abs(want.Alpha[i])) {
+			t.Fatalf("alpha[%d] = %v, float64 solve gives %v", i, got.Alpha[i], want.Alpha[i])
+		}
+	}
+	limit := MatrixBytes(n, true) + 1000 // room for float32 only
+	_, err = KRR(context.Background(), nil, s, z, n, d, y, 1, Options{Ridge: 1e-3, Float32: true, MemoryLimit: limit})
+	if !errors.Is(err, ErrNotPD) || !strings.Contains(err.Error(), "increase the ridge") {
+		t.Fatalf("without room for float64: %v, want ErrNotPD with a hint", err)
+	}
+}
