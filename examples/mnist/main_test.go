@@ -38,7 +38,7 @@ func TestExampleSmall(t *testing.T) {
 	if got := len(rep.Trials["laplace"]) + len(rep.Trials["rfm"]) + len(rep.Trials["ntk"]) + len(rep.Trials["rfm-ntk"]); got != 8+4+6+6 {
 		t.Errorf("%d trials, want 24", got)
 	}
-	if rep.TrainDigits+0 < 590 || rep.TestDigits != 10000 || rep.ValidationDigits < 100 {
+	if rep.TrainDigits < 590 || rep.TestDigits != 10000 || rep.ValidationDigits < 100 {
 		t.Errorf("sizes: %+v", rep)
 	}
 	// The digits occupy the middle of the image; the border is blank.
