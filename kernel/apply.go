@@ -135,6 +135,14 @@ func Apply(ctx context.Context, s Spec, q []float64, nq int, normsQ []float64, c
 	return out, nil
 }
 
+// symTiles keeps SymApply's tile buffers (1 MiB each) between calls: a
+// fresh one costs more zeroing than a small fit's kernel pass. Every tile
+// is written before it is read, so they need no clearing.
+var symTiles = sync.Pool{New: func() any {
+	b := make([]float64, blockRows*max(blockCols, blockRows))
+	return &b
+}}
+
 // SymApply computes K(Z, Z)·alpha for n mapped rows z, with alpha n×k,
 // visiting only the tiles on and below the diagonal and applying each
 // off-diagonal tile both ways: half the kernel evaluations of Apply. The
@@ -154,7 +162,7 @@ func SymApply(ctx context.Context, s Spec, z []float64, n int, norms []float64, 
 	err := linalg.Striped(ctx, workers, bands, func(w, b int) {
 		if acc[w] == nil {
 			acc[w] = make([]float64, n*k)
-			bufs[w] = make([]float64, rows*max(cols, rows))
+			bufs[w] = *symTiles.Get().(*[]float64)
 		}
 		out, buf := acc[w], bufs[w]
 		r0 := b * rows
@@ -177,6 +185,11 @@ func SymApply(ctx context.Context, s Spec, z []float64, n int, norms []float64, 
 		}
 		linalg.Gemm(false, false, m, k, m, 1, buf, m, alpha[r0*k:], k, 1, out[r0*k:], k)
 	})
+	for _, b := range bufs {
+		if b != nil {
+			symTiles.Put(&b)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
