@@ -90,8 +90,9 @@ func (ds *Dataset) check(name string, minRows int) error {
 	return nil
 }
 
-// subset copies the given rows.
-func (ds *Dataset) subset(rows []int) *Dataset {
+// Subset copies the given rows (e.g. the two sides of Holdout) into a new
+// data set.
+func (ds *Dataset) Subset(rows []int) *Dataset {
 	out := &Dataset{N: len(rows), D: ds.D, Classes: ds.Classes, Outputs: ds.Outputs}
 	out.X = make([]float64, len(rows)*ds.D)
 	for i, r := range rows {

@@ -60,7 +60,7 @@ func Fit(ctx context.Context, cfg Config, train, valid *Dataset, progress func(P
 	if va == nil && cfg.ValFraction > 0 && train.N >= 5 {
 		ti, vi := Holdout(train.N, train.Labels, cfg.ValFraction, cfg.Seed)
 		if len(vi) > 0 && len(ti) >= 2 {
-			tr, va = train.subset(ti), train.subset(vi)
+			tr, va = train.Subset(ti), train.Subset(vi)
 		}
 	}
 	f := &fitter{cfg: cfg, task: task, c: c, progress: progress}

@@ -135,10 +135,10 @@ func run(ctx context.Context, o options) (*report, error) {
 	all := &rfm.Dataset{X: train.X, N: train.N, D: train.D, Labels: train.Y, Classes: 10}
 	if o.n > 0 && o.n < all.N {
 		_, keep := rfm.Holdout(all.N, all.Labels, float64(o.n)/float64(all.N), o.seed)
-		all = rows(all, keep)
+		all = all.Subset(keep)
 	}
 	trI, vaI := rfm.Holdout(all.N, all.Labels, o.valFraction, o.seed)
-	tr, va := rows(all, trI), rows(all, vaI)
+	tr, va := all.Subset(trI), all.Subset(vaI)
 	logf := func(format string, a ...any) {
 		if !o.quiet {
 			fmt.Fprintf(os.Stderr, format, a...)
@@ -361,16 +361,6 @@ func figures(out string, model *rfm.Model, t *trial, h, w int) (float64, error) 
 		return 0, err
 	}
 	return centre / total, nil
-}
-
-// rows copies the chosen rows of a data set.
-func rows(ds *rfm.Dataset, idx []int) *rfm.Dataset {
-	out := &rfm.Dataset{N: len(idx), D: ds.D, Classes: ds.Classes, X: make([]float64, len(idx)*ds.D), Labels: make([]int, len(idx))}
-	for k, i := range idx {
-		copy(out.X[k*ds.D:(k+1)*ds.D], ds.X[i*ds.D:(i+1)*ds.D])
-		out.Labels[k] = ds.Labels[i]
-	}
-	return out
 }
 
 func metricName(diag bool) string {
