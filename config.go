@@ -77,12 +77,11 @@ type Config struct {
 	Seed uint64 `json:"seed"`
 	// MemoryLimit caps the n×n matrix in bytes (0 = 90% of available memory).
 	MemoryLimit uint64 `json:"-"`
-	// InitialM, when set, replaces M_0 = I: d entries with Diag, d×d
-	// otherwise. With Iters = 0 this fits a kernel machine with a given,
-	// previously learned M (the UCI protocol's evaluation step); with
-	// Iters > 0 it warm-starts the rounds. The fitted model stores its own
-	// M, so this is not saved with the config.
-	InitialM []float64 `json:"-"`
+	// InitialM, when set (not the identity), replaces M_0 = I. With
+	// Iters = 0 this fits a kernel machine with a given, previously learned
+	// M (see FitWithM); with Iters > 0 it warm-starts the rounds. The fitted
+	// model stores its own M, so this is not saved with the config.
+	InitialM kernel.FeatureMatrix `json:"-"`
 }
 
 // DefaultConfig returns the papers' defaults.
@@ -105,6 +104,11 @@ func DefaultConfig() Config {
 func (c Config) Validate() error {
 	if err := c.Kernel.Validate(); err != nil {
 		return err
+	}
+	if !c.InitialM.IsIdentity() {
+		if err := c.InitialM.Validate(); err != nil {
+			return fmt.Errorf("initial M: %w", err)
+		}
 	}
 	if c.FinalKernel != nil {
 		if err := c.FinalKernel.Validate(); err != nil {
@@ -132,6 +136,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("adaptive bandwidth needs a radial kernel: %s has no bandwidth (set it to 0)", c.Kernel)
 	case c.Refine < 0:
 		return fmt.Errorf("refine = %d must be ≥ 0", c.Refine)
+	case c.Diag && c.InitialM.Form == kernel.Full:
+		return fmt.Errorf("a full initial M cannot start a diagonal RFM (Diag)")
 	case c.Selection != "" && c.Selection != "accuracy" && c.Selection != "loss":
 		return fmt.Errorf("selection %q must be \"accuracy\" or \"loss\"", c.Selection)
 	}

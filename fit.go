@@ -97,6 +97,15 @@ func Fit(ctx context.Context, cfg Config, train, valid *Dataset, progress func(P
 	return m, nil
 }
 
+// FitWithM fits a kernel machine with a given feature matrix m (e.g. one
+// an RFM learned before): no AGOP rounds and no holdout, α fitted on all of
+// train with cfg's kernel, ridge and solver options.
+func FitWithM(ctx context.Context, cfg Config, m kernel.FeatureMatrix, train *Dataset, progress func(Progress)) (*Model, error) {
+	cfg.Iters, cfg.ValFraction, cfg.InitialM = 0, 0, m
+	cfg.Diag = m.Form == kernel.Diagonal
+	return Fit(ctx, cfg, train, nil, progress)
+}
+
 func withClasses(ds *Dataset, c int) *Dataset {
 	if ds.Labels == nil || ds.Classes == c {
 		return ds
@@ -263,64 +272,51 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 	}
 	y, ymean, ystd := f.targets(tr)
 	shift := inputShift(cfg.Kernel, x, tr.N, d)
-	kind := kernel.Full
-	if cfg.Diag {
-		kind = kernel.Diagonal
+	mt := kernel.IdentityMatrix(d) // M_0
+	if !cfg.InitialM.IsIdentity() {
+		mt = cfg.InitialM
+		mt.Values = append([]float64(nil), mt.Values...)
 	}
-	var mMat []float64 // nil = identity at round 0
-	if cfg.InitialM != nil {
-		want := d * d
-		if cfg.Diag {
-			want = d
-		}
-		if len(cfg.InitialM) != want {
-			return nil, fmt.Errorf("initial M has %d entries; %d features need %d", len(cfg.InitialM), d, want)
-		}
-		mMat = append([]float64(nil), cfg.InitialM...)
+	if mt.D != d {
+		return nil, fmt.Errorf("initial M is on %d features; the data has %d", mt.D, d)
 	}
 	m := &Model{Config: cfg, Task: f.task, Outputs: f.c, D: d, N: tr.N, YMean: ymean, YStd: ystd, Shift: shift}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0xa60b))
 	best := Round{ValAccuracy: -1, ValLoss: math.Inf(1)}
-	var bestAlpha, bestM []float64
-	bestKind := kernel.Identity
+	var bestAlpha []float64
+	bestM := mt
 	bestL := cfg.Kernel.Bandwidth
 	rounds := cfg.Iters + 1
 	for t := 0; t < rounds; t++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		mk := kind
-		if mMat == nil {
-			mk = kernel.Identity
-		}
-		metric, err := kernel.NewMetric(mk, d, mMat)
+		fm, err := kernel.NewFeatureMap(mt, shift)
 		if err != nil {
 			return nil, err
 		}
-		metric.Shift = shift
 		spec := cfg.Kernel
 		if cfg.AdaptiveBandwidth > 0 {
-			med := medianDistance(x, tr.N, d, metric, rng)
+			med := medianDistance(x, tr.N, fm, rng)
 			if med > 0 {
 				spec.Bandwidth = cfg.AdaptiveBandwidth * med
 			}
 		}
 		f.report(Progress{Stage: "fit", Round: t, Rounds: rounds, Fraction: f.fraction()})
 		start := time.Now()
-		z := metric.Map(x, tr.N)
-		res, err := solve.KRR(ctx, &f.ws, spec, z, tr.N, d, y, f.c, f.solveOptions("fit", t))
+		z := fm.Map(x, tr.N)
+		res, err := solve.KRR(ctx, &f.ws, spec, z, y, f.c, f.solveOptions("fit", t))
 		if err != nil {
 			return nil, fmt.Errorf("round %d: %w", t, err)
 		}
-		norms := kernel.Norms(z, tr.N, d)
 		rec := Round{Round: t, Bandwidth: spec.Bandwidth, Jitter: res.Jitter, Float64Solve: res.Float64}
 		if va != nil {
-			zv := metric.Map(xv, va.N)
+			zv := fm.Map(xv, va.N)
 			var s []float64
 			if cfg.Float32 {
-				s, err = kernel.Apply32(ctx, spec, zv, va.N, z, tr.N, d, res.Alpha, f.c)
+				s, err = kernel.Apply32(ctx, spec, zv, z, res.Alpha, f.c)
 			} else {
-				s, err = kernel.Apply(ctx, spec, zv, va.N, kernel.Norms(zv, va.N, d), z, tr.N, norms, d, res.Alpha, f.c)
+				s, err = kernel.Apply(ctx, spec, zv, z, res.Alpha, f.c)
 			}
 			if err != nil {
 				return nil, err
@@ -332,7 +328,7 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 		// With no validation rows every round "improves": the last is kept.
 		if va == nil || f.better(rec, best) || t == 0 {
 			best = rec
-			bestAlpha, bestM, bestKind, bestL = res.Alpha, mMat, mk, spec.Bandwidth
+			bestAlpha, bestM, bestL = res.Alpha, mt, spec.Bandwidth
 			m.BestRound = t
 		}
 		m.History = append(m.History, rec)
@@ -340,7 +336,7 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 		if t+1 < rounds && !stop {
 			f.report(Progress{Stage: "agop", Round: t, Rounds: rounds, Fraction: f.fraction(), Last: &m.History[len(m.History)-1]})
 			start := time.Now()
-			p := &agop.Predictor{Kernel: spec, Metric: metric, Z: z, Norms: norms, N: tr.N, D: d, Alpha: res.Alpha, C: f.c}
+			p := &agop.Predictor{Kernel: spec, Map: fm, Centers: z, Alpha: res.Alpha, C: f.c}
 			g, err := agop.Compute(ctx, p, f.evalPoints(tr.N, rng), agop.Options{Diag: cfg.Diag, Centered: cfg.Centered, Float32: cfg.Float32, Scratch: f.ws.Scratch64()})
 			if err != nil {
 				return nil, fmt.Errorf("round %d AGOP: %w", t, err)
@@ -357,7 +353,11 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 				m.Note = fmt.Sprintf("the AGOP of round %d vanished (constant predictor); stopped there", t)
 				break
 			}
-			mMat = g
+			if cfg.Diag {
+				mt = kernel.DiagonalMatrix(g)
+			} else {
+				mt = kernel.FullMatrix(d, g)
+			}
 		} else {
 			f.report(Progress{Stage: "fit", Round: t, Rounds: rounds, Fraction: f.fraction(), Last: &m.History[len(m.History)-1]})
 			if stop {
@@ -366,7 +366,7 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 			}
 		}
 	}
-	m.Alpha, m.M, m.Metric = bestAlpha, bestM, bestKind
+	m.Alpha, m.M = bestAlpha, bestM
 	m.Kernel = cfg.Kernel
 	m.Kernel.Bandwidth = bestL
 	m.Centers = x
@@ -376,15 +376,12 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 // scoreOn scores the model's current α (fitted on its Centers) on
 // validation rows, as the rounds are scored.
 func (f *fitter) scoreOn(ctx context.Context, m *Model, va *Dataset) (acc, loss float64, err error) {
-	d := m.D
-	metric, err := kernel.NewMetric(m.Metric, d, m.M)
+	fm, err := kernel.NewFeatureMap(m.M, m.Shift)
 	if err != nil {
 		return 0, 0, err
 	}
-	metric.Shift = m.Shift
-	z := metric.Map(m.Centers, m.N)
-	zv := metric.Map(prepareX(va.X, va.N, d, f.cfg.NormalizeRows, nil), va.N)
-	s, err := kernel.Apply(ctx, m.Kernel, zv, va.N, kernel.Norms(zv, va.N, d), z, m.N, kernel.Norms(z, m.N, d), d, m.Alpha, f.c)
+	zv := fm.Map(prepareX(va.X, va.N, m.D, f.cfg.NormalizeRows, nil), va.N)
+	s, err := kernel.Apply(ctx, m.Kernel, zv, fm.Map(m.Centers, m.N), m.Alpha, f.c)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -399,13 +396,11 @@ func (f *fitter) refit(ctx context.Context, m *Model, all *Dataset) error {
 	x := prepareX(all.X, all.N, d, f.cfg.NormalizeRows, nil)
 	y, mean, std := f.targets(all)
 	shift := inputShift(m.Kernel, x, all.N, d)
-	metric, err := kernel.NewMetric(m.Metric, d, m.M)
+	fm, err := kernel.NewFeatureMap(m.M, shift)
 	if err != nil {
 		return err
 	}
-	metric.Shift = shift
-	z := metric.Map(x, all.N)
-	res, err := solve.KRR(ctx, &f.ws, m.Kernel, z, all.N, d, y, f.c, f.solveOptions("refit", m.BestRound))
+	res, err := solve.KRR(ctx, &f.ws, m.Kernel, fm.Map(x, all.N), y, f.c, f.solveOptions("refit", m.BestRound))
 	if err != nil {
 		return fmt.Errorf("refit: %w", err)
 	}
@@ -483,7 +478,8 @@ func normalizeM(g []float64, norm string) bool {
 }
 
 // medianDistance is the median pairwise M-distance over up to 5 000 rows.
-func medianDistance(x []float64, n, d int, mt *kernel.Metric, rng *rand.Rand) float64 {
+func medianDistance(x []float64, n int, fm *kernel.FeatureMap, rng *rand.Rand) float64 {
+	d := fm.D
 	idx := rng.Perm(n)
 	if len(idx) > 5000 {
 		idx = idx[:5000]
@@ -493,10 +489,9 @@ func medianDistance(x []float64, n, d int, mt *kernel.Metric, rng *rand.Rand) fl
 	for i, r := range idx {
 		copy(xs[i*d:], x[r*d:(r+1)*d])
 	}
-	z := mt.Map(xs, k)
-	norms := kernel.Norms(z, k, d)
+	z := fm.Map(xs, k)
 	sq := make([]float64, k*k)
-	kernel.SquaredDistances(z, k, norms, z, k, norms, d, sq)
+	kernel.SquaredDistances(z, z, sq)
 	pairs := make([]float64, 0, k*(k-1)/2)
 	for i := 0; i < k; i++ {
 		pairs = append(pairs, sq[i*k:i*k+i]...)

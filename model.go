@@ -34,11 +34,11 @@ type Model struct {
 	// the metric and centres then live in that subspace.
 	Selected []int       `json:"selected,omitempty"`
 	Kernel   kernel.Spec `json:"kernel_used"` // bandwidth actually used
-	// Metric is the learned feature matrix M: "identity", "diagonal" (M has
-	// Dm entries) or "full" (Dm×Dm).
-	Metric kernel.MetricKind `json:"metric"`
-	M      []float64         `json:"-"`
-	Shift  []float64         `json:"-"` // centring of the inputs (does not change radial kernels)
+	// M is the learned feature matrix on the Dm inputs the model uses:
+	// identity, diagonal (Dm values) or full (Dm×Dm). Its form is stored
+	// in the JSON header ("metric"), its values as the "m" array.
+	M     kernel.FeatureMatrix `json:"metric"`
+	Shift []float64            `json:"-"` // centring of the inputs (does not change radial kernels)
 	// Centers are the N training rows (after row normalization and column
 	// selection), Alpha the N×Outputs coefficients.
 	Centers []float64 `json:"-"`
@@ -62,9 +62,8 @@ type Model struct {
 }
 
 type mapped struct {
-	metric *kernel.Metric
-	z      []float64
-	norms  []float64
+	fm      *kernel.FeatureMap
+	centers kernel.Points[float64]
 }
 
 // Dm is the dimension the metric acts on (len(Selected) or D).
@@ -77,18 +76,24 @@ func (m *Model) Dm() int {
 
 func (m *Model) prepare() (*mapped, error) {
 	m.once.Do(func() {
-		mt, err := kernel.NewMetric(m.Metric, m.Dm(), m.M)
+		mt := m.M
+		if mt.IsIdentity() && mt.D == 0 {
+			mt = kernel.IdentityMatrix(m.Dm())
+		}
+		if mt.D != m.Dm() {
+			m.err = fmt.Errorf("model: M is on %d features, the model uses %d", mt.D, m.Dm())
+			return
+		}
+		fm, err := kernel.NewFeatureMap(mt, m.Shift)
 		if err != nil {
 			m.err = fmt.Errorf("model: %w", err)
 			return
 		}
-		mt.Shift = m.Shift
 		if len(m.Centers) != m.N*m.Dm() || len(m.Alpha) != m.N*m.Outputs {
 			m.err = fmt.Errorf("model: inconsistent sizes (n=%d, d=%d, outputs=%d)", m.N, m.Dm(), m.Outputs)
 			return
 		}
-		z := mt.Map(m.Centers, m.N)
-		m.cache = &mapped{metric: mt, z: z, norms: kernel.Norms(z, m.N, m.Dm())}
+		m.cache = &mapped{fm: fm, centers: fm.Map(m.Centers, m.N)}
 	})
 	return m.cache, m.err
 }
@@ -154,9 +159,7 @@ func (m *Model) Predict(ctx context.Context, x []float64, n int) ([]float64, err
 	if err != nil {
 		return nil, err
 	}
-	dm := m.Dm()
-	zq := mp.metric.Map(xs, n)
-	out, err := kernel.Apply(ctx, m.Kernel, zq, n, kernel.Norms(zq, n, dm), mp.z, m.N, mp.norms, dm, m.Alpha, m.Outputs)
+	out, err := kernel.Apply(ctx, m.Kernel, mp.fm.Map(xs, n), mp.centers, m.Alpha, m.Outputs)
 	if err != nil {
 		return nil, err
 	}
@@ -227,35 +230,23 @@ func argmax(s []float64, n, c int) []int {
 // FeatureMatrix returns M as a dense Dm×Dm matrix (identity and diagonal
 // metrics expanded).
 func (m *Model) FeatureMatrix() []float64 {
-	d := m.Dm()
-	out := make([]float64, d*d)
-	switch m.Metric {
-	case kernel.Full:
-		copy(out, m.M)
-	case kernel.Diagonal:
-		for i := 0; i < d; i++ {
-			out[i*d+i] = m.M[i]
-		}
-	default:
-		for i := 0; i < d; i++ {
-			out[i*d+i] = 1
-		}
-	}
-	return out
+	mt := m.M
+	mt.D = m.Dm()
+	return mt.Dense()
 }
 
 // FeatureDiagonal returns diag(M) over all D input columns (0 for columns
 // that RFM-T dropped).
 func (m *Model) FeatureDiagonal() []float64 {
-	dm := m.Dm()
-	fm := m.FeatureMatrix()
+	mt := m.M
+	mt.D = m.Dm()
 	out := make([]float64, m.D)
-	for i := 0; i < dm; i++ {
+	for i, v := range mt.Diag() {
 		col := i
 		if m.Selected != nil {
 			col = m.Selected[i]
 		}
-		out[col] = fm[i*dm+i]
+		out[col] = v
 	}
 	return out
 }

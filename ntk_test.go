@@ -107,22 +107,22 @@ func TestFitFinalKernel(t *testing.T) {
 		if m.Kernel != final || m.Shift != nil || m.Refitted != refit {
 			t.Fatalf("refit=%v: kernel %v, shift %v, refitted %v", refit, m.Kernel, m.Shift, m.Refitted)
 		}
-		if m.BestRound != base.BestRound || m.Metric != base.Metric || len(m.M) != len(base.M) {
-			t.Fatalf("refit=%v: the final kernel changed the learned metric (round %d vs %d)", refit, m.BestRound, base.BestRound)
+		if m.BestRound != base.BestRound || m.M.Form != base.M.Form || len(m.M.Values) != len(base.M.Values) {
+			t.Fatalf("refit=%v: the final kernel changed the learned M (round %d vs %d)", refit, m.BestRound, base.BestRound)
 		}
-		for i := range m.M {
-			if m.M[i] != base.M[i] {
-				t.Fatalf("refit=%v: M[%d] = %v, Laplace RFM gave %v", refit, i, m.M[i], base.M[i])
+		for i := range m.M.Values {
+			if m.M.Values[i] != base.M.Values[i] {
+				t.Fatalf("refit=%v: M[%d] = %v, Laplace RFM gave %v", refit, i, m.M.Values[i], base.M.Values[i])
 			}
 		}
-		// α is the NTK solution on the selected metric, without centring.
-		mt, err := kernel.NewMetric(m.Metric, m.D, m.M)
+		// α is the NTK solution on the selected M, without centring.
+		mt, err := kernel.NewFeatureMap(m.M, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		z := mt.Map(m.Centers, m.N)
 		y, _, _ := (&fitter{task: Regression, c: 1}).targets(&Dataset{Y: concatY(train, valid, refit), N: m.N})
-		res, err := solve.KRR(context.Background(), nil, final, z, m.N, m.D, y, 1, solve.Options{Ridge: cfg.Ridge})
+		res, err := solve.KRR(context.Background(), nil, final, z, y, 1, solve.Options{Ridge: cfg.Ridge})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +135,7 @@ func TestFitFinalKernel(t *testing.T) {
 		// the NTK kernel with that M and no rounds.
 		check := cfg
 		check.FinalKernel, check.Kernel, check.Iters, check.Refit, check.InitialM = nil, final, 0, false, base.M
-		check.Diag = base.Metric == kernel.Diagonal
+		check.Diag = base.M.Form == kernel.Diagonal
 		direct, err := Fit(context.Background(), check, train, valid, nil)
 		if err != nil {
 			t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/rfmkit/rfm/internal/linalg"
+	"github.com/rfmkit/rfm/kernel"
 	"github.com/rfmkit/rfm/modelfile"
 )
 
@@ -40,12 +41,11 @@ func (m *Model) ToFile(extra map[string]json.RawMessage) (*modelfile.File, error
 	add("centers", m.Centers, m.N, dm)
 	add("alpha", m.Alpha, m.N, m.Outputs)
 	add("shift", m.Shift, dm)
-	switch len(m.M) {
-	case 0:
-	case dm:
-		add("m", m.M, dm)
-	default:
-		add("m", m.M, dm, dm)
+	switch m.M.Form {
+	case kernel.Diagonal:
+		add("m", m.M.Values, dm)
+	case kernel.Full:
+		add("m", m.M.Values, dm, dm)
 	}
 	return f, nil
 }
@@ -120,13 +120,14 @@ func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
 	if m.Shift, err = get("shift", dm, false); err != nil {
 		return nil, nil, err
 	}
-	want := map[string]int{"identity": 0, "diagonal": dm, "full": dm * dm}
-	n, ok := want[string(m.Metric)]
-	if !ok {
-		return nil, nil, fmt.Errorf("model metadata: unknown metric %q", m.Metric)
+	switch m.M.Form {
+	case kernel.Identity, kernel.Diagonal, kernel.Full:
+	default:
+		return nil, nil, fmt.Errorf("model metadata: unknown metric %q", m.M.Form)
 	}
-	if n > 0 {
-		if m.M, err = get("m", n, true); err != nil {
+	m.M.D = dm
+	if n := m.M.Len(); n > 0 {
+		if m.M.Values, err = get("m", n, true); err != nil {
 			return nil, nil, err
 		}
 	}

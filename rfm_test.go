@@ -53,14 +53,14 @@ func TestAGOPLinearTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	beta := synth.Truth(synth.Linear, d, 3)
-	mt, _ := kernel.NewMetric(kernel.Identity, d, nil)
+	mt, _ := kernel.NewFeatureMap(kernel.IdentityMatrix(d), nil)
 	z := mt.Map(s.X, n)
 	spec := kernel.DefaultSpec()
-	res, err := solve.KRR(context.Background(), nil, spec, z, n, d, s.Y, 1, solve.Options{Ridge: 1e-3})
+	res, err := solve.KRR(context.Background(), nil, spec, z, s.Y, 1, solve.Options{Ridge: 1e-3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &agop.Predictor{Kernel: spec, Metric: mt, Z: z, Norms: kernel.Norms(z, n, d), N: n, D: d, Alpha: res.Alpha, C: 1}
+	p := &agop.Predictor{Kernel: spec, Map: mt, Centers: z, Alpha: res.Alpha, C: 1}
 	all := make([]int, n)
 	for i := range all {
 		all[i] = i
@@ -254,8 +254,11 @@ func TestSameSeedSameModel(t *testing.T) {
 			t.Fatalf("alpha[%d] differs: %v vs %v", i, a.Alpha[i], b.Alpha[i])
 		}
 	}
-	for i := range a.M {
-		if a.M[i] != b.M[i] {
+	if a.M.Form != b.M.Form || len(a.M.Values) != len(b.M.Values) {
+		t.Fatalf("M differs: %s (%d values) vs %s (%d)", a.M.Form, len(a.M.Values), b.M.Form, len(b.M.Values))
+	}
+	for i := range a.M.Values {
+		if a.M.Values[i] != b.M.Values[i] {
 			t.Fatalf("M[%d] differs", i)
 		}
 	}
@@ -385,7 +388,7 @@ func TestProgressIsMonotone(t *testing.T) {
 	}
 }
 
-// InitialM with Iters = 0 fits with the given M: the same α and
+// InitialM with Iters = 0 (FitWithM) fits with the given M: the same α and
 // predictions as the round of an RFM that learned that M.
 func TestInitialMReproducesARound(t *testing.T) {
 	ds := regression(t, synth.LowRank, 600, 8, 4)
@@ -409,10 +412,25 @@ func TestInitialMReproducesARound(t *testing.T) {
 			t.Fatalf("alpha[%d]: %v with the learned M, %v with InitialM", i, m.Alpha[i], m2.Alpha[i])
 		}
 	}
+	m3, err := FitWithM(context.Background(), cfg, m.M, ds, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range m.Alpha {
+		if m.Alpha[i] != m3.Alpha[i] {
+			t.Fatalf("alpha[%d]: %v with the learned M, %v with FitWithM", i, m.Alpha[i], m3.Alpha[i])
+		}
+	}
 	bad := fixed
-	bad.InitialM = m.M[:5]
-	if _, err := Fit(context.Background(), bad, ds, nil, nil); err == nil || !strings.Contains(err.Error(), "initial M has 5 entries") {
+	bad.InitialM.Values = m.M.Values[:5]
+	if _, err := Fit(context.Background(), bad, ds, nil, nil); err == nil || !strings.Contains(err.Error(), "has 5 values, want 64") {
 		t.Errorf("short InitialM: %v", err)
+	}
+	bad.InitialM = kernel.IdentityMatrix(3)
+	bad.InitialM.Form = kernel.Diagonal
+	bad.InitialM.Values = []float64{1, 2, 3}
+	if _, err := Fit(context.Background(), bad, ds, nil, nil); err == nil || !strings.Contains(err.Error(), "initial M is on 3 features; the data has 8") {
+		t.Errorf("InitialM of the wrong dimension: %v", err)
 	}
 }
 

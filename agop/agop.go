@@ -30,28 +30,27 @@ type Options struct {
 	Float32 bool
 }
 
-// Predictor is a fitted kernel machine in mapped coordinates.
+// Predictor is a fitted kernel machine f(x) = K(Map(x), Centers)·Alpha.
 type Predictor struct {
-	Kernel kernel.Spec
-	Metric *kernel.Metric
-	Z      []float64 // n×d mapped centres
-	Norms  []float64 // squared norms of the rows of Z
-	N, D   int
-	Alpha  []float64 // n×C
-	C      int
+	Kernel  kernel.Spec
+	Map     *kernel.FeatureMap
+	Centers kernel.Points[float64] // the mapped training rows (Map of X)
+	Alpha   []float64              // Centers.N × C
+	C       int
 }
 
 func (p *Predictor) check() error {
-	if p.N < 1 || p.D < 1 || p.C < 1 || len(p.Z) < p.N*p.D || len(p.Alpha) < p.N*p.C || len(p.Norms) < p.N {
-		return fmt.Errorf("agop: inconsistent predictor (n=%d, d=%d, c=%d)", p.N, p.D, p.C)
+	z := p.Centers
+	if z.N < 1 || z.D < 1 || p.C < 1 || len(z.Z) < z.N*z.D || len(p.Alpha) < z.N*p.C || len(z.Norms) < z.N {
+		return fmt.Errorf("agop: inconsistent predictor (n=%d, d=%d, c=%d)", z.N, z.D, p.C)
 	}
-	if p.Metric == nil {
-		return fmt.Errorf("agop: predictor has no metric")
+	if p.Map == nil || p.Map.D != z.D {
+		return fmt.Errorf("agop: predictor has no feature map on its %d features", z.D)
 	}
 	if !p.Kernel.Radial() {
 		// ntk / nngp are not translation invariant: a shifted feature map
 		// would change the kernel, not just its round-off.
-		for _, v := range p.Metric.Shift {
+		for _, v := range p.Map.Shift {
 			if v != 0 {
 				return fmt.Errorf("agop: kernel %s is not translation invariant; its metric must not shift the inputs", p.Kernel)
 			}
@@ -65,8 +64,7 @@ func (p *Predictor) check() error {
 // are still accumulated in float64) and the output buffer of a block.
 type engine[T linalg.Float] struct {
 	p     *Predictor
-	z     []T // n×d centres
-	norms []T
+	z     kernel.Points[T] // the centres
 	alpha []T
 	t     []T // rows × C·(d+1)
 	// r is R stored whole when it is small (see rhs); nil: generated per tile.
@@ -90,15 +88,17 @@ func convert[T linalg.Float](x []float64) []T {
 }
 
 func newEngine[T linalg.Float](p *Predictor, rows int) *engine[T] {
+	c := p.Centers
 	e := &engine[T]{p: p,
-		z: convert[T](p.Z), norms: convert[T](p.Norms), alpha: convert[T](p.Alpha),
-		t: make([]T, rows*p.C*(p.D+1)),
+		z:     kernel.Points[T]{Z: convert[T](c.Z), N: c.N, D: c.D, Norms: convert[T](c.Norms)},
+		alpha: convert[T](p.Alpha),
+		t:     make([]T, rows*p.C*(c.D+1)),
 	}
-	w := p.C * (p.D + 1)
+	w := p.C * (c.D + 1)
 	var zero T
-	if float64(p.N)*float64(w)*float64(unsafe.Sizeof(zero)) <= float64(storeRBytes) {
-		e.r = make([]T, p.N*w)
-		e.rhs(0, p.N, 0, w, e.r)
+	if float64(c.N)*float64(w)*float64(unsafe.Sizeof(zero)) <= float64(storeRBytes) {
+		e.r = make([]T, c.N*w)
+		e.rhs(0, c.N, 0, w, e.r)
 	}
 	return e
 }
@@ -108,11 +108,11 @@ func newEngine[T linalg.Float](p *Predictor, rows int) *engine[T] {
 // coefficients gives all the gradient sums at once. It is cheap to make
 // and C·d wide, so it is generated per tile instead of stored.
 func (e *engine[T]) rhs(c0, c1, j0, j1 int, out []T) {
-	d, c := e.p.D, e.p.C
+	d, c := e.z.D, e.p.C
 	ld := j1 - j0
 	for j := c0; j < c1; j++ {
 		dst := out[(j-c0)*ld : (j-c0+1)*ld]
-		zj, aj := e.z[j*d:j*d+d], e.alpha[j*c:j*c+c]
+		zj, aj := e.z.Row(j), e.alpha[j*c:j*c+c]
 		for col := j0; col < j1; {
 			if col >= c*d { // the α columns
 				n := copy(dst[col-j0:ld], aj[col-c*d:])
@@ -131,8 +131,8 @@ func (e *engine[T]) rhs(c0, c1, j0, j1 int, out []T) {
 	}
 }
 
-// zGrads computes, for rows of mapped query points zq (with norms nq), the
-// z-space gradients g (rows × C × d) into out:
+// zGrads computes, for mapped query points zq, the z-space gradients g
+// (zq.N × C × d) into out:
 //
 //	g_ik = Σ_j A_ij α_jk z_j + z_i Σ_j B_ij α_jk,
 //
@@ -140,9 +140,9 @@ func (e *engine[T]) rhs(c0, c1, j0, j1 int, out []T) {
 // kernel.Product of the coefficients with R. Radial kernels have B = −A,
 // so A alone gives both sums; the others (ntk, nngp) multiply the α
 // columns of R by B.
-func (e *engine[T]) zGrads(ctx context.Context, zq []T, nq []T, rows int, out []float64) error {
+func (e *engine[T]) zGrads(ctx context.Context, zq kernel.Points[T], out []float64) error {
 	p := e.p
-	n, d, c := p.N, p.D, p.C
+	rows, d, c := zq.N, e.z.D, p.C
 	radial := p.Kernel.Radial()
 	w := c * (d + 1)
 	ent := kernel.GradA
@@ -150,12 +150,12 @@ func (e *engine[T]) zGrads(ctx context.Context, zq []T, nq []T, rows int, out []
 		ent = kernel.GradAB
 	}
 	rhs := kernel.RHS[T]{M: e.r, Gen: e.rhs}
-	if err := kernel.Product(ctx, p.Kernel, ent, zq, rows, nq, e.z, n, e.norms, d, rhs, w, c*d, e.t); err != nil {
+	if err := kernel.Product(ctx, p.Kernel, ent, zq, e.z, rhs, w, c*d, e.t); err != nil {
 		return err
 	}
 	for i := 0; i < rows; i++ {
 		ti := e.t[i*w : i*w+w]
-		zi := zq[i*d : i*d+d]
+		zi := zq.Row(i)
 		for k := 0; k < c; k++ {
 			// s multiplies −z_i: Σ A α for radial kernels (B = −A), −Σ B α otherwise.
 			s := float64(ti[c*d+k])
@@ -172,36 +172,14 @@ func (e *engine[T]) zGrads(ctx context.Context, zq []T, nq []T, rows int, out []
 	return nil
 }
 
-// toX maps z-space gradients (rows of length d) to x-space: ∇ = S·g,
-// i.e. the row g·S since S is symmetric.
-func toX(m *kernel.Metric, g []float64, rows, d int) []float64 {
-	switch m.Kind {
-	case kernel.Diagonal:
-		s := m.Sqrt()
-		for i := 0; i < rows; i++ {
-			row := g[i*d : i*d+d]
-			for t := range row {
-				row[t] *= s[t]
-			}
-		}
-		return g
-	case kernel.Full:
-		out := make([]float64, rows*d)
-		linalg.Gemm(false, false, rows, d, d, 1, g, d, m.Sqrt(), d, 0, out, d)
-		return out
-	}
-	return g
-}
-
 // Gradients returns ∇f_k(x) for nq query points xq (raw features, nq×d):
 // a nq×C×d array (point-major, then output, then coordinate).
 func Gradients(ctx context.Context, p *Predictor, xq []float64, nq int) ([]float64, error) {
 	if err := p.check(); err != nil {
 		return nil, err
 	}
-	d, c := p.D, p.C
-	zq := p.Metric.Map(xq, nq)
-	norms := kernel.Norms(zq, nq, d)
+	d, c := p.Centers.D, p.C
+	zq := p.Map.Map(xq, nq)
 	rows := blockRows(p, 0)
 	e := newEngine[float64](p, min(rows, nq))
 	out := make([]float64, nq*c*d)
@@ -210,11 +188,11 @@ func Gradients(ctx context.Context, p *Predictor, xq []float64, nq int) ([]float
 			return nil, err
 		}
 		r1 := min(r0+rows, nq)
-		if err := e.zGrads(ctx, zq[r0*d:], norms[r0:], r1-r0, out[r0*c*d:r1*c*d]); err != nil {
+		if err := e.zGrads(ctx, zq.Slice(r0, r1), out[r0*c*d:r1*c*d]); err != nil {
 			return nil, err
 		}
 	}
-	return toX(p.Metric, out, nq*c, d), nil
+	return p.Map.ToInput(out, nq*c), nil
 }
 
 // blockRows is the number of evaluation points per block: rows given, or
@@ -225,7 +203,7 @@ func blockRows(p *Predictor, rows int) int {
 	if rows > 0 {
 		return rows
 	}
-	return max(128, min(8192, (64<<20)/(16*p.C*(p.D+1))))
+	return max(128, min(8192, (64<<20)/(16*p.C*(p.Centers.D+1))))
 }
 
 // Compute returns the AGOP over the evaluation points given as row indices
@@ -245,10 +223,10 @@ func compute[T linalg.Float](ctx context.Context, p *Predictor, eval []int, opt 
 	if len(eval) == 0 {
 		return nil, fmt.Errorf("agop: no evaluation points")
 	}
-	if opt.Diag && p.Metric.Kind == kernel.Full {
-		return nil, fmt.Errorf("agop: a diagonal AGOP needs an identity or diagonal metric")
+	if opt.Diag && p.Map.Form == kernel.Full {
+		return nil, fmt.Errorf("agop: a diagonal AGOP needs an identity or diagonal feature matrix")
 	}
-	n, d, c := p.N, p.D, p.C
+	n, d, c := p.Centers.N, p.Centers.D, p.C
 	for _, i := range eval {
 		if i < 0 || i >= n {
 			return nil, fmt.Errorf("agop: evaluation index %d out of range [0,%d)", i, n)
@@ -288,9 +266,9 @@ func compute[T linalg.Float](ctx context.Context, p *Predictor, eval []int, opt 
 		}
 	}
 	// Back to x-space: S·A·S.
-	switch p.Metric.Kind {
+	switch p.Map.Form {
 	case kernel.Diagonal:
-		s := p.Metric.Sqrt()
+		s := p.Map.Root()
 		if opt.Diag {
 			for t := range acc {
 				acc[t] *= s[t] * s[t]
@@ -303,7 +281,7 @@ func compute[T linalg.Float](ctx context.Context, p *Predictor, eval []int, opt 
 			}
 		}
 	case kernel.Full:
-		s := p.Metric.Sqrt()
+		s := p.Map.Root()
 		tmp := make([]float64, d*d)
 		linalg.Gemm(false, false, d, d, d, 1, s, d, acc, d, 0, tmp, d)
 		linalg.Gemm(false, false, d, d, d, 1, tmp, d, s, d, 0, acc, d)
@@ -323,11 +301,10 @@ func compute[T linalg.Float](ctx context.Context, p *Predictor, eval []int, opt 
 // diagonal only) and, when centring, Σ_i g_ik per output (C×d), forming the
 // gradients block by block with kernel.Product: cost ≈ 2·m·n·C·(d+1).
 func directSums[T linalg.Float](ctx context.Context, p *Predictor, eval []int, opt Options) (acc, sum []float64, err error) {
-	d, c := p.D, p.C
+	d, c := p.Centers.D, p.C
 	rows := min(blockRows(p, opt.BlockRows), len(eval))
 	e := newEngine[T](p, rows)
-	zq := make([]T, rows*d)
-	nq := make([]T, rows)
+	var zq kernel.Points[T]
 	g := make([]float64, rows*c*d)
 	// acc: Σ g gᵀ (d×d) or Σ g² (d), z-space; sum: Σ g per output, for centring.
 	if opt.Diag {
@@ -344,11 +321,8 @@ func directSums[T linalg.Float](ctx context.Context, p *Predictor, eval []int, o
 		}
 		b1 := min(b0+rows, len(eval))
 		m := b1 - b0
-		for i, idx := range eval[b0:b1] {
-			copy(zq[i*d:i*d+d], e.z[idx*d:idx*d+d])
-			nq[i] = e.norms[idx]
-		}
-		if err := e.zGrads(ctx, zq, nq, m, g); err != nil {
+		zq = e.z.Gather(eval[b0:b1], zq)
+		if err := e.zGrads(ctx, zq, g); err != nil {
 			return nil, nil, err
 		}
 		gm := g[:m*c*d]

@@ -17,20 +17,18 @@ func randn(r *rand.Rand, n int) []float64 {
 	return x
 }
 
-func predictor(t *testing.T, s kernel.Spec, kind kernel.MetricKind, m []float64, x []float64, n, d int, alpha []float64, c int) *Predictor {
+func predictor(t *testing.T, s kernel.Spec, kind kernel.Form, m []float64, x []float64, n, d int, alpha []float64, c int) *Predictor {
 	t.Helper()
-	mt, err := kernel.NewMetric(kind, d, m)
+	mt, err := kernel.NewFeatureMap(kernel.FeatureMatrix{Form: kind, D: d, Values: m}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	z := mt.Map(x, n)
-	return &Predictor{Kernel: s, Metric: mt, Z: z, Norms: kernel.Norms(z, n, d), N: n, D: d, Alpha: alpha, C: c}
+	return &Predictor{Kernel: s, Map: mt, Centers: mt.Map(x, n), Alpha: alpha, C: c}
 }
 
 // f evaluates the predictor at one raw point.
 func (p *Predictor) f(x []float64) []float64 {
-	z := p.Metric.Map(x, 1)
-	out, _ := kernel.Apply(context.Background(), p.Kernel, z, 1, kernel.Norms(z, 1, p.D), p.Z, p.N, p.Norms, p.D, p.Alpha, p.C)
+	out, _ := kernel.Apply(context.Background(), p.Kernel, p.Map.Map(x, 1), p.Centers, p.Alpha, p.C)
 	return out
 }
 
@@ -58,7 +56,7 @@ func TestGradientFiniteDifferences(t *testing.T) {
 		{Kind: kernel.Gaussian, Bandwidth: 1.5},
 	}
 	metrics := []struct {
-		kind kernel.MetricKind
+		kind kernel.Form
 		m    []float64
 	}{{kernel.Identity, nil}, {kernel.Diagonal, []float64{0.5, 2, 1.5, 0.1}}, {kernel.Full, full}}
 	for _, s := range specs {
@@ -98,7 +96,7 @@ func TestGradientFiniteDifferences(t *testing.T) {
 
 // naiveAGOP sums the outer products of Gradients directly.
 func naiveAGOP(t *testing.T, p *Predictor, x []float64, eval []int, diag, centered bool) []float64 {
-	d, c := p.D, p.C
+	d, c := p.Centers.D, p.C
 	xq := make([]float64, len(eval)*d)
 	for i, idx := range eval {
 		copy(xq[i*d:], x[idx*d:idx*d+d])
@@ -154,7 +152,7 @@ func TestComputeMatchesNaive(t *testing.T) {
 	copy(x[d:2*d], x[:d])
 	alpha := randn(r, n*c)
 	eval := []int{0, 1, 3, 5, 8, 13, 21, 34, 55, 2, 4}
-	for _, mk := range []kernel.MetricKind{kernel.Identity, kernel.Diagonal, kernel.Full} {
+	for _, mk := range []kernel.Form{kernel.Identity, kernel.Diagonal, kernel.Full} {
 		var m []float64
 		switch mk {
 		case kernel.Diagonal:
@@ -256,14 +254,14 @@ func TestComputeFloat32(t *testing.T) {
 func TestRHSBlocks(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	n, d, c := 6, 3, 4
-	p := &Predictor{Z: randn(r, n*d), N: n, D: d, Alpha: randn(r, n*c), C: c}
+	p := &Predictor{Centers: kernel.NewPoints(randn(r, n*d), n, d), Alpha: randn(r, n*c), C: c}
 	e := newEngine[float64](p, 1)
 	w := c * (d + 1)
 	full := make([]float64, n*w)
 	for j := 0; j < n; j++ {
 		for k := 0; k < c; k++ {
 			for t := 0; t < d; t++ {
-				full[j*w+k*d+t] = p.Alpha[j*c+k] * p.Z[j*d+t]
+				full[j*w+k*d+t] = p.Alpha[j*c+k] * p.Centers.Z[j*d+t]
 			}
 			full[j*w+c*d+k] = p.Alpha[j*c+k]
 		}

@@ -35,14 +35,14 @@ func gramBuffer(p *Predictor, m int, opt Options) []float64 {
 	if opt.Form == FormDirect || !p.Kernel.Radial() {
 		return nil
 	}
-	n, d, c := float64(p.N), float64(p.D), float64(p.C)
+	n, d, c := float64(p.Centers.N), float64(p.Centers.D), float64(p.C)
 	mm := float64(m)
 	direct := 2 * mm * n * c * (d + 1)
 	gram := mm*n*n + 2*mm*n*(2*c+d) + n*n*(c+2*d)
 	if opt.Form == FormAuto && !(gram < direct/1.5) {
 		return nil
 	}
-	nn := p.N * p.N
+	nn := p.Centers.N * p.Centers.N
 	if len(opt.Scratch) >= nn {
 		return opt.Scratch[:nn]
 	}
@@ -62,8 +62,8 @@ func gramBuffer(p *Predictor, m int, opt Options) []float64 {
 // Q = (A∘(S·αᵀ))·Z. The coefficient matrix is made a block of evaluation
 // rows at a time; h (n×n) accumulates AᵀA.
 func gramSums(ctx context.Context, p *Predictor, eval []int, opt Options, h []float64) (acc, sum []float64, err error) {
-	n, d, c := p.N, p.D, p.C
-	z, norms, alpha := p.Z, p.Norms, p.Alpha
+	n, d, c := p.Centers.N, p.Centers.D, p.C
+	z, alpha := p.Centers.Z, p.Alpha
 	rows := max(1, min(len(eval), (32<<20)/(8*n)))
 	if opt.BlockRows > 0 {
 		rows = min(opt.BlockRows, len(eval))
@@ -72,8 +72,7 @@ func gramSums(ctx context.Context, p *Predictor, eval []int, opt Options, h []fl
 	pw := make([]float64, rows*n) // S·αᵀ, then A∘(S·αᵀ)
 	s := make([]float64, rows*c)
 	q := make([]float64, rows*d) // Q, then V = diag(w/2)·Z_b − Q
-	zq := make([]float64, rows*d)
-	nq := make([]float64, rows)
+	var pq kernel.Points[float64]
 	x := make([]float64, d*d)
 	if opt.Diag {
 		acc = make([]float64, d)
@@ -90,11 +89,9 @@ func gramSums(ctx context.Context, p *Predictor, eval []int, opt Options, h []fl
 		}
 		b1 := min(b0+rows, len(eval))
 		m := b1 - b0
-		for i, idx := range eval[b0:b1] {
-			copy(zq[i*d:i*d+d], z[idx*d:idx*d+d])
-			nq[i] = norms[idx]
-		}
-		kernel.CrossCoef(p.Kernel, zq, m, nq, z, n, norms, d, a, n)
+		pq = p.Centers.Gather(eval[b0:b1], pq)
+		zq := pq.Z
+		kernel.CrossCoef(p.Kernel, pq, p.Centers, a, n)
 		linalg.Gemm(false, false, m, c, n, 1, a, n, alpha, c, 0, s, c)
 		beta := 1.0
 		if b0 == 0 {

@@ -10,7 +10,7 @@ import (
 )
 
 type metricCase struct {
-	kind kernel.MetricKind
+	kind kernel.Form
 	m    []float64
 }
 
@@ -37,7 +37,7 @@ func ntkMetrics(r *rand.Rand, d int) []metricCase {
 // cancels a term linear in h.
 func fdWorst(t *testing.T, p *Predictor, xq []float64, nq int, h float64, richardson bool) float64 {
 	t.Helper()
-	d, c := p.D, p.C
+	d, c := p.Centers.D, p.C
 	grads, err := Gradients(context.Background(), p, xq, nq)
 	if err != nil {
 		t.Fatal(err)
@@ -183,23 +183,23 @@ func TestNTKGradientsMatchScalarFormula(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	z := p.Metric.Map(xq, 1)
-	pz := kernel.Norms(z, 1, d)[0]
+	zp := p.Map.Map(xq, 1)
+	z, pz := zp.Z, zp.Norms[0]
 	gz := make([]float64, c*d)
 	for j := 0; j < n; j++ {
-		zj := p.Z[j*d : j*d+d]
+		zj := p.Centers.Row(j)
 		g := 0.0
 		for k := range zj {
 			g += z[k] * zj[k]
 		}
-		a, b := s.DotGrad(g, pz, p.Norms[j])
+		a, b := s.DotGrad(g, pz, p.Centers.Norms[j])
 		for o := 0; o < c; o++ {
 			for k := 0; k < d; k++ {
 				gz[o*d+k] += alpha[j*c+o] * (a*zj[k] + b*z[k])
 			}
 		}
 	}
-	sq := p.Metric.Sqrt()
+	sq := p.Map.Root()
 	for o := 0; o < c; o++ {
 		for k := 0; k < d; k++ {
 			want := 0.0
@@ -217,15 +217,15 @@ func TestNTKGradientsMatchScalarFormula(t *testing.T) {
 func TestNTKRejectsShiftedMetric(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
 	p := predictor(t, kernel.Spec{Kind: kernel.NTK, Depth: 2}, kernel.Identity, nil, randn(r, 20), 10, 2, randn(r, 10), 1)
-	p.Metric.Shift = []float64{0, 0} // zero shift is harmless
+	p.Map.Shift = []float64{0, 0} // zero shift is harmless
 	if _, err := Compute(context.Background(), p, []int{1, 2}, Options{}); err != nil {
 		t.Errorf("zero shift rejected: %v", err)
 	}
-	p.Metric.Shift = []float64{0.5, 0}
+	p.Map.Shift = []float64{0.5, 0}
 	if _, err := Compute(context.Background(), p, []int{1, 2}, Options{}); err == nil {
 		t.Error("shifted metric accepted for a non-translation-invariant kernel")
 	}
-	p.Metric = nil
+	p.Map = nil
 	if _, err := Gradients(context.Background(), p, []float64{1, 1}, 1); err == nil {
 		t.Error("predictor without a metric accepted")
 	}

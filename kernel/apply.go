@@ -14,18 +14,18 @@ type Entries int
 const (
 	// Values: the kernel K(q_i, c_j).
 	Values Entries = iota
-	// GradA: the gradient coefficient A_ij of GradCoef (for radial kernels
+	// GradA: the gradient coefficient A_ij of CrossGradCoef (for radial kernels
 	// the a_ij of Coef, with ∇K(q_i, c_j) = a_ij·(c_j − q_i) in mapped
 	// coordinates).
 	GradA
-	// GradAB: A for the columns of R before the split, B (GradCoef's second
+	// GradAB: A for the columns of R before the split, B (CrossGradCoef's second
 	// coefficient) for the columns from the split on.
 	GradAB
 )
 
 // RHS is the right-hand side R (nc×w) of Product: stored whole, or
 // generated a block at a time so that a wide R need never be stored.
-type RHS[T linalg.Float] struct {
+type RHS[T Float] struct {
 	// M is R stored whole (row-major, stride w), or nil.
 	M []T
 	// Gen, when M is nil, writes rows [c0, c1) and columns [j0, j1) of R
@@ -34,28 +34,28 @@ type RHS[T linalg.Float] struct {
 }
 
 // Stored is the RHS of a stored nc×w row-major matrix r.
-func Stored[T linalg.Float](r []T) RHS[T] { return RHS[T]{M: r} }
+func Stored[T Float](r []T) RHS[T] { return RHS[T]{M: r} }
 
 // rhsBytes bounds the scratch of one generated RHS block (columns of R are
 // then generated and multiplied a chunk at a time).
 var rhsBytes = 4 << 20 // a variable only so that tests can force many chunks
 
-// Product computes out = E(Q, C)·R for nq mapped query rows q and nc
-// mapped centres c (both with d columns), where E is the kernel or one of
-// its gradient coefficients (see Entries) and R is nc×w; out is nq×w
-// (row-major, stride w). With GradAB, the columns of R from split on are
-// multiplied by B instead of A. The nq×nc matrix E is never held: each task
-// takes a band of query rows and walks the centres a tile at a time,
-// multiplying each tile by its rows of R (a chunk of columns at a time)
-// while it is in cache (memory: a few MB per thread). The sums run in a
-// fixed order, so the result does not depend on the thread count. ctx is
-// checked between bands.
-func Product[T linalg.Float](ctx context.Context, s Spec, e Entries, q []T, nq int, normsQ []T, c []T, nc int, normsC []T, d int, r RHS[T], w, split int, out []T) error {
+// Product computes dst = E(Q, C)·R for the mapped query points q and
+// centres c, where E is the kernel or one of its gradient coefficients (see
+// Entries) and R is c.N×w; dst is q.N×w (row-major, stride w). With GradAB,
+// the columns of R from split on are multiplied by B instead of A. The
+// q.N×c.N matrix E is never held: each task takes a band of query rows and
+// walks the centres a tile at a time, multiplying each tile by its rows of
+// R (a chunk of columns at a time) while it is in cache (memory: a few MB
+// per thread). The sums run in a fixed order, so the result does not depend
+// on the thread count. ctx is checked between bands.
+func Product[T Float](ctx context.Context, s Spec, e Entries, q, c Points[T], r RHS[T], w, split int, dst []T) error {
+	nq, nc := q.N, c.N
 	if nq == 0 || w == 0 {
 		return ctx.Err()
 	}
 	if nc == 0 {
-		clear(out[:nq*w])
+		clear(dst[:nq*w])
 		return ctx.Err()
 	}
 	if e != GradAB {
@@ -77,6 +77,13 @@ func Product[T linalg.Float](ctx context.Context, s Spec, e Entries, q []T, nq i
 	if r.M == nil {
 		scratchLen = cols * chunk
 	}
+	p := passEval
+	switch e {
+	case GradA:
+		p = passCoef
+	case GradAB:
+		p = passGradCoef
+	}
 	pool := sync.Pool{New: func() any { return make([]T, ntile*tileLen+scratchLen) }}
 	bands := (nq + rows - 1) / rows
 	return linalg.Tasks(ctx, bands, func(_, i int) {
@@ -86,7 +93,8 @@ func Product[T linalg.Float](ctx context.Context, s Spec, e Entries, q []T, nq i
 		r0 := i * rows
 		r1 := min(r0+rows, nq)
 		m := r1 - r0
-		o := out[r0*w:]
+		band := q.Slice(r0, r1)
+		o := dst[r0*w:]
 		for c0 := 0; c0 < nc; c0 += cols {
 			c1 := min(c0+cols, nc)
 			tw := c1 - c0
@@ -94,15 +102,7 @@ func Product[T linalg.Float](ctx context.Context, s Spec, e Entries, q []T, nq i
 			if c0 == 0 {
 				beta = 0
 			}
-			qa, qn, ca, cn := q[r0*d:], normsQ[r0:], c[c0*d:], normsC[c0:]
-			switch e {
-			case Values:
-				tileOf(s, qa, qn, ca, cn, d, 0, m, 0, tw, tileA, tw, false, passEval, nil)
-			case GradA:
-				tileOf(s, qa, qn, ca, cn, d, 0, m, 0, tw, tileA, tw, false, passCoef, nil)
-			case GradAB:
-				tileOf(s, qa, qn, ca, cn, d, 0, m, 0, tw, tileA, tw, false, passGradCoef, tileB)
-			}
+			tileOf(s, band, c.Slice(c0, c1), span{0, m, 0, tw}, tileOut[T]{G: tileA, B: tileB, LD: tw}, false, p)
 			for j0 := 0; j0 < w; {
 				j1 := min(j0+chunk, w)
 				tile := tileA
@@ -124,15 +124,14 @@ func Product[T linalg.Float](ctx context.Context, s Spec, e Entries, q []T, nq i
 	})
 }
 
-// Apply computes K(Q, C)·alpha (nq×k) for nq mapped query rows q and nc
-// mapped centres c (both with d columns), alpha nc×k: Product with the
-// kernel's values.
-func Apply(ctx context.Context, s Spec, q []float64, nq int, normsQ []float64, c []float64, nc int, normsC []float64, d int, alpha []float64, k int) ([]float64, error) {
-	out := make([]float64, nq*k)
-	if err := Product(ctx, s, Values, q, nq, normsQ, c, nc, normsC, d, Stored(alpha), k, 0, out); err != nil {
+// Apply computes K(Q, C)·alpha (q.N×k) for mapped query points q and
+// centres c, alpha c.N×k: Product with the kernel's values.
+func Apply(ctx context.Context, s Spec, q, c Points[float64], alpha []float64, k int) ([]float64, error) {
+	dst := make([]float64, q.N*k)
+	if err := Product(ctx, s, Values, q, c, Stored(alpha), k, 0, dst); err != nil {
 		return nil, err
 	}
-	return out, nil
+	return dst, nil
 }
 
 // symTiles keeps SymApply's tile buffers (1 MiB each) between calls: a
@@ -152,13 +151,13 @@ var symTiles = sync.Pool{New: func() any {
 // accumulator (tasks striped over workers, accumulators added in worker
 // order: the same result every run with the same thread count). ctx is
 // checked between bands.
-func SymApply(ctx context.Context, s Spec, z []float64, n int, norms []float64, d int, alpha []float64, k int) ([]float64, error) {
+func SymApply(ctx context.Context, s Spec, z Points[float64], alpha []float64, k int) ([]float64, error) {
+	n := z.N
 	rows, cols := blockRows, blockCols
 	bands := (n + rows - 1) / rows
 	workers := linalg.Workers(bands)
 	acc := make([][]float64, workers)
 	bufs := make([][]float64, workers)
-	self := s.SelfValue()
 	err := linalg.Striped(ctx, workers, bands, func(w, b int) {
 		if acc[w] == nil {
 			acc[w] = make([]float64, n*k)
@@ -168,20 +167,17 @@ func SymApply(ctx context.Context, s Spec, z []float64, n int, norms []float64, 
 		r0 := b * rows
 		r1 := min(r0+rows, n)
 		m := r1 - r0
+		band := z.Slice(r0, r1)
 		for c0 := 0; c0 < r0; c0 += cols {
 			c1 := min(c0+cols, r0)
 			tw := c1 - c0
-			tileOf(s, z[r0*d:], norms[r0:], z[c0*d:], norms[c0:], d, 0, m, 0, tw, buf, tw, false, passEval, nil)
+			tileOf(s, band, z.Slice(c0, c1), span{0, m, 0, tw}, tileOut[float64]{G: buf, LD: tw}, false, passEval)
 			linalg.Gemm(false, false, m, k, tw, 1, buf, tw, alpha[c0*k:], k, 1, out[r0*k:], k)
 			linalg.Gemm(true, false, tw, k, m, 1, buf, tw, alpha[r0*k:], k, 1, out[c0*k:], k)
 		}
-		tileOf(s, z[r0*d:], norms[r0:], z[r0*d:], norms[r0:], d, 0, m, 0, m, buf, m, false, passEval, nil)
+		tileOf(s, band, band, span{0, m, 0, m}, tileOut[float64]{G: buf, LD: m}, false, passEval)
 		for i := 0; i < m; i++ {
-			if s.Radial() {
-				buf[i*m+i] = self
-			} else { // ntk, nngp: K(x, x) = SelfValue()·‖x‖²
-				buf[i*m+i] = self * norms[r0+i]
-			}
+			buf[i*m+i] = s.selfAt(band.Norms[i])
 		}
 		linalg.Gemm(false, false, m, k, m, 1, buf, m, alpha[r0*k:], k, 1, out[r0*k:], k)
 	})
@@ -212,23 +208,18 @@ func SymApply(ctx context.Context, s Spec, z []float64, n int, norms []float64, 
 // tiles, products): about half the time, for the float32 fits' validation
 // scores. Inputs and output stay float64; the squared norms are taken of
 // the rounded rows so that the distance expansion stays consistent.
-func Apply32(ctx context.Context, s Spec, q []float64, nq int, c []float64, nc int, d int, alpha []float64, k int) ([]float64, error) {
-	q32, c32, a32 := to32(q[:nq*d]), to32(c[:nc*d]), to32(alpha[:nc*k])
-	out := make([]float32, nq*k)
-	if err := Product(ctx, s, Values, q32, nq, Norms(q32, nq, d), c32, nc, Norms(c32, nc, d), d, Stored(a32), k, 0, out); err != nil {
+func Apply32(ctx context.Context, s Spec, q, c Points[float64], alpha []float64, k int) ([]float64, error) {
+	a32 := make([]float32, c.N*k)
+	for i, v := range alpha[:c.N*k] {
+		a32[i] = float32(v)
+	}
+	dst := make([]float32, q.N*k)
+	if err := Product(ctx, s, Values, To32(q), To32(c), Stored(a32), k, 0, dst); err != nil {
 		return nil, err
 	}
-	res := make([]float64, len(out))
-	for i, v := range out {
+	res := make([]float64, len(dst))
+	for i, v := range dst {
 		res[i] = float64(v)
 	}
 	return res, nil
-}
-
-func to32(x []float64) []float32 {
-	y := make([]float32, len(x))
-	for i, v := range x {
-		y[i] = float32(v)
-	}
-	return y
 }

@@ -31,11 +31,10 @@ func touched(n int) []float64 {
 func BenchmarkLaplaceBlock20000(b *testing.B) {
 	n, d := 20000, 100
 	z := benchData(n, d)
-	norms := Norms(z, n, d)
 	out := touched(n * n)
 	s := DefaultSpec()
 	for b.Loop() {
-		Cross(s, z, n, norms, z, n, norms, d, out, n)
+		Cross(s, NewPoints(z, n, d), NewPoints(z, n, d), out, n)
 	}
 }
 
@@ -43,11 +42,10 @@ func BenchmarkLaplaceBlock20000(b *testing.B) {
 func BenchmarkLaplaceSymmetric20000(b *testing.B) {
 	n, d := 20000, 100
 	z := benchData(n, d)
-	norms := Norms(z, n, d)
 	out := touched(n * n)
 	s := DefaultSpec()
 	for b.Loop() {
-		if err := Symmetric(context.Background(), s, z, n, d, norms, out, n); err != nil {
+		if err := Symmetric(context.Background(), s, NewPoints(z, n, d), out, n); err != nil {
 			b.Fatal(err)
 		}
 	}

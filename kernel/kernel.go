@@ -105,10 +105,9 @@ func (s Spec) Value(sqdist float64) float64 {
 	return math.Exp(-op.C * math.Pow(math.Max(sqdist, 0), op.P))
 }
 
-// Eval overwrites a block of inner products by kernel values.
-func Eval[T linalg.Float](s Spec, b linalg.Block[T]) { eval(s, b, linalg.ParallelRows) }
-
-func eval[T linalg.Float](s Spec, b linalg.Block[T], run linalg.Runner) {
+// eval overwrites a block of inner products by kernel values, with the rows
+// run by run.
+func eval[T Float](s Spec, b linalg.Block[T], run linalg.Runner) {
 	if s.homogeneous() {
 		dotEval(s, b, run)
 		return
@@ -116,22 +115,14 @@ func eval[T linalg.Float](s Spec, b linalg.Block[T], run linalg.Runner) {
 	linalg.Radial(b, s.op(), false, run)
 }
 
-// Coef overwrites a block of inner products by the gradient coefficients
-// a_ij with ∇ₓK(x_i, z_j) = a_ij·M(z_j − x_i); terms with ‖x_i − z_j‖ < 1e-10
-// are 0. That form exists for radial kernels only: for ntk and nngp Coef
-// writes A = ∂K/∂g alone (use GradCoef for both coefficients).
-func Coef[T linalg.Float](s Spec, b linalg.Block[T]) { coef(s, b, nil, linalg.ParallelRows) }
-
-// GradCoef overwrites a block of inner products g_ij = x_iᵀz_j by
-// A_ij = ∂K/∂g and writes B_ij = 2∂K/∂‖x_i‖² at the same positions of bOut
-// (stride b.LD), so that ∇ₓK(x_i, z_j) = A_ij·z_j + B_ij·x_i in mapped
-// coordinates, for every kind (radial: A = Coef's a_ij, B = −A).
-func GradCoef[T linalg.Float](s Spec, b linalg.Block[T], bOut []T) {
-	coef(s, b, bOut, linalg.ParallelRows)
-}
-
-// coef is Coef (bOut nil) or GradCoef, with the rows run by run.
-func coef[T linalg.Float](s Spec, b linalg.Block[T], bOut []T, run linalg.Runner) {
+// coef overwrites a block of inner products g_ij = x_iᵀz_j by the gradient
+// coefficients, with the rows run by run. With bOut nil it writes the
+// radial form a_ij with ∇ₓK(x_i, z_j) = a_ij·M(z_j − x_i) (terms with
+// ‖x_i − z_j‖ < 1e-10 are 0); for ntk and nngp that is A = ∂K/∂g alone.
+// With bOut it writes A_ij = ∂K/∂g and B_ij = 2∂K/∂‖x_i‖² at the same
+// positions of bOut (stride b.LD), so that ∇ₓK(x_i, z_j) = A_ij·z_j +
+// B_ij·x_i in mapped coordinates, for every kind (radial: B = −A).
+func coef[T Float](s Spec, b linalg.Block[T], bOut []T, run linalg.Runner) {
 	if s.homogeneous() {
 		dotCoef(s, b, bOut, run)
 		return

@@ -14,12 +14,12 @@ func TestSpecVector(t *testing.T) {
 	x := []float64{1, 0}
 	z := []float64{0, 0}
 	out := make([]float64, 1)
-	Cross(s, x, 1, Norms(x, 1, 2), z, 1, Norms(z, 1, 2), 2, out, 1)
+	Cross(s, NewPoints(x, 1, 2), NewPoints(z, 1, 2), out, 1)
 	if math.Abs(out[0]-0.9048374) > 5e-8 {
 		t.Fatalf("K = %.9f, want 0.9048374", out[0])
 	}
 	// ∇_z K(x, z) = a·M(x − z) with a the gradient coefficient.
-	CrossCoef(s, z, 1, Norms(z, 1, 2), x, 1, Norms(x, 1, 2), 2, out, 1)
+	CrossCoef(s, NewPoints(z, 1, 2), NewPoints(x, 1, 2), out, 1)
 	grad := []float64{out[0] * (x[0] - z[0]), out[0] * (x[1] - z[1])}
 	if math.Abs(grad[0]-0.0904837) > 5e-8 || grad[1] != 0 {
 		t.Fatalf("∇_z K = %v, want (0.0904837, 0)", grad)
@@ -83,10 +83,10 @@ func TestMahalanobisMatchesDirect(t *testing.T) {
 	full := randPSD(r, d)
 	diag := []float64{0.5, 2, 0, 1, 3}
 	for _, tc := range []struct {
-		kind MetricKind
+		kind Form
 		m    []float64
 	}{{Identity, nil}, {Diagonal, diag}, {Full, full}} {
-		mt, err := NewMetric(tc.kind, d, tc.m)
+		mt, err := NewFeatureMap(FeatureMatrix{Form: tc.kind, D: d, Values: tc.m}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +94,7 @@ func TestMahalanobisMatchesDirect(t *testing.T) {
 		za, zb := mt.Map(xa, na), mt.Map(xb, nb)
 		for _, s := range []Spec{DefaultSpec(), {Kind: GenLaplace, Bandwidth: 3, Exponent: 1.5}, {Kind: Gaussian, Bandwidth: 2}} {
 			out := make([]float64, na*nb)
-			Cross(s, za, na, Norms(za, na, d), zb, nb, Norms(zb, nb, d), d, out, nb)
+			Cross(s, za, zb, out, nb)
 			for i := 0; i < na; i++ {
 				for j := 0; j < nb; j++ {
 					diff := make([]float64, d)
@@ -141,14 +141,13 @@ func TestSymmetricMatchesCross(t *testing.T) {
 	for i := range z {
 		z[i] = r.NormFloat64()
 	}
-	norms := Norms(z, n, d)
 	s := DefaultSpec()
 	sym := make([]float64, n*n)
-	if err := Symmetric(context.Background(), s, z, n, d, norms, sym, n); err != nil {
+	if err := Symmetric(context.Background(), s, NewPoints(z, n, d), sym, n); err != nil {
 		t.Fatal(err)
 	}
 	full := make([]float64, n*n)
-	Cross(s, z, n, norms, z, n, norms, d, full, n)
+	Cross(s, NewPoints(z, n, d), NewPoints(z, n, d), full, n)
 	for i := 0; i < n; i++ {
 		if sym[i*n+i] != 1 {
 			t.Fatalf("diagonal %d = %v, want exactly 1", i, sym[i*n+i])
@@ -165,7 +164,7 @@ func TestSymmetricMatchesCross(t *testing.T) {
 		z32[i] = float32(v)
 	}
 	sym32 := make([]float32, n*n)
-	if err := Symmetric(context.Background(), s, z32, n, d, Norms(z32, n, d), sym32, n); err != nil {
+	if err := Symmetric(context.Background(), s, NewPoints(z32, n, d), sym32, n); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < n; i++ {
@@ -178,14 +177,14 @@ func TestSymmetricMatchesCross(t *testing.T) {
 	}
 }
 
-func TestNewMetricRejectsBadInput(t *testing.T) {
-	if _, err := NewMetric(Full, 2, []float64{1, 0, 0}); err == nil {
+func TestNewFeatureMapRejectsBadInput(t *testing.T) {
+	if _, err := NewFeatureMap(FeatureMatrix{Form: Full, D: 2, Values: []float64{1, 0, 0}}, nil); err == nil {
 		t.Error("wrong length accepted")
 	}
-	if _, err := NewMetric(Diagonal, 2, []float64{1, math.NaN()}); err == nil {
+	if _, err := NewFeatureMap(FeatureMatrix{Form: Diagonal, D: 2, Values: []float64{1, math.NaN()}}, nil); err == nil {
 		t.Error("NaN accepted")
 	}
-	if _, err := NewMetric("weird", 2, nil); err == nil {
+	if _, err := NewFeatureMap(FeatureMatrix{Form: "weird", D: 2, Values: nil}, nil); err == nil {
 		t.Error("unknown kind accepted")
 	}
 }
@@ -201,13 +200,12 @@ func TestSymApplyMatchesApply(t *testing.T) {
 	for i := range alpha {
 		alpha[i] = r.NormFloat64()
 	}
-	norms := Norms(z, n, d)
 	s := DefaultSpec()
-	want, err := Apply(context.Background(), s, z, n, norms, z, n, norms, d, alpha, k)
+	want, err := Apply(context.Background(), s, NewPoints(z, n, d), NewPoints(z, n, d), alpha, k)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := SymApply(context.Background(), s, z, n, norms, d, alpha, k)
+	got, err := SymApply(context.Background(), s, NewPoints(z, n, d), alpha, k)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,17 +223,17 @@ func TestSymApplyMatchesApply(t *testing.T) {
 // through its PSD part: M = [[1,2],[2,1]] has eigenvalues 3 and −1, so
 // S = M^{1/2} keeps √3 on v = (1,1)/√2 and drops the other direction.
 func TestSqrtClampsNegativeEigenvalues(t *testing.T) {
-	mt, err := NewMetric(Full, 2, []float64{1, 2, 2, 1})
+	mt, err := NewFeatureMap(FeatureMatrix{Form: Full, D: 2, Values: []float64{1, 2, 2, 1}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := math.Sqrt(3) / 2
-	for i, v := range mt.Sqrt() {
+	for i, v := range mt.Root() {
 		if math.Abs(v-want) > 1e-14 {
 			t.Fatalf("S[%d] = %v, want %v (S = √3/2·11ᵀ)", i, v, want)
 		}
 	}
-	z := mt.Map([]float64{1, -1, 2, 0}, 2)
+	z := mt.Map([]float64{1, -1, 2, 0}, 2).Z
 	if math.Abs(z[0]) > 1e-14 || math.Abs(z[1]) > 1e-14 {
 		t.Fatalf("the clamped direction (1,−1) maps to %v, want 0", z[:2])
 	}

@@ -174,14 +174,14 @@ func validateDepth(s Spec) error {
 // blockColsOf is the number of columns of row i that a (possibly
 // lower-triangular) block covers: linalg's rule, clamped at 0 for the rows
 // of a tile that lie wholly above the diagonal (Row0 + i + 1 ≤ 0).
-func blockColsOf[T linalg.Float](b *linalg.Block[T], i int) int {
+func blockColsOf[T Float](b *linalg.Block[T], i int) int {
 	if b.Lower {
 		return max(min(b.Row0+i+1, b.Cols), 0)
 	}
 	return b.Cols
 }
 
-func blockWeight[T linalg.Float](b *linalg.Block[T]) func(int) float64 {
+func blockWeight[T Float](b *linalg.Block[T]) func(int) float64 {
 	if !b.Lower {
 		return nil
 	}
@@ -190,7 +190,7 @@ func blockWeight[T linalg.Float](b *linalg.Block[T]) func(int) float64 {
 
 // dotEval overwrites each inner product of b by K (pure Go, rows run by
 // run; the homogeneous kernels are not the performance-critical path).
-func dotEval[T linalg.Float](s Spec, b linalg.Block[T], run linalg.Runner) {
+func dotEval[T Float](s Spec, b linalg.Block[T], run linalg.Runner) {
 	run(b.Rows, blockWeight(&b), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row := b.G[i*b.LD : i*b.LD+blockColsOf(&b, i)]
@@ -204,7 +204,7 @@ func dotEval[T linalg.Float](s Spec, b linalg.Block[T], run linalg.Runner) {
 
 // dotCoef overwrites each inner product of b by A = ∂K/∂g and, when bOut is
 // not nil, writes B = 2∂K/∂‖a‖² at the same position of bOut (stride b.LD).
-func dotCoef[T linalg.Float](s Spec, b linalg.Block[T], bOut []T, run linalg.Runner) {
+func dotCoef[T Float](s Spec, b linalg.Block[T], bOut []T, run linalg.Runner) {
 	tol := kinkTol
 	if _, single := any(b.G).([]float32); single {
 		tol = kinkTol32

@@ -11,12 +11,11 @@ import (
 func BenchmarkNTKSymmetric5000(b *testing.B) {
 	n, d := 5000, 100
 	z := benchData(n, d)
-	norms := Norms(z, n, d)
 	out := make([]float64, n*n)
 	for _, s := range []Spec{DefaultSpec(), {Kind: NTK, Depth: 1}, {Kind: NTK, Depth: 5}} {
 		b.Run(fmt.Sprint(s), func(b *testing.B) {
 			for b.Loop() {
-				if err := Symmetric(context.Background(), s, z, n, d, norms, out, n); err != nil {
+				if err := Symmetric(context.Background(), s, NewPoints(z, n, d), out, n); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -29,12 +28,11 @@ func BenchmarkNTKSymmetric5000(b *testing.B) {
 func BenchmarkNTKGradCoef(b *testing.B) {
 	n, m, d := 5000, 2048, 100
 	z := benchData(n, d)
-	norms := Norms(z, n, d)
 	outA, outB := make([]float64, m*n), make([]float64, m*n)
 	for _, s := range []Spec{DefaultSpec(), {Kind: NTK, Depth: 1}, {Kind: NTK, Depth: 5}} {
 		b.Run(fmt.Sprint(s), func(b *testing.B) {
 			for b.Loop() {
-				CrossGradCoef(s, z, m, norms, z, n, norms, d, outA, outB, n)
+				CrossGradCoef(s, NewPoints(z, m, d), NewPoints(z, n, d), outA, outB, n)
 			}
 		})
 	}

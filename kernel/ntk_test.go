@@ -17,7 +17,7 @@ func unitPair(rho float64) (x, z []float64) {
 func cross1(s Spec, x, z []float64) float64 {
 	d := len(x)
 	out := make([]float64, 1)
-	Cross(s, x, 1, Norms(x, 1, d), z, 1, Norms(z, 1, d), d, out, 1)
+	Cross(s, NewPoints(x, 1, d), NewPoints(z, 1, d), out, 1)
 	return out[0]
 }
 
@@ -109,7 +109,7 @@ func TestNTKHomogeneityAndZero(t *testing.T) {
 		n := 4
 		zz := append(randVec(r, 2*d), append(make([]float64, d), randVec(r, d)...)...)
 		out := make([]float64, n*n)
-		if err := Symmetric(context.Background(), s, zz, n, d, Norms(zz, n, d), out, n); err != nil {
+		if err := Symmetric(context.Background(), s, NewPoints(zz, n, d), out, n); err != nil {
 			t.Fatal(err)
 		}
 		for j := 0; j <= 2; j++ {
@@ -189,10 +189,10 @@ func TestNTKMahalanobisMatchesDirect(t *testing.T) {
 	full := randPSD(r, d)
 	diag := []float64{0.5, 2, 0, 1, 3}
 	for _, tc := range []struct {
-		kind MetricKind
+		kind Form
 		m    []float64
 	}{{Identity, nil}, {Diagonal, diag}, {Full, full}} {
-		mt, err := NewMetric(tc.kind, d, tc.m)
+		mt, err := NewFeatureMap(FeatureMatrix{Form: tc.kind, D: d, Values: tc.m}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -219,7 +219,7 @@ func TestNTKMahalanobisMatchesDirect(t *testing.T) {
 		za, zb := mt.Map(xa, na), mt.Map(xb, nb)
 		for _, s := range []Spec{{Kind: NTK, Depth: 2}, {Kind: NNGP, Depth: 3}} {
 			out := make([]float64, na*nb)
-			Cross(s, za, na, Norms(za, na, d), zb, nb, Norms(zb, nb, d), d, out, nb)
+			Cross(s, za, zb, out, nb)
 			for i := 0; i < na; i++ {
 				for j := 0; j < nb; j++ {
 					u, v := xa[i*d:i*d+d], xb[j*d:j*d+d]
@@ -242,11 +242,11 @@ func TestNTKSymmetricMatchesCross(t *testing.T) {
 	norms := Norms(z, n, d)
 	for _, s := range []Spec{{Kind: NTK, Depth: 3}, {Kind: NNGP, Depth: 2}} {
 		sym := make([]float64, n*n)
-		if err := Symmetric(context.Background(), s, z, n, d, norms, sym, n); err != nil {
+		if err := Symmetric(context.Background(), s, NewPoints(z, n, d), sym, n); err != nil {
 			t.Fatal(err)
 		}
 		full := make([]float64, n*n)
-		Cross(s, z, n, norms, z, n, norms, d, full, n)
+		Cross(s, NewPoints(z, n, d), NewPoints(z, n, d), full, n)
 		for i := 0; i < n; i++ {
 			// Exact diagonal: (Depth+1)‖z‖² (NTK), ‖z‖² (NNGP). The one
 			// computed from the GEMM has a cosine off 1 by an ulp or two,
@@ -269,7 +269,7 @@ func TestNTKSymmetricMatchesCross(t *testing.T) {
 			z32[i] = float32(v)
 		}
 		sym32 := make([]float32, n*n)
-		if err := Symmetric(context.Background(), s, z32, n, d, Norms(z32, n, d), sym32, n); err != nil {
+		if err := Symmetric(context.Background(), s, NewPoints(z32, n, d), sym32, n); err != nil {
 			t.Fatal(err)
 		}
 		for i := 0; i < n; i++ {
@@ -291,9 +291,9 @@ func TestGradCoefBlocks(t *testing.T) {
 	pa, pb := Norms(a, na, d), Norms(b, nb, d)
 	for _, s := range []Spec{DefaultSpec(), {Kind: NTK, Depth: 2}, {Kind: NNGP, Depth: 1}} {
 		outA, outB := make([]float64, na*nb), make([]float64, na*nb)
-		CrossGradCoef(s, a, na, pa, b, nb, pb, d, outA, outB, nb)
+		CrossGradCoef(s, NewPoints(a, na, d), NewPoints(b, nb, d), outA, outB, nb)
 		coef := make([]float64, na*nb)
-		CrossCoef(s, a, na, pa, b, nb, pb, d, coef, nb)
+		CrossCoef(s, NewPoints(a, na, d), NewPoints(b, nb, d), coef, nb)
 		for i := 0; i < na; i++ {
 			for j := 0; j < nb; j++ {
 				g := 0.0
@@ -346,13 +346,12 @@ func TestNTKSymApplyMatchesApply(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 16))
 	n, d, k := 1300, 3, 2 // two 1024-row tiles, the second ragged
 	z, alpha := randVec(r, n*d), randVec(r, n*k)
-	norms := Norms(z, n, d)
 	for _, s := range []Spec{{Kind: NTK, Depth: 3}, {Kind: NNGP, Depth: 1}} {
-		want, err := Apply(context.Background(), s, z, n, norms, z, n, norms, d, alpha, k)
+		want, err := Apply(context.Background(), s, NewPoints(z, n, d), NewPoints(z, n, d), alpha, k)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := SymApply(context.Background(), s, z, n, norms, d, alpha, k)
+		got, err := SymApply(context.Background(), s, NewPoints(z, n, d), alpha, k)
 		if err != nil {
 			t.Fatal(err)
 		}

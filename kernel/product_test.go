@@ -13,14 +13,13 @@ import (
 // denseEntries is E(Q, C) computed whole with the parallel block passes,
 // the reference for Product's tiled, fused computation.
 func denseEntries(s Spec, e Entries, q []float64, nq int, c []float64, nc, d int) (a, b []float64) {
-	nQ, nC := Norms(q, nq, d), Norms(c, nc, d)
 	a = make([]float64, nq*nc)
 	switch e {
 	case Values:
-		Cross(s, q, nq, nQ, c, nc, nC, d, a, nc)
+		Cross(s, NewPoints(q, nq, d), NewPoints(c, nc, d), a, nc)
 	default:
 		b = make([]float64, nq*nc)
-		CrossGradCoef(s, q, nq, nQ, c, nc, nC, d, a, b, nc)
+		CrossGradCoef(s, NewPoints(q, nq, d), NewPoints(c, nc, d), a, b, nc)
 	}
 	return a, b
 }
@@ -63,7 +62,7 @@ func TestProductMatchesDense(t *testing.T) {
 						}
 					}
 					got := make([]float64, nq*w)
-					err := Product(context.Background(), s, e, q, nq, Norms(q, nq, d), c, nc, Norms(c, nc, d), d, rhs, w, split, got)
+					err := Product(context.Background(), s, e, NewPoints(q, nq, d), NewPoints(c, nc, d), rhs, w, split, got)
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}
@@ -86,7 +85,8 @@ func TestProductCancelled(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
 	q := randVec(r, 40)
 	out := make([]float64, 10)
-	err := Product(ctx, DefaultSpec(), Values, q, 10, Norms(q, 10, 4), q, 10, Norms(q, 10, 4), 4, Stored(randVec(r, 10)), 1, 0, out)
+	p := NewPoints(q, 10, 4)
+	err := Product(ctx, DefaultSpec(), Values, p, p, Stored(randVec(r, 10)), 1, 0, out)
 	if err != context.Canceled {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -100,11 +100,11 @@ func TestApply32MatchesApply(t *testing.T) {
 	nq, nc, d, k := 50, 300, 6, 2
 	q, c, alpha := randVec(r, nq*d), randVec(r, nc*d), randVec(r, nc*k)
 	for _, s := range []Spec{DefaultSpec(), {Kind: Gaussian, Bandwidth: 3}, {Kind: NTK, Depth: 1}} {
-		want, err := Apply(context.Background(), s, q, nq, Norms(q, nq, d), c, nc, Norms(c, nc, d), d, alpha, k)
+		want, err := Apply(context.Background(), s, NewPoints(q, nq, d), NewPoints(c, nc, d), alpha, k)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := Apply32(context.Background(), s, q, nq, c, nc, d, alpha, k)
+		got, err := Apply32(context.Background(), s, NewPoints(q, nq, d), NewPoints(c, nc, d), alpha, k)
 		if err != nil {
 			t.Fatal(err)
 		}

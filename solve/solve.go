@@ -143,11 +143,12 @@ func memAvailable() (uint64, bool) {
 	return 0, false
 }
 
-// KRR solves (K(Z,Z) + λI)α = Y for n mapped rows z (n×d) and targets y
-// (n×c). ws may be nil.
-func KRR(ctx context.Context, ws *Workspace, s kernel.Spec, z []float64, n, d int, y []float64, c int, opt Options) (*Result, error) {
-	if n < 1 || len(z) < n*d || len(y) < n*c {
-		return nil, fmt.Errorf("solve: shapes do not match (n=%d, d=%d, c=%d, len(z)=%d, len(y)=%d)", n, d, c, len(z), len(y))
+// KRR solves (K(Z,Z) + λI)α = Y for the mapped points z and targets y
+// (z.N×c). ws may be nil.
+func KRR(ctx context.Context, ws *Workspace, s kernel.Spec, z kernel.Points[float64], y []float64, c int, opt Options) (*Result, error) {
+	n := z.N
+	if n < 1 || c < 1 || len(z.Z) < n*z.D || len(z.Norms) < n || len(y) < n*c {
+		return nil, fmt.Errorf("solve: shapes do not match (n=%d, d=%d, c=%d, len(z)=%d, len(y)=%d)", n, z.D, c, len(z.Z), len(y))
 	}
 	if !(opt.Ridge >= 0) || math.IsInf(opt.Ridge, 0) {
 		return nil, fmt.Errorf("solve: ridge λ = %v must be a finite number ≥ 0", opt.Ridge)
@@ -163,20 +164,20 @@ func KRR(ctx context.Context, ws *Workspace, s kernel.Spec, z []float64, n, d in
 		defer ws.Release()
 	}
 	if opt.Float32 {
-		res, err := krr32(ctx, ws, s, z, n, d, y, c, opt)
+		res, err := krr32(ctx, ws, s, z, y, c, opt)
 		if !errors.Is(err, ErrNotPD) || Plan(n, false, opt.MemoryLimit) != nil {
 			return res, err
 		}
 		// Redo it in float64 when that fits: the float32 kernel matrix can
 		// lose definiteness to rounding that float64 does not have.
 		ws.Release()
-		res, err = krr64(ctx, ws, s, z, n, d, y, c, opt)
+		res, err = krr64(ctx, ws, s, z, y, c, opt)
 		if res != nil {
 			res.Float64 = true
 		}
 		return res, err
 	}
-	return krr64(ctx, ws, s, z, n, d, y, c, opt)
+	return krr64(ctx, ws, s, z, y, c, opt)
 }
 
 func jitters(float32 bool) []float64 {
@@ -190,20 +191,20 @@ func notPD(n int, ridge, jitter float64) error {
 	return fmt.Errorf("solve: the %d×%d %w: K + λI (λ = %g) fails even with jitter %g added; increase the ridge λ or remove duplicate rows", n, n, ErrNotPD, ridge, jitter)
 }
 
-func krr64(ctx context.Context, ws *Workspace, s kernel.Spec, z []float64, n, d int, y []float64, c int, opt Options) (*Result, error) {
+func krr64(ctx context.Context, ws *Workspace, s kernel.Spec, z kernel.Points[float64], y []float64, c int, opt Options) (*Result, error) {
+	n := z.N
 	if cap(ws.f64) < n*n {
 		ws.Release()
 		ws.f64 = take[float64](&pool64, n*n)
 	}
 	a := ws.f64[:n*n]
-	norms := kernel.Norms(z, n, d)
 	var jit float64
 	ok := false
 	for _, j := range jitters(false) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if err := kernel.Symmetric(ctx, s, z, n, d, norms, a, n); err != nil {
+		if err := kernel.Symmetric(ctx, s, z, a, n); err != nil {
 			return nil, err
 		}
 		scale := diagScale(a, n)
@@ -231,24 +232,21 @@ func krr64(ctx context.Context, ws *Workspace, s kernel.Spec, z []float64, n, d 
 	return &Result{Alpha: alpha, Jitter: jit}, nil
 }
 
-func krr32(ctx context.Context, ws *Workspace, s kernel.Spec, z []float64, n, d int, y []float64, c int, opt Options) (*Result, error) {
+func krr32(ctx context.Context, ws *Workspace, s kernel.Spec, z kernel.Points[float64], y []float64, c int, opt Options) (*Result, error) {
+	n := z.N
 	if cap(ws.f32) < n*n {
 		ws.Release()
 		ws.f32 = take[float32](&pool32, n*n)
 	}
 	a := ws.f32[:n*n]
-	z32 := make([]float32, n*d)
-	for i, v := range z[:n*d] {
-		z32[i] = float32(v)
-	}
-	norms := kernel.Norms(z32, n, d)
+	z32 := kernel.To32(z)
 	var jit float64
 	ok := false
 	for _, j := range jitters(true) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if err := kernel.Symmetric(ctx, s, z32, n, d, norms, a, n); err != nil {
+		if err := kernel.Symmetric(ctx, s, z32, a, n); err != nil {
 			return nil, err
 		}
 		scale := diagScale(a, n)
@@ -284,9 +282,8 @@ func krr32(ctx context.Context, ws *Workspace, s kernel.Spec, z []float64, n, d 
 	// Iterative refinement: r = y − (K + (λ+δ)I)α with K recomputed in
 	// float64 tiles; α += solve(r). Each step costs one kernel pass.
 	if opt.Refine > 0 {
-		norms64 := kernel.Norms(z, n, d)
 		for it := 0; it < opt.Refine; it++ {
-			ka, err := kernel.SymApply(ctx, s, z, n, norms64, d, alpha, c)
+			ka, err := kernel.SymApply(ctx, s, z, alpha, c)
 			if err != nil {
 				return nil, err
 			}

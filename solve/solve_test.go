@@ -30,8 +30,7 @@ func problem(n, d, c int, seed uint64) (z, y []float64) {
 func reference(t *testing.T, s kernel.Spec, z []float64, n, d int, y []float64, c int, ridge float64) []float64 {
 	t.Helper()
 	k := make([]float64, n*n)
-	norms := kernel.Norms(z, n, d)
-	kernel.Cross(s, z, n, norms, z, n, norms, d, k, n)
+	kernel.Cross(s, kernel.NewPoints(z, n, d), kernel.NewPoints(z, n, d), k, n)
 	for i := 0; i < n; i++ {
 		k[i*n+i] = 1 + ridge
 	}
@@ -56,7 +55,7 @@ func TestKRRMatchesDenseSolve(t *testing.T) {
 	z, y := problem(n, d, c, 1)
 	s := kernel.DefaultSpec()
 	want := reference(t, s, z, n, d, y, c, 0.1)
-	res, err := KRR(context.Background(), nil, s, z, n, d, y, c, Options{Ridge: 0.1})
+	res, err := KRR(context.Background(), nil, s, kernel.NewPoints(z, n, d), y, c, Options{Ridge: 0.1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,11 +68,11 @@ func TestKRRMatchesDenseSolve(t *testing.T) {
 	}
 	// float32 storage: ~cond·eps32 ≈ 2e-4 before refinement; one float64
 	// refinement step squares that factor.
-	raw, err := KRR(context.Background(), nil, s, z, n, d, y, c, Options{Ridge: 0.1, Float32: true})
+	raw, err := KRR(context.Background(), nil, s, kernel.NewPoints(z, n, d), y, c, Options{Ridge: 0.1, Float32: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := KRR(context.Background(), nil, s, z, n, d, y, c, Options{Ridge: 0.1, Float32: true, Refine: 2})
+	ref, err := KRR(context.Background(), nil, s, kernel.NewPoints(z, n, d), y, c, Options{Ridge: 0.1, Float32: true, Refine: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,11 +91,11 @@ func TestWorkspaceReuse(t *testing.T) {
 	s := kernel.DefaultSpec()
 	for _, n := range []int{300, 200, 300} {
 		z, y := problem(n, 3, 1, uint64(n))
-		a, err := KRR(context.Background(), &ws, s, z, n, 3, y, 1, Options{Ridge: 0.01})
+		a, err := KRR(context.Background(), &ws, s, kernel.NewPoints(z, n, 3), y, 1, Options{Ridge: 0.01})
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := KRR(context.Background(), nil, s, z, n, 3, y, 1, Options{Ridge: 0.01})
+		b, err := KRR(context.Background(), nil, s, kernel.NewPoints(z, n, 3), y, 1, Options{Ridge: 0.01})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +116,7 @@ func TestPooledBufferIsNotRead(t *testing.T) {
 	z, y := problem(n, 4, 2, 9)
 	for _, f32 := range []bool{false, true} {
 		opt := Options{Ridge: 1e-3, Float32: f32, Refine: 1}
-		want, err := KRR(context.Background(), &Workspace{}, kernel.DefaultSpec(), z, n, 4, y, 2, opt)
+		want, err := KRR(context.Background(), &Workspace{}, kernel.DefaultSpec(), kernel.NewPoints(z, n, 4), y, 2, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +126,7 @@ func TestPooledBufferIsNotRead(t *testing.T) {
 			dirty.f32[i] = float32(math.NaN())
 		}
 		dirty.Release()
-		got, err := KRR(context.Background(), nil, kernel.DefaultSpec(), z, n, 4, y, 2, opt)
+		got, err := KRR(context.Background(), nil, kernel.DefaultSpec(), kernel.NewPoints(z, n, 4), y, 2, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +140,7 @@ func TestPooledBufferIsNotRead(t *testing.T) {
 
 func TestPlanRefusesTooLarge(t *testing.T) {
 	z, y := problem(100, 2, 1, 3)
-	_, err := KRR(context.Background(), nil, kernel.DefaultSpec(), z, 100, 2, y, 1, Options{Ridge: 1, MemoryLimit: 1000})
+	_, err := KRR(context.Background(), nil, kernel.DefaultSpec(), kernel.NewPoints(z, 100, 2), y, 1, Options{Ridge: 1, MemoryLimit: 1000})
 	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "n = 100") || !strings.Contains(err.Error(), "float32") {
 		t.Fatalf("error %v, want ErrTooLarge naming n and suggesting float32", err)
 	}
@@ -151,7 +150,7 @@ func TestDuplicatesWithZeroRidgeGetJitter(t *testing.T) {
 	n, d := 50, 2
 	z, y := problem(n, d, 1, 4)
 	copy(z[2:4], z[0:2]) // rows 0 and 1 identical
-	res, err := KRR(context.Background(), nil, kernel.DefaultSpec(), z, n, d, y, 1, Options{})
+	res, err := KRR(context.Background(), nil, kernel.DefaultSpec(), kernel.NewPoints(z, n, d), y, 1, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,18 +167,18 @@ func TestDuplicatesWithZeroRidgeGetJitter(t *testing.T) {
 func TestBadArguments(t *testing.T) {
 	z, y := problem(10, 2, 1, 5)
 	s := kernel.DefaultSpec()
-	if _, err := KRR(context.Background(), nil, s, z, 10, 2, y, 1, Options{Ridge: -1}); err == nil {
+	if _, err := KRR(context.Background(), nil, s, kernel.NewPoints(z, 10, 2), y, 1, Options{Ridge: -1}); err == nil {
 		t.Error("negative ridge accepted")
 	}
-	if _, err := KRR(context.Background(), nil, s, z[:5], 10, 2, y, 1, Options{}); err == nil {
+	if _, err := KRR(context.Background(), nil, s, kernel.Points[float64]{Z: z[:5], N: 10, D: 2, Norms: make([]float64, 10)}, y, 1, Options{}); err == nil {
 		t.Error("short z accepted")
 	}
-	if _, err := KRR(context.Background(), nil, kernel.Spec{Kind: "x", Bandwidth: 1}, z, 10, 2, y, 1, Options{}); err == nil {
+	if _, err := KRR(context.Background(), nil, kernel.Spec{Kind: "x", Bandwidth: 1}, kernel.NewPoints(z, 10, 2), y, 1, Options{}); err == nil {
 		t.Error("bad kernel accepted")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := KRR(ctx, nil, s, z, 10, 2, y, 1, Options{}); !errors.Is(err, context.Canceled) {
+	if _, err := KRR(ctx, nil, s, kernel.NewPoints(z, 10, 2), y, 1, Options{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: %v", err)
 	}
 }
@@ -195,11 +194,11 @@ func TestFloat32FallsBackToFloat64(t *testing.T) {
 		z[i] += 3e4
 	}
 	s := kernel.Spec{Kind: kernel.Laplace, Bandwidth: 1}
-	want, err := KRR(context.Background(), nil, s, z, n, d, y, 1, Options{Ridge: 1e-3})
+	want, err := KRR(context.Background(), nil, s, kernel.NewPoints(z, n, d), y, 1, Options{Ridge: 1e-3})
 	if err != nil || want.Float64 {
 		t.Fatalf("float64: %v (fallback flag %v)", err, want.Float64)
 	}
-	got, err := KRR(context.Background(), nil, s, z, n, d, y, 1, Options{Ridge: 1e-3, Float32: true, Refine: 1})
+	got, err := KRR(context.Background(), nil, s, kernel.NewPoints(z, n, d), y, 1, Options{Ridge: 1e-3, Float32: true, Refine: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +211,7 @@ func TestFloat32FallsBackToFloat64(t *testing.T) {
 		}
 	}
 	limit := MatrixBytes(n, true) + 1000 // room for float32 only
-	_, err = KRR(context.Background(), nil, s, z, n, d, y, 1, Options{Ridge: 1e-3, Float32: true, MemoryLimit: limit})
+	_, err = KRR(context.Background(), nil, s, kernel.NewPoints(z, n, d), y, 1, Options{Ridge: 1e-3, Float32: true, MemoryLimit: limit})
 	if !errors.Is(err, ErrNotPD) || !strings.Contains(err.Error(), "increase the ridge") {
 		t.Fatalf("without room for float64: %v, want ErrNotPD with a hint", err)
 	}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/rfmkit/rfm"
-	"github.com/rfmkit/rfm/kernel"
 )
 
 // Result statuses.
@@ -156,12 +155,12 @@ func averaged(grid []Setting, x, y *selection) (*selection, error) {
 			h[r] = (x.history[i][r] + y.history[i][r]) / 2
 			if h[r] > bestR {
 				bestR = h[r]
-				out.rfm = Choice{Setting: s, Round: r, ValAccuracy: 100 * h[r], Metric: kernel.Identity}
+				out.rfm = Choice{Setting: s, Round: r, ValAccuracy: 100 * h[r]}
 			}
 		}
 		if h[0] > bestL {
 			bestL = h[0]
-			out.laplace = Choice{Setting: s, Round: 0, ValAccuracy: 100 * h[0], Metric: kernel.Identity}
+			out.laplace = Choice{Setting: s, Round: 0, ValAccuracy: 100 * h[0]}
 		}
 		out.history = append(out.history, h)
 	}
@@ -180,10 +179,10 @@ func (j *job) relearn(ctx context.Context, s *Set, rows []int, ch *Choice) error
 		return err
 	}
 	j.tell(u, 1)
-	if m.Metric == kernel.Identity || len(m.M) == 0 {
+	if m.M.IsIdentity() {
 		return fmt.Errorf("round %d of %s left M = I", ch.Round, ch.Setting)
 	}
-	ch.Metric, ch.M = m.Metric, m.M
+	ch.M = m.M
 	return nil
 }
 

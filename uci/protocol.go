@@ -180,10 +180,9 @@ type Choice struct {
 	Setting
 	Round       int     `json:"round"`
 	ValAccuracy float64 `json:"val_accuracy_pct"`
-	// Metric and M are the feature matrix of the kept round (identity for
-	// round 0); not stored in results.tsv.
-	Metric kernel.MetricKind `json:"-"`
-	M      []float64         `json:"-"`
+	// M is the feature matrix of the kept round (identity for round 0);
+	// not stored in results.tsv.
+	M kernel.FeatureMatrix `json:"-"`
 }
 
 // base is the engine configuration shared by every fit of a run.
@@ -287,14 +286,14 @@ func selectModel(ctx context.Context, fit fitFunc, b base, grid []Setting, train
 		// against the best so far is the sequential first-strict-max scan.
 		if a := m.History[m.BestRound].ValAccuracy; a > bestR {
 			bestR = a
-			sel.rfm = Choice{Setting: s, Round: m.BestRound, ValAccuracy: 100 * a, Metric: m.Metric, M: m.M}
+			sel.rfm = Choice{Setting: s, Round: m.BestRound, ValAccuracy: 100 * a, M: m.M}
 			if m.BestRound == 0 {
-				sel.rfm.Metric, sel.rfm.M = kernel.Identity, nil
+				sel.rfm.M = kernel.FeatureMatrix{}
 			}
 		}
 		if a := m.History[0].ValAccuracy; a > bestL {
 			bestL = a
-			sel.laplace = Choice{Setting: s, Round: 0, ValAccuracy: 100 * a, Metric: kernel.Identity}
+			sel.laplace = Choice{Setting: s, Round: 0, ValAccuracy: 100 * a}
 		}
 	}
 	if bestR < 0 {
@@ -314,25 +313,12 @@ func (s *Set) subset(rows []int) *rfm.Dataset {
 	return ds
 }
 
-// fixedKRR fits kernel ridge regression with a fixed feature matrix (no
-// RFM rounds: the engine's Iters = 0 with InitialM) on train and returns
-// the accuracy (fraction) on test. progress (nil allowed) is told the
-// fraction of the fit done.
+// fixedKRR fits kernel ridge regression with the choice's fixed feature
+// matrix (rfm.FitWithM: no RFM rounds) on train and returns the accuracy
+// (fraction) on test. progress (nil allowed) is told the fraction of the
+// fit done.
 func fixedKRR(ctx context.Context, b base, ch Choice, train, test *rfm.Dataset, progress func(float64)) (float64, error) {
-	cfg := b.config(ch.Setting)
-	cfg.Iters = 0
-	cfg.ValFraction = 0
-	switch ch.Metric {
-	case kernel.Identity, "":
-		cfg.InitialM = nil
-	case kernel.Diagonal:
-		cfg.Diag, cfg.InitialM = true, ch.M
-	case kernel.Full:
-		cfg.Diag, cfg.InitialM = false, ch.M
-	default:
-		return 0, fmt.Errorf("unknown metric kind %q", ch.Metric)
-	}
-	m, err := rfm.Fit(ctx, cfg, train, nil, fitProgress(progress))
+	m, err := rfm.FitWithM(ctx, b.config(ch.Setting), ch.M, train, fitProgress(progress))
 	if err != nil {
 		return 0, err
 	}

@@ -75,7 +75,7 @@ type fakeFit struct {
 func (f *fakeFit) fit(_ context.Context, cfg rfm.Config, _, _ *rfm.Dataset, _ func(rfm.Progress)) (*rfm.Model, error) {
 	f.calls++
 	h := f.hist[cfg.Ridge]
-	m := &rfm.Model{Metric: kernel.Identity}
+	m := &rfm.Model{M: kernel.IdentityMatrix(2)}
 	best := -1.0
 	for r, a := range h {
 		m.History = append(m.History, rfm.Round{Round: r, ValAccuracy: a})
@@ -84,7 +84,7 @@ func (f *fakeFit) fit(_ context.Context, cfg rfm.Config, _, _ *rfm.Dataset, _ fu
 		}
 	}
 	if m.BestRound > 0 {
-		m.Metric, m.M = kernel.Diagonal, []float64{float64(m.BestRound), cfg.Ridge}
+		m.M = kernel.DiagonalMatrix([]float64{float64(m.BestRound), cfg.Ridge})
 	}
 	return m, nil
 }
@@ -149,15 +149,15 @@ func TestSelectFirstStrictMax(t *testing.T) {
 			if r.Lambda != c.rfmLambda || r.Round != c.rfmRound || r.ValAccuracy != c.rfmAcc {
 				t.Errorf("RFM choice λ=%g round %d acc %g, want λ=%g round %d acc %g", r.Lambda, r.Round, r.ValAccuracy, c.rfmLambda, c.rfmRound, c.rfmAcc)
 			}
-			if l.Lambda != c.lapLambda || l.Round != 0 || l.ValAccuracy != c.lapAccuracy || l.Metric != kernel.Identity {
+			if l.Lambda != c.lapLambda || l.Round != 0 || l.ValAccuracy != c.lapAccuracy || !l.M.IsIdentity() {
 				t.Errorf("Laplace choice λ=%g round %d acc %g, want λ=%g round 0 acc %g", l.Lambda, l.Round, l.ValAccuracy, c.lapLambda, c.lapAccuracy)
 			}
 			// The kept M is the one of the chosen grid point and round.
-			if r.Round > 0 && (r.Metric != kernel.Diagonal || r.M[0] != float64(r.Round) || r.M[1] != r.Lambda) {
-				t.Errorf("RFM choice carries M %v (%s)", r.M, r.Metric)
+			if r.Round > 0 && (r.M.Form != kernel.Diagonal || r.M.Values[0] != float64(r.Round) || r.M.Values[1] != r.Lambda) {
+				t.Errorf("RFM choice carries M %v (%s)", r.M.Values, r.M.Form)
 			}
-			if r.Round == 0 && (r.Metric != kernel.Identity || r.M != nil) {
-				t.Errorf("round-0 choice carries M %v (%s)", r.M, r.Metric)
+			if r.Round == 0 && (!r.M.IsIdentity() || r.M.Values != nil) {
+				t.Errorf("round-0 choice carries M %v (%s)", r.M.Values, r.M.Form)
 			}
 			if f.calls != 5 || fits != 5 {
 				t.Errorf("%d fits (%d reported), want 5", f.calls, fits)
@@ -205,9 +205,9 @@ func TestFixedKRRMatchesEngine(t *testing.T) {
 			learned++
 		}
 		for _, round := range []int{0, model.BestRound} {
-			ch := Choice{Setting: st, Round: round, Metric: kernel.Identity}
+			ch := Choice{Setting: st, Round: round}
 			if round == model.BestRound && round > 0 {
-				ch.Metric, ch.M = model.Metric, model.M
+				ch.M = model.M
 			}
 			acc, err := fixedKRR(context.Background(), b, ch, tr, va, nil)
 			if err != nil {
@@ -273,9 +273,9 @@ func TestTunedRelearnsOnBothHalves(t *testing.T) {
 	}
 	j := &job{protocol: ProtocolTuned, base: base{seed: 1}, fit: func(ctx context.Context, cfg rfm.Config, train, valid *rfm.Dataset, _ func(rfm.Progress)) (*rfm.Model, error) {
 		got.n, got.iters, got.valid, got.first = train.N, cfg.Iters, valid != nil, train.X[0]
-		return &rfm.Model{Metric: kernel.Diagonal, M: []float64{7, 8}}, nil
+		return &rfm.Model{M: kernel.DiagonalMatrix([]float64{7, 8})}, nil
 	}}
-	ch := Choice{Setting: Setting{Lambda: 0.1, Bandwidth: 5, Diag: true, Norm: rfm.NormMean, Iters: 4}, Round: 3, Metric: kernel.Diagonal, M: []float64{1, 2}}
+	ch := Choice{Setting: Setting{Lambda: 0.1, Bandwidth: 5, Diag: true, Norm: rfm.NormMean, Iters: 4}, Round: 3, M: kernel.DiagonalMatrix([]float64{1, 2})}
 	both := append(append([]int(nil), s.Select.Train...), s.Select.Test...)
 	if err := j.relearn(context.Background(), s, both, &ch); err != nil {
 		t.Fatal(err)
@@ -283,12 +283,12 @@ func TestTunedRelearnsOnBothHalves(t *testing.T) {
 	if got.n != 10 || got.iters != 3 || got.valid || got.first != 0 {
 		t.Errorf("relearn fitted %+v, want 10 rows, 3 rounds, no validation", got)
 	}
-	if ch.M[0] != 7 || ch.M[1] != 8 || ch.Round != 3 || ch.Lambda != 0.1 {
+	if ch.M.Values[0] != 7 || ch.M.Values[1] != 8 || ch.Round != 3 || ch.Lambda != 0.1 {
 		t.Errorf("choice after relearn: %+v", ch)
 	}
 	// A fit that leaves M = I is an error, not a silent Laplace machine.
 	j.fit = func(context.Context, rfm.Config, *rfm.Dataset, *rfm.Dataset, func(rfm.Progress)) (*rfm.Model, error) {
-		return &rfm.Model{Metric: kernel.Identity}, nil
+		return &rfm.Model{M: kernel.IdentityMatrix(2)}, nil
 	}
 	if err := j.relearn(context.Background(), s, both, &ch); err == nil {
 		t.Error("M = I accepted")
@@ -310,7 +310,7 @@ func TestAveragedSelection(t *testing.T) {
 	if sel.rfm.Lambda != 0.1 || sel.rfm.Round != 2 || math.Abs(sel.rfm.ValAccuracy-80) > 1e-9 {
 		t.Errorf("RFM choice %+v, want λ=0.1 round 2 (first 0.8)", sel.rfm)
 	}
-	if sel.rfm.Metric != kernel.Identity || sel.rfm.M != nil {
+	if !sel.rfm.M.IsIdentity() || sel.rfm.M.Values != nil {
 		t.Errorf("averaged choice carries an M of one direction: %+v", sel.rfm)
 	}
 	if sel.laplace.Lambda != 0.01 || sel.laplace.Round != 0 || math.Abs(sel.laplace.ValAccuracy-70) > 1e-9 {

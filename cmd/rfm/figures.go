@@ -65,7 +65,7 @@ func writeFigures(dir string, lm *loadedModel, names []string, top int, shape *i
 	// A model that kept round 0 learned no M: say so on every figure of M
 	// instead of drawing the identity as if it were a finding.
 	learned := ""
-	if m.Metric == kernel.Identity {
+	if m.M.IsIdentity() {
 		learned = " (round 0 kept: M = I, nothing learned)"
 	}
 	if err := add("features.png", func(p string) error {

@@ -119,7 +119,7 @@ func inspectModel(lm *loadedModel, top, eig int) (*inspectJSON, error) {
 	m := lm.model
 	res := &inspectJSON{
 		Model: lm.path, CreatedBy: lm.createdBy, Training: lm.training, Task: string(m.Task), Features: m.D,
-		Config: m.Config, KernelUsed: m.Kernel, Metric: string(m.Metric), Centers: m.N,
+		Config: m.Config, KernelUsed: m.Kernel, Metric: string(m.M.Form), Centers: m.N,
 		History: m.History, BestRound: m.BestRound, Refitted: m.Refitted, Note: m.Note,
 	}
 	names := featureNames(lm)
@@ -165,7 +165,7 @@ func inspectModel(lm *loadedModel, top, eig int) (*inspectJSON, error) {
 
 	dm := m.Dm()
 	var values []float64
-	if m.Metric == kernel.Full {
+	if m.M.Form == kernel.Full {
 		v, _, err := kernel.EigSym(dm, m.FeatureMatrix())
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", lm.path, err)
