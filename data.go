@@ -20,6 +20,17 @@ type Dataset struct {
 	Outputs int // 0: 1
 }
 
+// Task is Classification when the set has labels, Regression otherwise.
+func (ds *Dataset) Task() Task { return ds.task() }
+
+// NumOutputs is the number of classes (Classes, or the largest label + 1)
+// or of regression target columns.
+func (ds *Dataset) NumOutputs() int { return ds.outputs() }
+
+// Check validates shapes and values (finite features and targets, labels
+// in range), naming the set in its message ("training", "validation").
+func (ds *Dataset) Check(name string) error { return ds.check(name, 1) }
+
 func (ds *Dataset) task() Task {
 	if ds.Labels != nil {
 		return Classification

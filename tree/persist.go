@@ -1,0 +1,236 @@
+package tree
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/modelfile"
+)
+
+// FileKind is the modelfile kind of a tree model. Builds that predate trees
+// read the container and refuse the kind with a clear message.
+const FileKind = "rfm.Tree"
+
+// fileMeta is the tree's JSON document: the nodes (directions stored as the
+// "dirs" array, one row per internal node in node order), the leaves, and
+// each RFM leaf's own model document (its arrays are stored with the prefix
+// "leaf<i>/").
+type fileMeta struct {
+	Model    *Model                     `json:"tree"`
+	LeafMeta []json.RawMessage          `json:"leaf_models"`
+	Extra    map[string]json.RawMessage `json:"extra,omitempty"`
+}
+
+func leafPrefix(i int) string { return fmt.Sprintf("leaf%d/", i) }
+
+// ToFile packs the tree (and the caller's extra JSON sections) into a
+// modelfile container.
+func (m *Model) ToFile(extra map[string]json.RawMessage) (*modelfile.File, error) {
+	f := &modelfile.File{Kind: FileKind}
+	var dirs []float64
+	internal := 0
+	for _, nd := range m.Nodes {
+		if nd.Leaf < 0 {
+			dirs = append(dirs, nd.Dir...)
+			internal++
+		}
+	}
+	if internal > 0 {
+		f.Arrays = append(f.Arrays, modelfile.Array{Name: "dirs", Shape: []int{internal, m.D}, F64: dirs})
+	}
+	meta := fileMeta{Model: m, LeafMeta: make([]json.RawMessage, len(m.Leaves)), Extra: extra}
+	for i, lf := range m.Leaves {
+		if lf.Model == nil {
+			meta.LeafMeta[i] = json.RawMessage("null")
+			continue
+		}
+		lfile, err := lf.Model.ToFile(nil)
+		if err != nil {
+			return nil, fmt.Errorf("leaf %d: %w", i, err)
+		}
+		meta.LeafMeta[i] = lfile.Meta
+		for _, a := range lfile.Arrays {
+			a.Name = leafPrefix(i) + a.Name
+			f.Arrays = append(f.Arrays, a)
+		}
+	}
+	b, err := json.Marshal(meta)
+	if err != nil {
+		return nil, fmt.Errorf("encode tree: %w", err)
+	}
+	f.Meta = b
+	return f, nil
+}
+
+// Save writes the tree to w.
+func (m *Model) Save(w io.Writer, extra map[string]json.RawMessage) error {
+	f, err := m.ToFile(extra)
+	if err != nil {
+		return err
+	}
+	return modelfile.Write(w, f)
+}
+
+// SaveFile writes the tree to path atomically.
+func (m *Model) SaveFile(path string, extra map[string]json.RawMessage) error {
+	f, err := m.ToFile(extra)
+	if err != nil {
+		return err
+	}
+	return modelfile.WriteFileAtomic(path, f)
+}
+
+// FromFile unpacks a tree and the caller's extra sections, checking that
+// the nodes form a tree over the leaves and every leaf model loads.
+func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
+	if f.Kind != FileKind {
+		return nil, nil, fmt.Errorf("model file holds a %q, not a tree model", f.Kind)
+	}
+	var meta fileMeta
+	if err := json.Unmarshal(f.Meta, &meta); err != nil {
+		return nil, nil, fmt.Errorf("tree metadata: %w", err)
+	}
+	m := meta.Model
+	if m == nil {
+		return nil, nil, errors.New("tree metadata has no tree section")
+	}
+	if m.D < 1 || m.Outputs < 1 || len(m.Nodes) == 0 || len(m.Leaves) == 0 || len(meta.LeafMeta) != len(m.Leaves) {
+		return nil, nil, fmt.Errorf("tree metadata: bad sizes d=%d outputs=%d nodes=%d leaves=%d (%d leaf models)", m.D, m.Outputs, len(m.Nodes), len(m.Leaves), len(meta.LeafMeta))
+	}
+	if m.Task != rfm.Classification && m.Task != rfm.Regression {
+		return nil, nil, fmt.Errorf("tree metadata: unknown task %q", m.Task)
+	}
+	if err := checkShape(m); err != nil {
+		return nil, nil, fmt.Errorf("tree metadata: %w", err)
+	}
+	internal := 0
+	for _, nd := range m.Nodes {
+		if nd.Leaf < 0 {
+			internal++
+		}
+	}
+	if internal > 0 {
+		a, ok := f.Array("dirs")
+		if !ok || a.F64 == nil || len(a.F64) != internal*m.D {
+			return nil, nil, fmt.Errorf("tree file: the \"dirs\" array must hold %d×%d float64 values", internal, m.D)
+		}
+		k := 0
+		for i := range m.Nodes {
+			if m.Nodes[i].Leaf >= 0 {
+				continue
+			}
+			dir := a.F64[k*m.D : (k+1)*m.D]
+			for _, v := range dir {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, nil, fmt.Errorf("tree file: node %d has a non-finite direction", i)
+				}
+			}
+			if t := m.Nodes[i].Threshold; math.IsNaN(t) || math.IsInf(t, 0) {
+				return nil, nil, fmt.Errorf("tree file: node %d has threshold %v", i, t)
+			}
+			m.Nodes[i].Dir = dir
+			k++
+		}
+	}
+	// Each leaf's arrays, by prefix.
+	byLeaf := make([][]modelfile.Array, len(m.Leaves))
+	for _, a := range f.Arrays {
+		rest, ok := strings.CutPrefix(a.Name, "leaf")
+		if !ok {
+			continue
+		}
+		var i int
+		var name string
+		if j := strings.IndexByte(rest, '/'); j > 0 {
+			if _, err := fmt.Sscanf(rest[:j], "%d", &i); err != nil || i < 0 || i >= len(m.Leaves) {
+				return nil, nil, fmt.Errorf("tree file: array %q names no leaf", a.Name)
+			}
+			name = rest[j+1:]
+		} else {
+			return nil, nil, fmt.Errorf("tree file: array %q names no leaf", a.Name)
+		}
+		a.Name = name
+		byLeaf[i] = append(byLeaf[i], a)
+	}
+	for i := range m.Leaves {
+		lf := &m.Leaves[i]
+		if string(meta.LeafMeta[i]) == "null" {
+			if m.Task != rfm.Classification || lf.Class < 0 || lf.Class >= m.Outputs {
+				return nil, nil, fmt.Errorf("tree file: leaf %d has neither a model nor a class", i)
+			}
+			continue
+		}
+		lm, _, err := rfm.FromFile(&modelfile.File{Kind: rfm.FileKind, Meta: meta.LeafMeta[i], Arrays: byLeaf[i]})
+		if err != nil {
+			return nil, nil, fmt.Errorf("tree file: leaf %d: %w", i, err)
+		}
+		if lm.D != m.D || lm.Outputs != m.Outputs || lm.Task != m.Task {
+			return nil, nil, fmt.Errorf("tree file: leaf %d is a %s model of %d features and %d outputs; the tree has %d and %d", i, lm.Task, lm.D, lm.Outputs, m.D, m.Outputs)
+		}
+		lf.Model, lf.Class = lm, -1
+	}
+	return m, meta.Extra, nil
+}
+
+// checkShape verifies that the nodes form a binary tree rooted at 0 whose
+// leaves are each leaf index exactly once, so that routing terminates.
+func checkShape(m *Model) error {
+	seen := make([]bool, len(m.Nodes))
+	leafSeen := make([]bool, len(m.Leaves))
+	stack := []int{0}
+	for len(stack) > 0 {
+		k := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if k < 0 || k >= len(m.Nodes) || seen[k] {
+			return fmt.Errorf("node %d is out of range or reached twice", k)
+		}
+		seen[k] = true
+		nd := m.Nodes[k]
+		if nd.Leaf >= 0 {
+			if nd.Leaf >= len(m.Leaves) || leafSeen[nd.Leaf] {
+				return fmt.Errorf("node %d names leaf %d, out of range or named twice", k, nd.Leaf)
+			}
+			leafSeen[nd.Leaf] = true
+			continue
+		}
+		stack = append(stack, nd.Left, nd.Right)
+	}
+	for i, ok := range leafSeen {
+		if !ok {
+			return fmt.Errorf("leaf %d is not reachable", i)
+		}
+	}
+	for k, ok := range seen {
+		if !ok {
+			return fmt.Errorf("node %d is not reachable", k)
+		}
+	}
+	return nil
+}
+
+// Load reads a tree written by Save.
+func Load(r io.Reader) (*Model, map[string]json.RawMessage, error) {
+	f, err := modelfile.Read(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	return FromFile(f)
+}
+
+// LoadFile reads a tree model file from disk.
+func LoadFile(path string) (*Model, map[string]json.RawMessage, error) {
+	f, err := modelfile.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	m, extra, err := FromFile(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, extra, nil
+}

@@ -1,0 +1,823 @@
+package tree
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/internal/linalg"
+	"github.com/rfmkit/rfm/kernel"
+	"github.com/rfmkit/rfm/solve"
+)
+
+// SplitRule picks the direction a node is split along.
+type SplitRule string
+
+// The split rules.
+const (
+	// SplitAGOP: the top eigenvector of the AGOP of a plain Laplace kernel
+	// machine fitted on a seeded (stratified) sample of the node (SPEC §4,
+	// the xRFM idea): the direction the target varies most along.
+	SplitAGOP SplitRule = "agop"
+	// SplitPCA: the top principal direction of the node's sample.
+	SplitPCA SplitRule = "pca"
+	// SplitRandom: a seeded random unit direction (a baseline).
+	SplitRandom SplitRule = "random"
+)
+
+// SplitRules lists the rules, for help texts.
+func SplitRules() []SplitRule { return []SplitRule{SplitAGOP, SplitPCA, SplitRandom} }
+
+// Defaults.
+const (
+	DefaultLeafSize    = 10000
+	DefaultSplitSample = 4000
+	// fullSplitLimit: above this many features the AGOP of a split is
+	// diagonal (a d×d matrix per node would cost more than the split).
+	fullSplitLimit = 2000
+)
+
+// Config is a tree-partitioned RFM: nodes with more than LeafSize rows are
+// split in two at the median of a projection; every leaf is an RFM fitted
+// with Leaf on its rows alone (its own holdout, best round and refit).
+type Config struct {
+	Leaf rfm.Config
+	// LeafSize is the most rows a leaf holds (0: DefaultLeafSize, lowered by
+	// the planner when the memory budget needs it).
+	LeafSize int
+	// SplitSample is the most rows of a node used to find its direction
+	// (0: DefaultSplitSample; at most 20 000).
+	SplitSample int
+	Rule        SplitRule
+	// Parallel is the number of leaves trained at once (0: as many as the
+	// memory budget and the CPUs allow).
+	Parallel int
+}
+
+// DefaultConfig is the papers' RFM at the leaves, AGOP splits.
+func DefaultConfig() Config {
+	return Config{Leaf: rfm.DefaultConfig(), Rule: SplitAGOP}
+}
+
+// Validate reports the first out-of-range setting.
+func (c Config) Validate() error {
+	if err := c.Leaf.Validate(); err != nil {
+		return fmt.Errorf("leaf: %w", err)
+	}
+	switch {
+	case c.LeafSize != 0 && c.LeafSize < 10:
+		return fmt.Errorf("leaf size %d must be ≥ 10 (or 0 for the default)", c.LeafSize)
+	case c.SplitSample != 0 && (c.SplitSample < 10 || c.SplitSample > 20000):
+		return fmt.Errorf("split sample %d must be in 10..20000 (or 0 for the default)", c.SplitSample)
+	case c.Parallel < 0:
+		return fmt.Errorf("parallel leaves %d must be ≥ 0", c.Parallel)
+	case c.Rule != "" && !slices.Contains(SplitRules(), c.Rule):
+		return fmt.Errorf("split rule %q (known: agop, pca, random)", c.Rule)
+	}
+	return nil
+}
+
+// Node is a node of the tree. An internal node sends a row x left when
+// x·Dir ≤ Threshold and right otherwise; a leaf has Leaf ≥ 0.
+type Node struct {
+	Depth     int       `json:"depth"`
+	N         int       `json:"n"` // training rows that reached it
+	Leaf      int       `json:"leaf"`
+	Left      int       `json:"left,omitempty"`
+	Right     int       `json:"right,omitempty"`
+	Threshold float64   `json:"threshold,omitempty"`
+	Dir       []float64 `json:"-"` // D entries; stored as the "dirs" array
+}
+
+// Leaf is a fitted leaf: an RFM, or (a classification leaf whose rows are
+// all of one class) that constant class.
+type Leaf struct {
+	Model *rfm.Model `json:"-"`
+	Class int        `json:"class"` // −1 unless constant
+	N     int        `json:"n"`
+	// Note says what was unusual about the leaf (subsampled, constant).
+	Note string `json:"note,omitempty"`
+}
+
+// Model is a fitted tree of RFMs: routing nodes and leaf models. It
+// predicts without the training data. Methods are safe for concurrent use.
+type Model struct {
+	Config  Config   `json:"config"`
+	Task    rfm.Task `json:"task"`
+	Outputs int      `json:"outputs"`
+	D       int      `json:"d"`
+	N       int      `json:"n"`
+	Nodes   []Node   `json:"nodes"`
+	Leaves  []Leaf   `json:"leaves"`
+	Notes   []string `json:"notes,omitempty"`
+}
+
+// Progress reports how far a tree fit has come.
+type Progress struct {
+	Stage    string // "split", "leaf", "done"
+	Node     int    // nodes split so far
+	Leaves   int    // leaves finished
+	Total    int    // leaves in all (known once the splits are done)
+	Fraction float64
+}
+
+// Plan is what the planner chose for a fit.
+type Plan struct {
+	LeafSize    int
+	Parallel    int
+	LeafBytes   uint64 // the planned memory of one leaf fit
+	BudgetBytes uint64
+}
+
+// String says what the planner chose, for the command line.
+func (p Plan) String() string {
+	return fmt.Sprintf("leaves of at most %d rows, %d trained at once (%s each, %s budget)",
+		p.LeafSize, p.Parallel, human(p.LeafBytes), human(p.BudgetBytes))
+}
+
+// ErrTooLarge is returned (wrapped) when not even one leaf fits the budget.
+var ErrTooLarge = errors.New("tree leaf does not fit in memory")
+
+// leafBytes bounds the memory of an exact RFM fit on n rows of d features
+// with c outputs: the n×n matrix, the mapped copies of the rows and the
+// d×d matrices of a full M.
+func leafBytes(n, d, c int, cfg rfm.Config) uint64 {
+	b := solve.MatrixBytes(n, cfg.Float32)
+	b += uint64(n) * uint64(d) * 8 * 6 // rows, mapped rows, validation copies
+	b += uint64(n) * uint64(c) * 8 * 4
+	if !cfg.Diag {
+		b += uint64(d) * uint64(d) * 8 * 6
+	}
+	return b + 64<<20 // per-thread tiles and AGOP blocks
+}
+
+// MakePlan picks the leaf size and the leaves in flight for n rows of d
+// features and c outputs within the memory budget (cfg.Leaf.MemoryLimit,
+// or 90% of the available memory), or refuses naming what does not fit.
+func MakePlan(cfg Config, n, d, c int) (Plan, error) {
+	budget := cfg.Leaf.MemoryLimit
+	if budget == 0 {
+		budget = solve.AvailableBudget()
+	}
+	p := Plan{LeafSize: cfg.LeafSize, BudgetBytes: budget}
+	if p.LeafSize == 0 {
+		p.LeafSize = DefaultLeafSize
+		for p.LeafSize > 1000 && leafBytes(p.LeafSize, d, c, cfg.Leaf) > budget {
+			p.LeafSize = p.LeafSize * 3 / 4
+		}
+	}
+	p.LeafSize = min(p.LeafSize, max(n, 10))
+	p.LeafBytes = leafBytes(p.LeafSize, d, c, cfg.Leaf)
+	// The rows themselves and the routing buffers are held for the whole fit.
+	fixed := uint64(n) * uint64(d) * 8 * 2
+	if p.LeafBytes+fixed > budget {
+		return p, fmt.Errorf("%w: a leaf of %d rows × %d features needs %s (and the %d training rows %s more), %s available; lower --leaf-size, use --float32 or --diag",
+			ErrTooLarge, p.LeafSize, d, human(p.LeafBytes), n, human(fixed), human(budget))
+	}
+	most := int((budget - fixed) / p.LeafBytes)
+	p.Parallel = cfg.Parallel
+	if p.Parallel == 0 {
+		p.Parallel = max(1, min(most, linalg.Threads()))
+	}
+	if p.Parallel > most {
+		return p, fmt.Errorf("%w: %d leaves in flight need %d × %s, %s available; train fewer at once",
+			ErrTooLarge, p.Parallel, p.Parallel, human(p.LeafBytes), human(budget-fixed))
+	}
+	return p, nil
+}
+
+func human(b uint64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%d B", b)
+}
+
+// Fit grows the tree on train and fits its leaves. progress may be nil.
+func Fit(ctx context.Context, cfg Config, train *rfm.Dataset, progress func(Progress)) (*Model, *Plan, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if cfg.Rule == "" {
+		cfg.Rule = SplitAGOP
+	}
+	if cfg.SplitSample == 0 {
+		cfg.SplitSample = DefaultSplitSample
+	}
+	if train == nil {
+		return nil, nil, errors.New("training data is missing")
+	}
+	if err := train.Check("training"); err != nil {
+		return nil, nil, err
+	}
+	if train.N < 2 {
+		return nil, nil, fmt.Errorf("training data has %d row(s); at least 2 are needed", train.N)
+	}
+	task, c := train.Task(), train.NumOutputs()
+	plan, err := MakePlan(cfg, train.N, train.D, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.LeafSize = plan.LeafSize
+	g := &grower{cfg: cfg, ds: train, classes: c, progress: progress}
+	if task == rfm.Classification {
+		g.ds = withClasses(train, c)
+	}
+	m := &Model{Config: cfg, Task: task, Outputs: c, D: train.D, N: train.N}
+	rows := make([]int, train.N)
+	for i := range rows {
+		rows[i] = i
+	}
+	leafRows, err := g.grow(ctx, m, rows)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := g.fitLeaves(ctx, m, leafRows, plan); err != nil {
+		return nil, nil, err
+	}
+	g.report(Progress{Stage: "done", Node: len(m.Nodes), Leaves: len(m.Leaves), Total: len(m.Leaves), Fraction: 1})
+	return m, &plan, nil
+}
+
+func withClasses(ds *rfm.Dataset, c int) *rfm.Dataset {
+	cp := *ds
+	cp.Classes = c
+	return &cp
+}
+
+type grower struct {
+	cfg      Config
+	ds       *rfm.Dataset
+	classes  int
+	progress func(Progress)
+	mu       sync.Mutex
+}
+
+func (g *grower) report(p Progress) {
+	if g.progress != nil {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		g.progress(p)
+	}
+}
+
+// grow builds the nodes breadth first and returns the rows of each leaf
+// (leaves numbered in the order they are made).
+func (g *grower) grow(ctx context.Context, m *Model, rows []int) ([][]int, error) {
+	type item struct {
+		node int
+		rows []int
+	}
+	m.Nodes = append(m.Nodes, Node{Depth: 0, N: len(rows), Leaf: -1})
+	queue := []item{{0, rows}}
+	var leafRows [][]int
+	// Splitting costs about one fit on SplitSample rows per node; the
+	// leaves most of the rest. Progress during the splits moves up to 10%.
+	expected := max(1, 2*len(rows)/g.cfg.LeafSize)
+	for len(queue) > 0 {
+		it := queue[0]
+		queue = queue[1:]
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		nd := &m.Nodes[it.node]
+		if len(it.rows) <= g.cfg.LeafSize {
+			nd.Leaf = len(leafRows)
+			leafRows = append(leafRows, it.rows)
+			continue
+		}
+		left, right, dir, thr, err := g.split(ctx, it.node, it.rows)
+		if err != nil {
+			return nil, fmt.Errorf("split node %d (%d rows): %w", it.node, len(it.rows), err)
+		}
+		if left == nil {
+			// No direction separates the rows (they project alike on every
+			// one tried): a leaf, trained on a seeded sample of LeafSize rows.
+			nd.Leaf = len(leafRows)
+			m.Notes = append(m.Notes, fmt.Sprintf("node %d: %d rows could not be split (identical projections); its leaf is trained on a sample of %d", it.node, len(it.rows), g.cfg.LeafSize))
+			leafRows = append(leafRows, it.rows)
+			continue
+		}
+		depth := nd.Depth
+		nd.Dir, nd.Threshold = dir, thr
+		nd.Left = len(m.Nodes)
+		nd.Right = nd.Left + 1
+		m.Nodes = append(m.Nodes, Node{Depth: depth + 1, N: len(left), Leaf: -1}, Node{Depth: depth + 1, N: len(right), Leaf: -1})
+		queue = append(queue, item{m.Nodes[it.node].Left, left}, item{m.Nodes[it.node].Right, right})
+		g.report(Progress{Stage: "split", Node: len(m.Nodes), Fraction: 0.1 * min(1, float64(len(m.Nodes))/float64(expected))})
+	}
+	return leafRows, nil
+}
+
+// split finds a direction and a threshold for a node. It returns nil
+// halves when no direction tried separates the rows.
+func (g *grower) split(ctx context.Context, node int, rows []int) (left, right []int, dir []float64, thr float64, err error) {
+	ds := g.ds
+	d := ds.D
+	rng := rand.New(rand.NewPCG(g.cfg.Leaf.Seed, uint64(node)+0x7ee))
+	sample := g.sample(rows, rng)
+	var dirs [][]float64
+	switch g.cfg.Rule {
+	case SplitAGOP:
+		dirs, err = g.agopDirections(ctx, sample, node)
+		if err != nil {
+			return nil, nil, nil, 0, err
+		}
+	case SplitPCA:
+		dirs, err = pcaDirections(ds, sample)
+		if err != nil {
+			return nil, nil, nil, 0, err
+		}
+	}
+	// A random direction is the rule itself for SplitRandom and the last
+	// resort of the others.
+	dirs = append(dirs, randomDirection(d, rng))
+	proj := make([]float64, len(rows))
+	for _, v := range dirs {
+		project(ds, rows, v, proj)
+		l, r, t, ok := balancedCut(rows, proj)
+		if ok {
+			return l, r, v, t, nil
+		}
+	}
+	return nil, nil, nil, 0, nil
+}
+
+// sample draws at most SplitSample of the rows, stratified by class.
+func (g *grower) sample(rows []int, rng *rand.Rand) []int {
+	s := g.cfg.SplitSample
+	if len(rows) <= s {
+		return rows
+	}
+	if g.ds.Labels == nil {
+		idx := rng.Perm(len(rows))[:s]
+		sort.Ints(idx)
+		out := make([]int, s)
+		for i, j := range idx {
+			out[i] = rows[j]
+		}
+		return out
+	}
+	labels := make([]int, len(rows))
+	for i, r := range rows {
+		labels[i] = g.ds.Labels[r]
+	}
+	_, pick := rfm.Holdout(len(rows), labels, float64(s)/float64(len(rows)), rng.Uint64())
+	out := make([]int, len(pick))
+	for i, j := range pick {
+		out[i] = rows[j]
+	}
+	return out
+}
+
+// agopDirections fits a plain kernel machine on the sample (rounds 0 and 1
+// without validation rows: the kept M is the AGOP of round 0's predictor)
+// and returns the top eigenvectors of that AGOP, best first.
+func (g *grower) agopDirections(ctx context.Context, sample []int, node int) ([][]float64, error) {
+	ds := g.ds.Subset(sample)
+	if ds.Labels != nil {
+		ds.Classes = g.classes
+		if single(ds.Labels) {
+			return nil, nil // nothing to learn: the PCA-free fallback is the random direction
+		}
+	}
+	cfg := g.cfg.Leaf
+	cfg.Iters, cfg.ValFraction, cfg.Refit, cfg.EarlyStop = 1, 0, false, 0
+	cfg.FinalKernel, cfg.InitialM, cfg.AdaptiveBandwidth = nil, kernel.FeatureMatrix{}, 0
+	cfg.AGOPPower, cfg.Norm = 1, rfm.NormMean
+	cfg.Diag = cfg.Diag || ds.D > fullSplitLimit
+	cfg.Seed = cfg.Seed + uint64(node)
+	m, err := rfm.Fit(ctx, cfg, ds, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	if m.M.IsIdentity() {
+		return nil, nil
+	}
+	return topDirections(m.M)
+}
+
+func single(labels []int) bool {
+	for _, l := range labels {
+		if l != labels[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// topDirections returns up to two leading eigenvectors of M (a coordinate
+// axis for a diagonal M).
+func topDirections(mt kernel.FeatureMatrix) ([][]float64, error) {
+	d := mt.D
+	if mt.Form == kernel.Diagonal {
+		order := make([]int, d)
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool { return mt.Values[order[a]] > mt.Values[order[b]] })
+		var out [][]float64
+		for _, j := range order[:min(2, d)] {
+			v := make([]float64, d)
+			v[j] = 1
+			out = append(out, v)
+		}
+		return out, nil
+	}
+	vals, vecs, err := kernel.EigSym(d, mt.Dense())
+	if err != nil {
+		return nil, err
+	}
+	_ = vals
+	var out [][]float64
+	for k := d - 1; k >= max(0, d-2); k-- {
+		v := make([]float64, d)
+		for i := 0; i < d; i++ {
+			v[i] = vecs[i*d+k]
+		}
+		out = append(out, canonical(v))
+	}
+	return out, nil
+}
+
+// canonical fixes an eigenvector's sign (largest entry positive) so that
+// the same data give the same tree on every backend.
+func canonical(v []float64) []float64 {
+	big := 0
+	for i, x := range v {
+		if math.Abs(x) > math.Abs(v[big]) {
+			big = i
+		}
+	}
+	if v[big] < 0 {
+		for i := range v {
+			v[i] = -v[i]
+		}
+	}
+	return v
+}
+
+// pcaDirections returns the top principal directions of the sample.
+func pcaDirections(ds *rfm.Dataset, sample []int) ([][]float64, error) {
+	d := ds.D
+	if d > fullSplitLimit {
+		// The coordinate of largest variance.
+		mean, vr := make([]float64, d), make([]float64, d)
+		for _, r := range sample {
+			for j, v := range ds.X[r*d : r*d+d] {
+				mean[j] += v
+			}
+		}
+		for j := range mean {
+			mean[j] /= float64(len(sample))
+		}
+		for _, r := range sample {
+			for j, v := range ds.X[r*d : r*d+d] {
+				vr[j] += (v - mean[j]) * (v - mean[j])
+			}
+		}
+		return topDirections(kernel.DiagonalMatrix(vr))
+	}
+	n := len(sample)
+	xc := make([]float64, n*d)
+	mean := make([]float64, d)
+	for _, r := range sample {
+		for j, v := range ds.X[r*d : r*d+d] {
+			mean[j] += v
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	for i, r := range sample {
+		for j, v := range ds.X[r*d : r*d+d] {
+			xc[i*d+j] = v - mean[j]
+		}
+	}
+	cov := make([]float64, d*d)
+	linalg.Gemm(true, false, d, d, n, 1, xc, d, xc, d, 0, cov, d)
+	return topDirections(kernel.FullMatrix(d, cov))
+}
+
+func randomDirection(d int, rng *rand.Rand) []float64 {
+	v := make([]float64, d)
+	s := 0.0
+	for i := range v {
+		v[i] = rng.NormFloat64()
+		s += v[i] * v[i]
+	}
+	s = math.Sqrt(s)
+	for i := range v {
+		v[i] /= s
+	}
+	return v
+}
+
+// project writes x_r·v for the given rows.
+func project(ds *rfm.Dataset, rows []int, v []float64, out []float64) {
+	d := ds.D
+	for i, r := range rows {
+		out[i] = dot(ds.X[r*d:r*d+d], v)
+	}
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}
+
+// balancedCut sorts the rows by projection and cuts where the projection
+// changes, as close to the middle as ties allow: the threshold lies
+// strictly between the two sides, so routing by x·v ≤ t puts every
+// training row on the side it was trained on, and both sides are non-empty
+// (no loop on ties). ok is false when the rows project alike or the best
+// cut leaves less than an eighth on one side.
+func balancedCut(rows []int, proj []float64) (left, right []int, thr float64, ok bool) {
+	n := len(rows)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return proj[order[a]] < proj[order[b]] })
+	best := -1
+	for off := 0; off < n/2; off++ {
+		for _, k := range []int{n/2 - off, n/2 + off} {
+			if k > 0 && k < n && proj[order[k-1]] < proj[order[k]] {
+				best = k
+				break
+			}
+		}
+		if best >= 0 {
+			break
+		}
+	}
+	if best < 0 || min(best, n-best) < max(1, n/8) {
+		return nil, nil, 0, false
+	}
+	lo, hi := proj[order[best-1]], proj[order[best]]
+	thr = lo + (hi-lo)/2
+	if !(thr >= lo && thr < hi) { // round-off between two adjacent floats
+		thr = lo
+	}
+	for _, i := range order[:best] {
+		left = append(left, rows[i])
+	}
+	for _, i := range order[best:] {
+		right = append(right, rows[i])
+	}
+	sort.Ints(left)
+	sort.Ints(right)
+	return left, right, thr, true
+}
+
+// fitLeaves trains the leaves, plan.Parallel at a time, in leaf order.
+func (g *grower) fitLeaves(ctx context.Context, m *Model, leafRows [][]int, plan Plan) error {
+	m.Leaves = make([]Leaf, len(leafRows))
+	leafCfg := g.cfg.Leaf
+	leafCfg.MemoryLimit = (plan.BudgetBytes - uint64(g.ds.N)*uint64(g.ds.D)*16) / uint64(plan.Parallel)
+	par := min(plan.Parallel, len(leafRows))
+	if par > 1 {
+		// Threads are shared among the leaves in flight.
+		prev := linalg.Threads()
+		linalg.SetThreads(max(1, prev/par))
+		defer linalg.SetThreads(prev)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		next     int
+		done     int
+		firstErr error
+		mu       sync.Mutex
+		total    = len(leafRows)
+	)
+	work := func() {
+		defer wg.Done()
+		for {
+			mu.Lock()
+			if next >= total || firstErr != nil {
+				mu.Unlock()
+				return
+			}
+			i := next
+			next++
+			mu.Unlock()
+			lf, err := g.fitLeaf(ctx, i, leafRows[i], leafCfg)
+			mu.Lock()
+			if err != nil && firstErr == nil {
+				firstErr = fmt.Errorf("leaf %d (%d rows): %w", i, len(leafRows[i]), err)
+				cancel()
+			}
+			m.Leaves[i] = lf
+			done++
+			d := done
+			mu.Unlock()
+			g.report(Progress{Stage: "leaf", Node: len(m.Nodes), Leaves: d, Total: total, Fraction: 0.1 + 0.9*float64(d)/float64(total)})
+		}
+	}
+	for w := 0; w < par; w++ {
+		wg.Add(1)
+		go work()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	runtime.GC() // the leaves' n×n buffers are garbage now
+	return nil
+}
+
+// fitLeaf fits one leaf's RFM on its rows (a seeded sample of LeafSize
+// when there are more: a node no direction could split).
+func (g *grower) fitLeaf(ctx context.Context, i int, rows []int, cfg rfm.Config) (Leaf, error) {
+	lf := Leaf{Class: -1, N: len(rows)}
+	if len(rows) > g.cfg.LeafSize {
+		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)+0x1eaf))
+		idx := rng.Perm(len(rows))[:g.cfg.LeafSize]
+		sort.Ints(idx)
+		sub := make([]int, len(idx))
+		for k, j := range idx {
+			sub[k] = rows[j]
+		}
+		lf.Note = fmt.Sprintf("trained on a sample of %d of its %d rows", len(sub), len(rows))
+		rows = sub
+	}
+	ds := g.ds.Subset(rows)
+	if ds.Labels != nil {
+		ds.Classes = g.classes
+		if single(ds.Labels) {
+			lf.Class = ds.Labels[0]
+			lf.Note = fmt.Sprintf("every row is of class %d: predicts it", lf.Class)
+			return lf, nil
+		}
+	}
+	if ds.N < 2 {
+		return lf, fmt.Errorf("a leaf needs at least 2 rows")
+	}
+	mdl, err := rfm.Fit(ctx, cfg, ds, nil, nil)
+	if err != nil {
+		return lf, err
+	}
+	lf.Model = mdl
+	return lf, nil
+}
+
+// Depth is the largest depth of a leaf.
+func (m *Model) Depth() int {
+	d := 0
+	for _, n := range m.Nodes {
+		d = max(d, n.Depth)
+	}
+	return d
+}
+
+// Route returns the leaf of each of the n rows of x (n×D).
+func (m *Model) Route(x []float64, n int) []int {
+	out := make([]int, n)
+	d := m.D
+	for i := 0; i < n; i++ {
+		row := x[i*d : i*d+d]
+		k := 0
+		for m.Nodes[k].Leaf < 0 {
+			nd := &m.Nodes[k]
+			if dot(row, nd.Dir) <= nd.Threshold {
+				k = nd.Left
+			} else {
+				k = nd.Right
+			}
+		}
+		out[i] = m.Nodes[k].Leaf
+	}
+	return out
+}
+
+// Predict returns the raw outputs for n rows of x (n×D), each from the
+// leaf its row is routed to: class scores or regression targets.
+func (m *Model) Predict(ctx context.Context, x []float64, n int) ([]float64, error) {
+	if n < 0 || len(x) != n*m.D {
+		return nil, fmt.Errorf("predict: got %d values for %d rows of %d features", len(x), n, m.D)
+	}
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("predict: row %d, feature %d is %v", i/m.D, i%m.D, v)
+		}
+	}
+	leafOf := m.Route(x, n)
+	groups := make([][]int, len(m.Leaves))
+	for i, l := range leafOf {
+		groups[l] = append(groups[l], i)
+	}
+	c, d := m.Outputs, m.D
+	out := make([]float64, n*c)
+	for l, rows := range groups {
+		if len(rows) == 0 {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		lf := &m.Leaves[l]
+		if lf.Model == nil {
+			for _, r := range rows {
+				out[r*c+lf.Class] = 1
+			}
+			continue
+		}
+		sub := make([]float64, len(rows)*d)
+		for k, r := range rows {
+			copy(sub[k*d:], x[r*d:r*d+d])
+		}
+		s, err := lf.Model.Predict(ctx, sub, len(rows))
+		if err != nil {
+			return nil, fmt.Errorf("leaf %d: %w", l, err)
+		}
+		for k, r := range rows {
+			copy(out[r*c:r*c+c], s[k*c:k*c+c])
+		}
+	}
+	return out, nil
+}
+
+// PredictClass returns the argmax class of each row (classification).
+func (m *Model) PredictClass(ctx context.Context, x []float64, n int) ([]int, error) {
+	if m.Task != rfm.Classification {
+		return nil, fmt.Errorf("predict class: the model is a %s model", m.Task)
+	}
+	s, err := m.Predict(ctx, x, n)
+	if err != nil {
+		return nil, err
+	}
+	c := m.Outputs
+	out := make([]int, n)
+	for i := range out {
+		best := 0
+		for j := 1; j < c; j++ {
+			if s[i*c+j] > s[i*c+best] {
+				best = j
+			}
+		}
+		out[i] = best
+	}
+	return out, nil
+}
+
+// PredictProba returns n×classes probabilities as rfm.Model does: scores
+// clipped to [rfm.ProbEps, 1−rfm.ProbEps] and renormalized.
+func (m *Model) PredictProba(ctx context.Context, x []float64, n int) ([]float64, error) {
+	if m.Task != rfm.Classification {
+		return nil, fmt.Errorf("predict proba: the model is a %s model", m.Task)
+	}
+	s, err := m.Predict(ctx, x, n)
+	if err != nil {
+		return nil, err
+	}
+	c := m.Outputs
+	for i := 0; i < n; i++ {
+		row := s[i*c : i*c+c]
+		sum := 0.0
+		for j, v := range row {
+			row[j] = min(max(v, rfm.ProbEps), 1-rfm.ProbEps)
+			sum += row[j]
+		}
+		for j := range row {
+			row[j] /= sum
+		}
+	}
+	return s, nil
+}
+
+// FeatureDiagonal is the global feature ranking: diag(M) of every leaf
+// (over all D inputs) weighted by its share of the training rows.
+func (m *Model) FeatureDiagonal() []float64 {
+	out := make([]float64, m.D)
+	total := 0
+	for _, lf := range m.Leaves {
+		if lf.Model == nil {
+			continue
+		}
+		total += lf.N
+		for j, v := range lf.Model.FeatureDiagonal() {
+			out[j] += float64(lf.N) * v
+		}
+	}
+	if total > 0 {
+		for j := range out {
+			out[j] /= float64(total)
+		}
+	}
+	return out
+}

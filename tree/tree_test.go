@@ -1,0 +1,329 @@
+package tree
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/synth"
+)
+
+func lowRank(t *testing.T, n int, seed uint64) *rfm.Dataset {
+	t.Helper()
+	s, err := synth.Generate(synth.LowRank, n, 10, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &rfm.Dataset{X: s.X, N: n, D: 10, Y: s.Y}
+}
+
+func classes(t *testing.T, n int, seed uint64) *rfm.Dataset {
+	t.Helper()
+	ds := lowRank(t, n, seed)
+	ds.Labels = make([]int, n)
+	for i, y := range ds.Y {
+		switch {
+		case y > 0.02:
+			ds.Labels[i] = 2
+		case y < -0.02:
+			ds.Labels[i] = 1
+		}
+	}
+	ds.Y = nil
+	return ds
+}
+
+func small(cfg Config) Config {
+	cfg.Leaf.Iters = 1
+	cfg.Leaf.AGOPSamples = 300
+	return cfg
+}
+
+// A tree of depth 0 (all rows fit one leaf) is the exact RFM, bit for bit.
+func TestDepthZeroIsExact(t *testing.T) {
+	train, test := lowRank(t, 400, 1), lowRank(t, 100, 2)
+	cfg := small(DefaultConfig())
+	tm, _, err := Fit(context.Background(), cfg, train, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tm.Nodes) != 1 || len(tm.Leaves) != 1 || tm.Depth() != 0 {
+		t.Fatalf("%d nodes, %d leaves for 400 rows", len(tm.Nodes), len(tm.Leaves))
+	}
+	exact, err := rfm.Fit(context.Background(), cfg.Leaf, train, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := tm.Predict(context.Background(), test.X, test.N)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := exact.Predict(context.Background(), test.X, test.N)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("prediction %d: tree %v, exact %v", i, a[i], b[i])
+		}
+	}
+}
+
+// Every training row routes to the leaf it was trained in (the leaves'
+// sizes are the counts routed to them), routing is the same after a save
+// and load, and so are the predictions, bit for bit.
+func TestRoutingConsistentAndSaved(t *testing.T) {
+	train, test := classes(t, 1200, 3), classes(t, 300, 4)
+	for _, rule := range SplitRules() {
+		t.Run(string(rule), func(t *testing.T) {
+			cfg := small(DefaultConfig())
+			cfg.Rule, cfg.LeafSize, cfg.SplitSample = rule, 200, 400
+			tm, plan, err := Fit(context.Background(), cfg, train, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plan.LeafSize != 200 || plan.Parallel < 1 {
+				t.Fatalf("plan %+v", plan)
+			}
+			if len(tm.Leaves) < 6 || tm.Depth() < 3 {
+				t.Fatalf("%d leaves, depth %d for 1200 rows in leaves of ≤ 200", len(tm.Leaves), tm.Depth())
+			}
+			count := make([]int, len(tm.Leaves))
+			for _, l := range tm.Route(train.X, train.N) {
+				count[l]++
+			}
+			for i, lf := range tm.Leaves {
+				if count[i] != lf.N || lf.N > 200 || lf.N < 200/8 {
+					t.Fatalf("leaf %d trained on %d rows, %d training rows route to it", i, lf.N, count[i])
+				}
+			}
+			var buf bytes.Buffer
+			if err := tm.Save(&buf, nil); err != nil {
+				t.Fatal(err)
+			}
+			back, _, err := Load(&buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r1, r2 := tm.Route(test.X, test.N), back.Route(test.X, test.N)
+			p1, err := tm.PredictProba(context.Background(), test.X, test.N)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p2, err := back.PredictProba(context.Background(), test.X, test.N)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range r1 {
+				if r1[i] != r2[i] {
+					t.Fatalf("row %d routes to leaf %d, after load to %d", i, r1[i], r2[i])
+				}
+			}
+			for i := range p1 {
+				if p1[i] != p2[i] {
+					t.Fatalf("probability %d: %v, after load %v", i, p1[i], p2[i])
+				}
+			}
+			// The same seed gives the same tree.
+			again, _, err := Fit(context.Background(), cfg, train, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p3, _ := again.PredictProba(context.Background(), test.X, test.N)
+			for i := range p1 {
+				if p1[i] != p3[i] {
+					t.Fatalf("refit with the same seed: probability %d %v vs %v", i, p3[i], p1[i])
+				}
+			}
+		})
+	}
+}
+
+// The AGOP split of y = x0·x1·1[x5 > 0] (coordinates {0, 1, 5} matter) is
+// along those coordinates, and a tree of small leaves predicts about as
+// well as one exact RFM on all rows (here: within a factor 2 of its MSE).
+func TestAGOPSplitFindsTheSignal(t *testing.T) {
+	train, test := lowRank(t, 2000, 5), lowRank(t, 500, 6)
+	cfg := DefaultConfig()
+	cfg.Leaf.Iters = 2
+	cfg.LeafSize = 600
+	tm, _, err := Fit(context.Background(), cfg, train, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := tm.Nodes[0].Dir
+	signal := dir[0]*dir[0] + dir[1]*dir[1] + dir[5]*dir[5]
+	if signal < 0.7 {
+		t.Errorf("root direction puts %.2f of its weight on {0, 1, 5}: %v", signal, dir)
+	}
+	exact, err := rfm.Fit(context.Background(), cfg.Leaf, train, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mse := func(p interface {
+		Predict(context.Context, []float64, int) ([]float64, error)
+	}) float64 {
+		out, err := p.Predict(context.Background(), test.X, test.N)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := 0.0
+		for i, v := range out {
+			s += (v - test.Y[i]) * (v - test.Y[i])
+		}
+		return s / float64(test.N)
+	}
+	mt, me := mse(tm), mse(exact)
+	t.Logf("test MSE: tree %.5f, exact %.5f", mt, me)
+	if mt > 2*me {
+		t.Errorf("tree MSE %.5f > 2 × exact %.5f", mt, me)
+	}
+	rank := tm.FeatureDiagonal()
+	for j, v := range rank {
+		if j != 0 && j != 1 && j != 5 && v > rank[0] {
+			t.Errorf("global ranking puts feature %d (%.3g) above feature 0 (%.3g)", j, v, rank[0])
+		}
+	}
+}
+
+// Ties: the cut moves to the nearest change of value, never splits equal
+// projections, and refuses a cut that leaves less than an eighth.
+func TestBalancedCut(t *testing.T) {
+	rows := []int{10, 11, 12, 13, 14, 15, 16, 17}
+	// Sorted: 1 1 1 | 2 2 2 2 | 3; the middle (4) is inside the 2s, the
+	// nearest change of value is at 3.
+	l, r, thr, ok := balancedCut(rows, []float64{3, 1, 1, 1, 2, 2, 2, 2})
+	if !ok || len(l) != 3 || len(r) != 5 || thr != 1.5 || l[0] != 11 || r[0] != 10 {
+		t.Fatalf("cut %v | %v at %v (%v)", l, r, thr, ok)
+	}
+	for _, proj := range [][]float64{{1, 1, 1, 1, 1, 1, 1, 1}, make([]float64, 8)} {
+		if _, _, _, ok := balancedCut(rows, proj); ok {
+			t.Fatalf("equal projections %v were cut", proj)
+		}
+	}
+	sixteen := make([]int, 16)
+	proj := make([]float64, 16)
+	proj[15] = 1
+	if _, _, _, ok := balancedCut(sixteen, proj); ok {
+		t.Fatal("a 15/1 cut of 16 rows was accepted")
+	}
+}
+
+// Rows that no direction separates (all identical) make a leaf, trained on
+// a sample, and say so.
+func TestUnsplittableNode(t *testing.T) {
+	n := 300
+	ds := &rfm.Dataset{X: make([]float64, n*2), N: n, D: 2, Y: make([]float64, n)}
+	for i := range ds.Y {
+		ds.Y[i] = float64(i % 3)
+	}
+	cfg := small(DefaultConfig())
+	cfg.LeafSize = 100
+	tm, _, err := Fit(context.Background(), cfg, ds, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tm.Leaves) != 1 || len(tm.Notes) != 1 || !strings.Contains(tm.Notes[0], "could not be split") || !strings.Contains(tm.Leaves[0].Note, "sample of 100") {
+		t.Fatalf("leaves %+v, notes %q", tm.Leaves, tm.Notes)
+	}
+}
+
+// A leaf whose rows are all of one class predicts that class.
+func TestConstantLeaf(t *testing.T) {
+	n := 200
+	ds := &rfm.Dataset{X: make([]float64, n), N: n, D: 1, Labels: make([]int, n)}
+	for i := range ds.X {
+		ds.X[i] = float64(i)
+		if i >= n/2 {
+			ds.Labels[i] = 1
+		}
+	}
+	cfg := small(DefaultConfig())
+	cfg.LeafSize, cfg.Rule = 100, SplitPCA
+	tm, _, err := Fit(context.Background(), cfg, ds, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cls, err := tm.PredictClass(context.Background(), []float64{5, 150}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cls[0] != 0 || cls[1] != 1 || tm.Leaves[0].Model != nil {
+		t.Fatalf("classes %v, leaves %+v", cls, tm.Leaves)
+	}
+	var buf bytes.Buffer
+	if err := tm.Save(&buf, nil); err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c2, _ := back.PredictClass(context.Background(), []float64{5, 150}, 2); c2[0] != 0 || c2[1] != 1 {
+		t.Fatalf("after load: %v", c2)
+	}
+}
+
+// The planner refuses with the figure that does not fit.
+func TestPlanRefuses(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.LeafSize = 5000
+	cfg.Leaf.MemoryLimit = 50 << 20
+	_, err := MakePlan(cfg, 100000, 10, 1)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "a leaf of 5000 rows") || !strings.Contains(err.Error(), "50.0 MiB available") {
+		t.Fatalf("err = %v", err)
+	}
+	cfg.LeafSize = 0
+	cfg.Leaf.MemoryLimit = 2 << 30
+	p, err := MakePlan(cfg, 1000000, 20, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.LeafSize > DefaultLeafSize || p.LeafBytes > 2<<30 {
+		t.Fatalf("plan %+v exceeds its budget", p)
+	}
+	cfg.Parallel = 1000
+	if _, err := MakePlan(cfg, 1000000, 20, 1); err == nil || !strings.Contains(err.Error(), "1000 leaves in flight") {
+		t.Fatalf("1000 leaves in flight: %v", err)
+	}
+}
+
+// Cancellation during the leaves stops the fit with the context's error.
+func TestCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := small(DefaultConfig())
+	cfg.LeafSize = 100
+	leaves := 0
+	_, _, err := Fit(ctx, cfg, lowRank(t, 800, 7), func(p Progress) {
+		if p.Stage == "leaf" {
+			leaves = p.Leaves
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v after %d leaves", err, leaves)
+	}
+}
+
+// A file whose nodes loop is refused, not routed forever.
+func TestLoadRefusesLoops(t *testing.T) {
+	cfg := small(DefaultConfig())
+	cfg.LeafSize = 100
+	tm, _, err := Fit(context.Background(), cfg, lowRank(t, 300, 8), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm.Nodes[tm.Nodes[0].Left].Leaf = -1
+	tm.Nodes[tm.Nodes[0].Left].Left = 0
+	tm.Nodes[tm.Nodes[0].Left].Right = 0
+	var buf bytes.Buffer
+	if err := tm.Save(&buf, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Load(&buf); err == nil || !strings.Contains(err.Error(), "reached twice") && !strings.Contains(err.Error(), "dirs") {
+		t.Fatalf("looping tree loaded: %v", err)
+	}
+}
