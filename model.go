@@ -32,8 +32,10 @@ type Model struct {
 	D       int    `json:"d"`       // input features
 	// Selected, when set (RFM-T), lists the input columns the model uses;
 	// the metric and centres then live in that subspace.
-	Selected []int       `json:"selected,omitempty"`
-	Kernel   kernel.Spec `json:"kernel_used"` // bandwidth actually used
+	Selected []int `json:"selected,omitempty"`
+	// KernelUsed is the kernel of the predictor: Config.Kernel with the
+	// bandwidth after adaptation, or Config.FinalKernel.
+	KernelUsed kernel.Spec `json:"kernel_used"`
 	// Metric is the learned feature matrix M: "identity", "diagonal" (M has
 	// Dm entries) or "full" (Dm×Dm).
 	Metric kernel.MetricKind `json:"metric"`
@@ -156,7 +158,7 @@ func (m *Model) Predict(ctx context.Context, x []float64, n int) ([]float64, err
 	}
 	dm := m.Dm()
 	zq := mp.metric.Map(xs, n)
-	out, err := kernel.Apply(ctx, m.Kernel, zq, n, kernel.Norms(zq, n, dm), mp.z, m.N, mp.norms, dm, m.Alpha, m.Outputs)
+	out, err := kernel.Apply(ctx, m.KernelUsed, zq, n, kernel.Norms(zq, n, dm), mp.z, m.N, mp.norms, dm, m.Alpha, m.Outputs)
 	if err != nil {
 		return nil, err
 	}

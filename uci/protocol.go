@@ -39,10 +39,10 @@ type Setting struct {
 	Normalize bool    `json:"normalize"` // row L2 normalization
 	Bandwidth float64 `json:"bandwidth"` // kernel bandwidth L
 	// Kernel is the kernel family; "" is the Laplace kernel.
-	Kernel   kernel.Kind `json:"kernel,omitempty"`
-	Diag     bool        `json:"diag,omitempty"`
-	Centered bool        `json:"centered,omitempty"`
-	Norm     string      `json:"norm"` // AGOP normalization: rfm.NormMean or rfm.NormMax
+	Kernel   kernel.Kind        `json:"kernel,omitempty"`
+	Diag     bool               `json:"diag,omitempty"`
+	Centered bool               `json:"centered,omitempty"`
+	Norm     rfm.MNormalization `json:"norm"` // normalization of a new M
 	// Power p sets the new M to AGOP^p; 0 means 1 (the papers).
 	Power float64 `json:"power,omitempty"`
 	Iters int     `json:"iters"`
@@ -90,8 +90,8 @@ func parseSetting(text string, s *Setting) error {
 			s.Diag = true
 		case f == "centered":
 			s.Centered = true
-		case f == rfm.NormMean || f == rfm.NormMax:
-			s.Norm = f
+		case f == string(rfm.MNormMean) || f == string(rfm.MNormMax):
+			s.Norm = rfm.MNormalization(f)
 		default:
 			return fmt.Errorf("setting %q: unknown part %q", text, f)
 		}
@@ -124,7 +124,7 @@ func PaperGrid(name string) []Setting {
 			if forceNoNormalize[name] {
 				n = false
 			}
-			g = append(g, Setting{Lambda: l, Normalize: n, Bandwidth: 10, Norm: rfm.NormMean, Iters: 4})
+			g = append(g, Setting{Lambda: l, Normalize: n, Bandwidth: 10, Norm: rfm.MNormMean, Iters: 4})
 		}
 	}
 	return g
@@ -209,13 +209,13 @@ func (b base) config(s Setting) rfm.Config {
 	cfg.Iters = s.Iters
 	cfg.Diag = s.Diag
 	cfg.Centered = s.Centered
-	cfg.Norm = s.Norm
+	cfg.MNorm = s.Norm
 	cfg.AGOPSamples = 20000
 	cfg.AGOPReplace = true
 	cfg.NormalizeRows = s.Normalize
 	cfg.Refit = false
 	cfg.EarlyStop = 0
-	cfg.Selection = "accuracy"
+	cfg.Selection = rfm.SelectAccuracy
 	cfg.Float32 = b.float32
 	if b.refine != nil {
 		cfg.Refine = *b.refine
