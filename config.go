@@ -142,8 +142,6 @@ func (c Config) Validate() error {
 		}
 	}
 	switch {
-	case c.EarlyStop != 0 && !(c.EarlyStop > 1):
-		return fmt.Errorf("early stop factor %v must be > 1 (or 0 for off)", c.EarlyStop)
 	case c.AdaptiveBandwidth > 0 && !c.Kernel.Radial():
 		return fmt.Errorf("adaptive bandwidth needs a radial kernel: %s has no bandwidth (set it to 0)", c.Kernel)
 	}

@@ -20,7 +20,6 @@ import (
 // RFM-T switch and memory cap.
 type engineFlags struct {
 	cfg       rfm.Config
-	early     float64
 	memory    string
 	rfmT      bool
 	threshold float64
@@ -47,7 +46,6 @@ func (g *engineFlags) register(f *flagSet) {
 	f.Bool(&g.rfmT, "rfm-t", false, "thresholded RFM: keep the features whose scaled diag(M) exceeds --threshold and refit a plain Laplace kernel on them")
 	f.Float(&g.threshold, "threshold", rfm.DefaultThreshold, "RFM-T cut `T` in [0, 1) on min-max scaled diag(M)")
 	group(rfm.GroupSelection)
-	f.Float(&g.early, "early-stop", rfm.DefaultConfig().EarlyStop, "stop once the validation loss exceeds `F` × the best (F > 1, e.g. 1.1; 0 = off)")
 	group(rfm.GroupSolver)
 	f.String(&g.memory, "memory-limit", "", "cap `SIZE` on the kernel matrix, e.g. 8G (default: 90% of available memory)")
 }
@@ -61,15 +59,10 @@ func (g *engineFlags) config(f *flagSet) (rfm.Config, error) {
 			return cfg, usagef("--%s applies to %s only (the kernel is %s)", p.Name, p.AppliesTo, cfg.Kernel.Kind)
 		}
 	}
-	if err := checkFinite("early-stop", g.early); err != nil {
-		return cfg, err
-	}
 	if err := checkFinite("threshold", g.threshold); err != nil {
 		return cfg, err
 	}
 	switch {
-	case g.early != 0 && !(g.early > 1):
-		return cfg, usagef("--early-stop %v: must be > 1 (or 0 for off)", g.early)
 	case !(g.threshold >= 0 && g.threshold < 1):
 		return cfg, usagef("--threshold %v: must be in [0, 1)", g.threshold)
 	case f.IsSet("threshold") && !g.rfmT:
@@ -77,7 +70,6 @@ func (g *engineFlags) config(f *flagSet) (rfm.Config, error) {
 	case g.rfmT && cfg.FinalKernel != nil:
 		return cfg, usagef("--final-kernel does not apply with --rfm-t: RFM-T refits a plain Laplace kernel on the selected features")
 	}
-	cfg.EarlyStop = g.early
 	if g.memory != "" {
 		b, err := parseBytes(g.memory)
 		if err != nil {
