@@ -165,7 +165,7 @@ func concatY(train, valid *Dataset, both bool) []float64 {
 func TestConfigValidateNTK(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.FinalKernel = &kernel.Spec{Kind: kernel.NTK}
-	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "final kernel") {
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "FinalKernel.Depth") {
 		t.Errorf("final kernel without depth: error %v", err)
 	}
 	cfg = DefaultConfig()
