@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -458,4 +459,50 @@ func tidySpec(s kernel.Spec) kernel.Spec {
 		return kernel.Spec{Kind: s.Kind, Bandwidth: s.Bandwidth, Exponent: s.Exponent}
 	}
 	return kernel.Spec{Kind: s.Kind, Bandwidth: s.Bandwidth}
+}
+
+// Overlay sets hyperparameters of c from the fields of the struct v (or a
+// pointer to one) that are tagged `param:"NAME"` with a declared
+// parameter's name; with `param:"NAME,omitzero"` a zero field leaves c's
+// value. A small struct of a few parameters (a grid point) can so stand
+// for a Config without copying fields by hand. Fields are applied in
+// order; values are not range-checked (Validate does that).
+func Overlay(c *Config, v any) error {
+	rv := reflect.Indirect(reflect.ValueOf(v))
+	if rv.Kind() != reflect.Struct {
+		return fmt.Errorf("overlay: %T is not a struct", v)
+	}
+	rt := rv.Type()
+	for i := range rt.NumField() {
+		tag, ok := rt.Field(i).Tag.Lookup("param")
+		if !ok {
+			continue
+		}
+		name, opt, _ := strings.Cut(tag, ",")
+		p := LookupParam(name)
+		if p == nil {
+			return fmt.Errorf("overlay: field %s names no parameter %q", rt.Field(i).Name, name)
+		}
+		f := rv.Field(i)
+		if opt == "omitzero" && f.IsZero() {
+			continue
+		}
+		var val any
+		switch {
+		case p.Type == ParamFloat && f.CanFloat():
+			val = f.Float()
+		case p.Type == ParamInt && f.CanInt():
+			val = int(f.Int())
+		case p.Type == ParamUint && f.CanUint():
+			val = f.Uint()
+		case p.Type == ParamBool && f.Kind() == reflect.Bool:
+			val = f.Bool()
+		case p.Type == ParamChoice && f.Kind() == reflect.String:
+			val = f.String()
+		default:
+			return fmt.Errorf("overlay: field %s of type %s cannot hold parameter %q", rt.Field(i).Name, f.Type(), name)
+		}
+		p.set(c, val)
+	}
+	return nil
 }

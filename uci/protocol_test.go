@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/rfmkit/rfm"
@@ -321,5 +322,37 @@ func TestAveragedSelection(t *testing.T) {
 	}
 	if _, err := averaged(grid, x, &selection{history: y.history[:2]}); err == nil {
 		t.Error("selections of different grids averaged")
+	}
+}
+
+// The overlay of a Setting gives the configuration the hand-written
+// mapping used to give, for every grid point of every protocol.
+func TestSettingOverlay(t *testing.T) {
+	refine := 3
+	b := base{seed: 7, float32: true, refine: &refine}
+	old := func(s Setting) rfm.Config {
+		cfg := rfm.DefaultConfig()
+		cfg.Kernel = kernel.Spec{Kind: kernel.Laplace, Bandwidth: s.Bandwidth}
+		if s.Kernel != "" {
+			cfg.Kernel.Kind = s.Kernel
+		}
+		if s.Power != 0 {
+			cfg.AGOPPower = s.Power
+		}
+		cfg.Ridge, cfg.Iters, cfg.Diag, cfg.Centered, cfg.MNorm = s.Lambda, s.Iters, s.Diag, s.Centered, s.Norm
+		cfg.AGOPSamples, cfg.AGOPReplace, cfg.NormalizeRows = 20000, true, s.Normalize
+		cfg.Refit, cfg.EarlyStop, cfg.Selection = false, 0, rfm.SelectAccuracy
+		cfg.Float32, cfg.Refine, cfg.Seed = true, 3, 7
+		return cfg
+	}
+	grid := append(TunedGrid("iris"), Setting{Lambda: 0, Bandwidth: 3, Kernel: kernel.Gaussian, Norm: rfm.MNormMax, Power: 0.5, Iters: 0})
+	for _, s := range grid {
+		got, want := b.config(s), old(s)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s λ=%g: overlay\n%+v\nwant\n%+v", s, s.Lambda, got, want)
+		}
+		if err := got.Validate(); err != nil {
+			t.Errorf("%s: %v", s, err)
+		}
 	}
 }
