@@ -1,8 +1,9 @@
 package rfm
 
 import (
+	"encoding/json"
 	"fmt"
-	"math"
+	"strings"
 
 	"github.com/rfmkit/rfm/kernel"
 )
@@ -16,10 +17,24 @@ const (
 	Regression     Task = "regression"
 )
 
-// Normalization of a new M.
+// MNormalization is how a newly learned M is scaled (not to be confused
+// with the row normalization of the inputs, Config.NormalizeRows).
+type MNormalization string
+
+// The normalizations of a new M.
 const (
-	NormMean = "mean" // divide the AGOP sum by the number of points (the papers)
-	NormMax  = "max"  // then divide by the largest entry (later public code)
+	MNormMean MNormalization = "mean" // divide the AGOP sum by the number of points (the papers)
+	MNormMax  MNormalization = "max"  // then divide by the largest entry (later public code)
+)
+
+// Selection is the criterion that picks the kept round.
+type Selection string
+
+// The round selections; the zero value picks by task.
+const (
+	SelectByTask   Selection = ""         // accuracy for classification, loss for regression
+	SelectAccuracy Selection = "accuracy" // validation accuracy, first strict maximum
+	SelectLoss     Selection = "loss"     // validation MSE, first strict minimum
 )
 
 // Config holds every hyperparameter of a fit. DefaultConfig gives the
@@ -38,11 +53,12 @@ type Config struct {
 	// AGOPReplace draws the AGOPSamples points with replacement when n > AGOPSamples
 	// (the authors' UCI code) instead of without.
 	AGOPReplace bool `json:"agop_replace,omitempty"`
-	// Norm is NormMean or NormMax.
-	Norm string `json:"norm"`
-	// AGOPPower p sets the new M to AGOP^p (matrix power through the
-	// eigendecomposition; element-wise for Diag). 1 is the papers' update;
-	// later work on grokking uses 1/2. 0 means 1.
+	// MNorm scales each new M: MNormMean or MNormMax.
+	MNorm MNormalization `json:"norm"`
+	// AGOPPower p in (0, 2] sets the new M to AGOP^p (matrix power through
+	// the eigendecomposition; element-wise for Diag). 1 is the papers'
+	// update; later work on grokking uses 1/2. Model files written when 0
+	// still meant 1 omit it and load as 1 (see UnmarshalJSON).
 	AGOPPower float64 `json:"agop_power,omitempty"`
 	// EarlyStop, when > 1, stops once the validation loss exceeds EarlyStop × the best so far.
 	EarlyStop float64 `json:"early_stop,omitempty"`
@@ -70,9 +86,10 @@ type Config struct {
 	Float32 bool `json:"float32,omitempty"`
 	// Refine is the number of float64 iterative-refinement steps of a float32 solve.
 	Refine int `json:"refine,omitempty"`
-	// Selection picks the round: "accuracy" (classification default, first
-	// strict maximum) or "loss" (validation MSE; regression default).
-	Selection string `json:"selection,omitempty"`
+	// Selection picks the round: SelectAccuracy (classification default,
+	// first strict maximum) or SelectLoss (validation MSE; regression
+	// default); SelectByTask chooses by task.
+	Selection Selection `json:"selection,omitempty"`
 	// Seed drives every random choice (holdout, AGOP sampling).
 	Seed uint64 `json:"seed"`
 	// MemoryLimit caps the n×n matrix in bytes (0 = 90% of available memory).
@@ -91,7 +108,7 @@ func DefaultConfig() Config {
 		Ridge:       1e-3,
 		Iters:       5,
 		AGOPSamples: 20000,
-		Norm:        NormMean,
+		MNorm:       MNormMean,
 		AGOPPower:   1,
 		ValFraction: 0.2,
 		Refit:       true,
@@ -100,10 +117,13 @@ func DefaultConfig() Config {
 	}
 }
 
-// Validate reports the first out-of-range hyperparameter.
+// Validate reports the first hyperparameter outside its declared range
+// (see Params) as a *ParamError, or a combination that does not work.
 func (c Config) Validate() error {
-	if err := c.Kernel.Validate(); err != nil {
-		return err
+	for i := range params {
+		if err := params[i].check(&c, ""); err != nil {
+			return err
+		}
 	}
 	if !c.InitialM.IsIdentity() {
 		if err := c.InitialM.Validate(); err != nil {
@@ -111,35 +131,37 @@ func (c Config) Validate() error {
 		}
 	}
 	if c.FinalKernel != nil {
-		if err := c.FinalKernel.Validate(); err != nil {
-			return fmt.Errorf("final kernel: %w", err)
+		fc := c
+		fc.Kernel = *c.FinalKernel
+		for i := range params {
+			p := &params[i]
+			if !p.kernelShape {
+				continue
+			}
+			if err := p.check(&fc, ""); err != nil {
+				pe := err.(*ParamError)
+				pe.Field = "FinalKernel." + strings.TrimPrefix(pe.Field, "Kernel.")
+				return pe
+			}
 		}
 	}
 	switch {
-	case !(c.Ridge >= 0) || math.IsInf(c.Ridge, 0):
-		return fmt.Errorf("ridge λ = %v must be a finite number ≥ 0", c.Ridge)
-	case c.Iters < 0:
-		return fmt.Errorf("iters = %d must be ≥ 0", c.Iters)
-	case c.AGOPSamples < 1:
-		return fmt.Errorf("agop samples = %d must be ≥ 1", c.AGOPSamples)
-	case c.Norm != NormMean && c.Norm != NormMax:
-		return fmt.Errorf("normalization %q must be %q or %q", c.Norm, NormMean, NormMax)
-	case c.AGOPPower < 0 || c.AGOPPower > 2 || math.IsNaN(c.AGOPPower):
-		return fmt.Errorf("AGOP power %v must be in (0, 2] (or 0 for the default 1)", c.AGOPPower)
-	case c.EarlyStop != 0 && !(c.EarlyStop > 1):
-		return fmt.Errorf("early stop factor %v must be > 1 (or 0 for off)", c.EarlyStop)
-	case !(c.ValFraction >= 0 && c.ValFraction < 1):
-		return fmt.Errorf("validation fraction %v must be in [0, 1)", c.ValFraction)
-	case c.AdaptiveBandwidth < 0 || math.IsNaN(c.AdaptiveBandwidth):
-		return fmt.Errorf("adaptive bandwidth factor %v must be ≥ 0", c.AdaptiveBandwidth)
 	case c.AdaptiveBandwidth > 0 && !c.Kernel.Radial():
 		return fmt.Errorf("adaptive bandwidth needs a radial kernel: %s has no bandwidth (set it to 0)", c.Kernel)
-	case c.Refine < 0:
-		return fmt.Errorf("refine = %d must be ≥ 0", c.Refine)
 	case c.Diag && c.InitialM.Form == kernel.Full:
 		return fmt.Errorf("a full initial M cannot start a diagonal RFM (Diag)")
-	case c.Selection != "" && c.Selection != "accuracy" && c.Selection != "loss":
-		return fmt.Errorf("selection %q must be \"accuracy\" or \"loss\"", c.Selection)
 	}
+	return nil
+}
+
+// UnmarshalJSON decodes a Config. A missing agop_power is the default 1:
+// files written while 0 meant 1 omitted it.
+func (c *Config) UnmarshalJSON(b []byte) error {
+	type plain Config // without methods, so no recursion
+	p := plain{AGOPPower: 1}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*c = Config(p)
 	return nil
 }

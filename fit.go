@@ -75,17 +75,17 @@ func Fit(ctx context.Context, cfg Config, train, valid *Dataset, progress func(P
 		// on the training rows, and scored on the validation rows (History
 		// holds the base kernel's scores, not the predictor's); the refit
 		// below then uses all rows.
-		m.Kernel = *cfg.FinalKernel
+		m.KernelUsed = *cfg.FinalKernel
 		if err := f.refit(ctx, m, tr); err != nil {
-			return nil, fmt.Errorf("final kernel %s: %w", m.Kernel, err)
+			return nil, fmt.Errorf("final kernel %s: %w", m.KernelUsed, err)
 		}
 		m.Refitted = false
 		if va != nil {
 			acc, loss, err := f.scoreOn(ctx, m, va)
 			if err != nil {
-				return nil, fmt.Errorf("final kernel %s: %w", m.Kernel, err)
+				return nil, fmt.Errorf("final kernel %s: %w", m.KernelUsed, err)
 			}
-			m.Head = &Round{Round: m.BestRound, Bandwidth: m.Kernel.Bandwidth, ValAccuracy: acc, ValLoss: loss}
+			m.Head = &Round{Round: m.BestRound, Bandwidth: m.KernelUsed.Bandwidth, ValAccuracy: acc, ValLoss: loss}
 		}
 	}
 	if cfg.Refit && va != nil {
@@ -250,13 +250,13 @@ func (f *fitter) score(s []float64, ds *Dataset, mean, std []float64) (acc, loss
 // better reports whether round r beats the best so far (first strict optimum).
 func (f *fitter) better(r, best Round) bool {
 	sel := f.cfg.Selection
-	if sel == "" {
-		sel = "loss"
+	if sel == SelectByTask {
+		sel = SelectLoss
 		if f.task == Classification {
-			sel = "accuracy"
+			sel = SelectAccuracy
 		}
 	}
-	if sel == "accuracy" {
+	if sel == SelectAccuracy {
 		return r.ValAccuracy > best.ValAccuracy
 	}
 	return r.ValLoss < best.ValLoss
@@ -349,7 +349,7 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 					return nil, fmt.Errorf("round %d: %w", t, err)
 				}
 			}
-			if !normalizeM(g, cfg.Norm) {
+			if !normalizeM(g, cfg.MNorm) {
 				m.Note = fmt.Sprintf("the AGOP of round %d vanished (constant predictor); stopped there", t)
 				break
 			}
@@ -367,8 +367,8 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 		}
 	}
 	m.Alpha, m.M = bestAlpha, bestM
-	m.Kernel = cfg.Kernel
-	m.Kernel.Bandwidth = bestL
+	m.KernelUsed = cfg.Kernel
+	m.KernelUsed.Bandwidth = bestL
 	m.Centers = x
 	return m, nil
 }
@@ -381,7 +381,7 @@ func (f *fitter) scoreOn(ctx context.Context, m *Model, va *Dataset) (acc, loss 
 		return 0, 0, err
 	}
 	zv := fm.Map(prepareX(va.X, va.N, m.D, f.cfg.NormalizeRows, nil), va.N)
-	s, err := kernel.Apply(ctx, m.Kernel, zv, fm.Map(m.Centers, m.N), m.Alpha, f.c)
+	s, err := kernel.Apply(ctx, m.KernelUsed, zv, fm.Map(m.Centers, m.N), m.Alpha, f.c)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -395,12 +395,12 @@ func (f *fitter) refit(ctx context.Context, m *Model, all *Dataset) error {
 	d := m.D
 	x := prepareX(all.X, all.N, d, f.cfg.NormalizeRows, nil)
 	y, mean, std := f.targets(all)
-	shift := inputShift(m.Kernel, x, all.N, d)
+	shift := inputShift(m.KernelUsed, x, all.N, d)
 	fm, err := kernel.NewFeatureMap(m.M, shift)
 	if err != nil {
 		return err
 	}
-	res, err := solve.KRR(ctx, &f.ws, m.Kernel, fm.Map(x, all.N), y, f.c, f.solveOptions("refit", m.BestRound))
+	res, err := solve.KRR(ctx, &f.ws, m.KernelUsed, fm.Map(x, all.N), y, f.c, f.solveOptions("refit", m.BestRound))
 	if err != nil {
 		return fmt.Errorf("refit: %w", err)
 	}
@@ -458,7 +458,7 @@ func matrixPower(a []float64, d int, diag bool, p float64) ([]float64, error) {
 
 // normalizeM applies the "mean" (nothing more to do) or "max" normalization
 // in place; it reports false when the matrix is zero or not finite.
-func normalizeM(g []float64, norm string) bool {
+func normalizeM(g []float64, norm MNormalization) bool {
 	mx := 0.0
 	for _, v := range g {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -469,7 +469,7 @@ func normalizeM(g []float64, norm string) bool {
 	if mx == 0 {
 		return false
 	}
-	if norm == NormMax {
+	if norm == MNormMax {
 		for i := range g {
 			g[i] /= mx
 		}

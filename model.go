@@ -32,8 +32,10 @@ type Model struct {
 	D       int    `json:"d"`       // input features
 	// Selected, when set (RFM-T), lists the input columns the model uses;
 	// the metric and centres then live in that subspace.
-	Selected []int       `json:"selected,omitempty"`
-	Kernel   kernel.Spec `json:"kernel_used"` // bandwidth actually used
+	Selected []int `json:"selected,omitempty"`
+	// KernelUsed is the kernel of the predictor: Config.Kernel with the
+	// bandwidth after adaptation, or Config.FinalKernel.
+	KernelUsed kernel.Spec `json:"kernel_used"`
 	// M is the learned feature matrix on the Dm inputs the model uses:
 	// identity, diagonal (Dm values) or full (Dm×Dm). Its form is stored
 	// in the JSON header ("metric"), its values as the "m" array.
@@ -159,7 +161,7 @@ func (m *Model) Predict(ctx context.Context, x []float64, n int) ([]float64, err
 	if err != nil {
 		return nil, err
 	}
-	out, err := kernel.Apply(ctx, m.Kernel, mp.fm.Map(xs, n), mp.centers, m.Alpha, m.Outputs)
+	out, err := kernel.Apply(ctx, m.KernelUsed, mp.fm.Map(xs, n), mp.centers, m.Alpha, m.Outputs)
 	if err != nil {
 		return nil, err
 	}

@@ -24,8 +24,8 @@ func saveLoadSame(t *testing.T, m *Model, q *synth.Data) []float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m2.Kernel != m.Kernel {
-		t.Fatalf("kernel after load %+v, want %+v", m2.Kernel, m.Kernel)
+	if m2.KernelUsed != m.KernelUsed {
+		t.Fatalf("kernel after load %+v, want %+v", m2.KernelUsed, m.KernelUsed)
 	}
 	p1, err := m.Predict(context.Background(), q.X, q.N)
 	if err != nil {
@@ -67,8 +67,8 @@ func TestFitNTK(t *testing.T) {
 		if m.Shift != nil {
 			t.Errorf("NTK model has an input shift %v", m.Shift)
 		}
-		if m.Kernel.Kind != kernel.NTK || m.Kernel.Depth != 2 {
-			t.Errorf("model kernel %v, want ntk(depth=2)", m.Kernel)
+		if m.KernelUsed.Kind != kernel.NTK || m.KernelUsed.Depth != 2 {
+			t.Errorf("model kernel %v, want ntk(depth=2)", m.KernelUsed)
 		}
 		if len(m.History) != 4 {
 			t.Errorf("%d rounds recorded, want 4 (note: %s)", len(m.History), m.Note)
@@ -104,8 +104,8 @@ func TestFitFinalKernel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.Kernel != final || m.Shift != nil || m.Refitted != refit {
-			t.Fatalf("refit=%v: kernel %v, shift %v, refitted %v", refit, m.Kernel, m.Shift, m.Refitted)
+		if m.KernelUsed != final || m.Shift != nil || m.Refitted != refit {
+			t.Fatalf("refit=%v: kernel %v, shift %v, refitted %v", refit, m.KernelUsed, m.Shift, m.Refitted)
 		}
 		if m.BestRound != base.BestRound || m.M.Form != base.M.Form || len(m.M.Values) != len(base.M.Values) {
 			t.Fatalf("refit=%v: the final kernel changed the learned M (round %d vs %d)", refit, m.BestRound, base.BestRound)
@@ -165,7 +165,7 @@ func concatY(train, valid *Dataset, both bool) []float64 {
 func TestConfigValidateNTK(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.FinalKernel = &kernel.Spec{Kind: kernel.NTK}
-	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "final kernel") {
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "FinalKernel.Depth") {
 		t.Errorf("final kernel without depth: error %v", err)
 	}
 	cfg = DefaultConfig()

@@ -151,7 +151,7 @@ func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
 	if len(m.History) > 0 && (m.BestRound < 0 || m.BestRound >= len(m.History)) {
 		return nil, nil, fmt.Errorf("model metadata: best round %d of a %d-round history", m.BestRound, len(m.History))
 	}
-	if err := m.Kernel.Validate(); err != nil {
+	if err := m.KernelUsed.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("model metadata: %w", err)
 	}
 	return m, meta.Extra, nil

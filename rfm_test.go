@@ -311,11 +311,11 @@ func TestBadInput(t *testing.T) {
 		{"NaN target", func(d *Dataset, _ *Config) { d.Labels = nil; d.Y = []float64{1, math.NaN(), 2} }, "target of row 1 is NaN"},
 		{"empty", func(d *Dataset, _ *Config) { d.X, d.N, d.Labels = nil, 0, nil; d.Y = []float64{} }, "empty"},
 		{"one row", func(d *Dataset, _ *Config) { d.X, d.N, d.Labels = d.X[:2], 1, d.Labels[:1] }, "at least 2"},
-		{"bandwidth ≤ 0", func(_ *Dataset, c *Config) { c.Kernel.Bandwidth = 0 }, "bandwidth"},
-		{"negative ridge", func(_ *Dataset, c *Config) { c.Ridge = -1 }, "ridge"},
+		{"bandwidth ≤ 0", func(_ *Dataset, c *Config) { c.Kernel.Bandwidth = 0 }, "Kernel.Bandwidth = 0: must be > 0"},
+		{"negative ridge", func(_ *Dataset, c *Config) { c.Ridge = -1 }, "Ridge = -1: must be ≥ 0"},
 		{"exponent outside (0,2]", func(_ *Dataset, c *Config) {
 			c.Kernel = kernel.Spec{Kind: kernel.GenLaplace, Bandwidth: 1, Exponent: 3}
-		}, "exponent"},
+		}, "Kernel.Exponent = 3: must be in (0, 2]"},
 		{"single class", func(d *Dataset, _ *Config) { d.Labels = []int{1, 1, 1} }, "single class"},
 		{"label out of range", func(d *Dataset, _ *Config) { d.Labels = []int{0, -1, 1} }, "class -1"},
 		{"labels and targets", func(d *Dataset, _ *Config) { d.Y = []float64{1, 2, 3} }, "either class labels or regression targets"},

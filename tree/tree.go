@@ -394,7 +394,7 @@ func (g *grower) agopDirections(ctx context.Context, sample []int, node int) ([]
 	cfg := g.cfg.Leaf
 	cfg.Iters, cfg.ValFraction, cfg.Refit, cfg.EarlyStop = 1, 0, false, 0
 	cfg.FinalKernel, cfg.InitialM, cfg.AdaptiveBandwidth = nil, kernel.FeatureMatrix{}, 0
-	cfg.AGOPPower, cfg.Norm = 1, rfm.NormMean
+	cfg.AGOPPower, cfg.MNorm = 1, rfm.MNormMean
 	cfg.Diag = cfg.Diag || ds.D > fullSplitLimit
 	cfg.Seed = cfg.Seed + uint64(node)
 	m, err := rfm.Fit(ctx, cfg, ds, nil, nil)

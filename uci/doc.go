@@ -11,8 +11,9 @@
 // rank, P90, P95, PMA and ADTM.
 //
 // Run does the work and writes results.tsv (resumable), summary.md,
-// summary.json and a plot into an output folder; Command is the
-// `rfm bench uci` command line on top of it.
+// summary.json and a plot into an output folder; the `rfm bench uci`
+// command line (flags, signals, progress and report printing) lives in
+// cmd/rfm, not here.
 //
 // The package only wires the engine (packages rfm, kernel, solve) to the
 // benchmark's files and protocols; it implements no learning itself except

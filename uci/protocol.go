@@ -3,6 +3,7 @@ package uci
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -32,20 +33,24 @@ const (
 // Protocols lists the protocol names, for help texts.
 func Protocols() []string { return []string{ProtocolPaper, ProtocolClean, ProtocolTuned} }
 
-// Setting is one grid point of the model selection: an RFM configuration
-// whose rounds 0..Iters are all scored.
+// Setting is one grid point of the model selection: the hyperparameters
+// the grids vary, laid over the run's base configuration (see
+// base.config). Each field names the declared parameter (rfm.Params) it
+// sets, so a grid over a new hyperparameter needs a tagged field and no
+// mapping code; with omitzero, the zero value keeps the base value. The
+// rounds 0..Iters of a grid point are all scored.
 type Setting struct {
-	Lambda    float64 `json:"lambda"`
-	Normalize bool    `json:"normalize"` // row L2 normalization
-	Bandwidth float64 `json:"bandwidth"` // kernel bandwidth L
+	Lambda    float64 `json:"lambda" param:"ridge"`
+	Normalize bool    `json:"normalize" param:"normalize-rows"` // row L2 normalization
+	Bandwidth float64 `json:"bandwidth" param:"bandwidth"`      // kernel bandwidth L
 	// Kernel is the kernel family; "" is the Laplace kernel.
-	Kernel   kernel.Kind `json:"kernel,omitempty"`
-	Diag     bool        `json:"diag,omitempty"`
-	Centered bool        `json:"centered,omitempty"`
-	Norm     string      `json:"norm"` // AGOP normalization: rfm.NormMean or rfm.NormMax
-	// Power p sets the new M to AGOP^p; 0 means 1 (the papers).
-	Power float64 `json:"power,omitempty"`
-	Iters int     `json:"iters"`
+	Kernel   kernel.Kind        `json:"kernel,omitempty" param:"kernel,omitzero"`
+	Diag     bool               `json:"diag,omitempty" param:"diag"`
+	Centered bool               `json:"centered,omitempty" param:"centered"`
+	Norm     rfm.MNormalization `json:"norm" param:"norm"` // normalization of a new M
+	// Power p sets the new M to AGOP^p; 0 keeps the base value 1 (the papers).
+	Power float64 `json:"power,omitempty" param:"agop-power,omitzero"`
+	Iters int     `json:"iters" param:"iters"`
 }
 
 // String renders the setting's M-related part, e.g. "L=10 full mean T=4";
@@ -90,8 +95,8 @@ func parseSetting(text string, s *Setting) error {
 			s.Diag = true
 		case f == "centered":
 			s.Centered = true
-		case f == rfm.NormMean || f == rfm.NormMax:
-			s.Norm = f
+		case f == string(rfm.MNormMean) || f == string(rfm.MNormMax):
+			s.Norm = rfm.MNormalization(f)
 		default:
 			return fmt.Errorf("setting %q: unknown part %q", text, f)
 		}
@@ -124,7 +129,7 @@ func PaperGrid(name string) []Setting {
 			if forceNoNormalize[name] {
 				n = false
 			}
-			g = append(g, Setting{Lambda: l, Normalize: n, Bandwidth: 10, Norm: rfm.NormMean, Iters: 4})
+			g = append(g, Setting{Lambda: l, Normalize: n, Bandwidth: 10, Norm: rfm.MNormMean, Iters: 4})
 		}
 	}
 	return g
@@ -185,41 +190,34 @@ type Choice struct {
 	M kernel.FeatureMatrix `json:"-"`
 }
 
-// base is the engine configuration shared by every fit of a run.
+// base is what every fit of a run shares beyond its grid point.
 type base struct {
 	seed    uint64
 	float32 bool
 	refine  *int // nil: the engine's default
 }
 
-// config maps a grid point onto the engine's configuration: explicit
-// validation data, no refit, AGOP over all rows up to 20 000 and over
-// 20 000 rows drawn with replacement above (the authors' UCI code).
+// config is the engine configuration of a grid point: explicit validation
+// data, no refit, no early stop, rounds picked by accuracy, AGOP over all
+// rows up to 20 000 and over 20 000 rows drawn with replacement above (the
+// authors' UCI code), with the setting laid over it.
 func (b base) config(s Setting) rfm.Config {
 	cfg := rfm.DefaultConfig()
-	cfg.Kernel = kernel.Spec{Kind: kernel.Laplace, Bandwidth: s.Bandwidth}
-	if s.Kernel != "" {
-		cfg.Kernel.Kind = s.Kernel
-	}
-	if s.Power != 0 {
-		cfg.AGOPPower = s.Power
-	}
-	cfg.Ridge = s.Lambda
-	cfg.Iters = s.Iters
-	cfg.Diag = s.Diag
-	cfg.Centered = s.Centered
-	cfg.Norm = s.Norm
 	cfg.AGOPSamples = 20000
 	cfg.AGOPReplace = true
-	cfg.NormalizeRows = s.Normalize
 	cfg.Refit = false
 	cfg.EarlyStop = 0
-	cfg.Selection = "accuracy"
+	cfg.Selection = rfm.SelectAccuracy
 	cfg.Float32 = b.float32
 	if b.refine != nil {
 		cfg.Refine = *b.refine
 	}
 	cfg.Seed = b.seed
+	if err := rfm.Overlay(&cfg, s); err != nil {
+		// Setting's tags are fixed at compile time and checked by
+		// TestSettingOverlay; this cannot depend on input.
+		panic(err)
+	}
 	return cfg
 }
 
@@ -246,59 +244,50 @@ func fitProgress(frac func(float64)) func(rfm.Progress) {
 	return func(p rfm.Progress) { frac(min(max(p.Fraction, 0), 1)) }
 }
 
-// selectModel runs every grid point on (train, valid) in order and keeps,
-// for RFM, the (grid point, round) with the first strict maximum of the
-// validation accuracy over the grid order and, within a grid point, the
-// round order (the authors' loops); for the Laplace baseline the same over
-// round 0 only. Identical grid points (balance-scale's forced
-// normalization) are fitted once. progress, if set, is told the fraction
-// of each fit done (1 when it has finished).
+// selectModel runs every grid point on (train, valid) in order (a
+// rfm.GridSearch) and keeps, for RFM, the (grid point, round) with the
+// first strict maximum of the validation accuracy over the grid order and,
+// within a grid point, the round order (the authors' loops); for the
+// Laplace baseline the same over round 0 only. Identical grid points
+// (balance-scale's forced normalization) are fitted once. progress, if
+// set, is told the fraction of each fit done (1 when it has finished).
 func selectModel(ctx context.Context, fit fitFunc, b base, grid []Setting, train, valid *rfm.Dataset, progress func(Setting, float64)) (*selection, error) {
-	sel := &selection{}
-	bestR, bestL := -1.0, -1.0
-	memo := map[Setting]*rfm.Model{}
-	for _, s := range grid {
-		m, ok := memo[s]
-		if !ok {
-			var err error
-			var fp func(float64)
-			if progress != nil {
-				fp = func(f float64) { progress(s, f) }
-			}
-			m, err = fit(ctx, b.config(s), train, valid, fitProgress(fp))
-			if err != nil {
-				return nil, fmt.Errorf("fit λ=%g normalize=%v %s: %w", s.Lambda, s.Normalize, s, err)
-			}
-			if len(m.History) == 0 {
-				return nil, fmt.Errorf("fit λ=%g normalize=%v %s: no round was scored", s.Lambda, s.Normalize, s)
-			}
-			memo[s] = m
-			if progress != nil {
-				progress(s, 1)
-			}
-		}
-		accs := make([]float64, len(m.History))
-		for i, r := range m.History {
-			accs[i] = r.ValAccuracy
-		}
-		sel.history = append(sel.history, accs)
-		// The model keeps its first best round, so comparing that round
-		// against the best so far is the sequential first-strict-max scan.
-		if a := m.History[m.BestRound].ValAccuracy; a > bestR {
-			bestR = a
-			sel.rfm = Choice{Setting: s, Round: m.BestRound, ValAccuracy: 100 * a, M: m.M}
-			if m.BestRound == 0 {
-				sel.rfm.M = kernel.FeatureMatrix{}
-			}
-		}
-		if a := m.History[0].ValAccuracy; a > bestL {
-			bestL = a
-			sel.laplace = Choice{Setting: s, Round: 0, ValAccuracy: 100 * a}
-		}
-	}
-	if bestR < 0 {
+	if len(grid) == 0 {
 		return nil, fmt.Errorf("empty selection grid")
 	}
+	cfgs := make([]rfm.Config, len(grid))
+	for i, s := range grid {
+		cfgs[i] = b.config(s)
+	}
+	search := rfm.GridSearch{Fit: func(ctx context.Context, cfg rfm.Config, train, valid *rfm.Dataset, p func(rfm.Progress)) (*rfm.Model, error) {
+		m, err := fit(ctx, cfg, train, valid, p)
+		if err != nil {
+			return nil, fmt.Errorf("fit λ=%g normalize=%v: %w", cfg.Ridge, cfg.NormalizeRows, err)
+		}
+		return m, nil
+	}}
+	if progress != nil {
+		search.Progress = func(i int, f float64) { progress(grid[i], f) }
+	}
+	trials, err := search.Run(ctx, cfgs, train, valid)
+	if err != nil {
+		return nil, err
+	}
+	sel := &selection{}
+	for _, t := range trials {
+		sel.history = append(sel.history, t.Scores)
+	}
+	i, r, _ := rfm.Best(trials, 0, math.MaxInt)
+	m := trials[i].Model
+	sel.rfm = Choice{Setting: grid[i], Round: r, ValAccuracy: 100 * trials[i].Scores[r]}
+	if r > 0 {
+		if r != m.BestRound { // the model keeps its first best round, which is this one
+			return nil, fmt.Errorf("grid point %s: chosen round %d, the model kept %d", grid[i], r, m.BestRound)
+		}
+		sel.rfm.M = m.M
+	}
+	i, _, _ = rfm.Best(trials, 0, 0)
+	sel.laplace = Choice{Setting: grid[i], Round: 0, ValAccuracy: 100 * trials[i].Scores[0]}
 	return sel, nil
 }
 

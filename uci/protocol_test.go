@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/rfmkit/rfm"
@@ -21,7 +22,7 @@ func TestPaperGrid(t *testing.T) {
 		if s.Lambda != lams[i/2] || s.Normalize != (i%2 == 0) {
 			t.Errorf("grid[%d] = λ %g, normalize %v", i, s.Lambda, s.Normalize)
 		}
-		if s.Bandwidth != 10 || s.Iters != 4 || s.Diag || s.Centered || s.Norm != rfm.NormMean {
+		if s.Bandwidth != 10 || s.Iters != 4 || s.Diag || s.Centered || s.Norm != rfm.MNormMean {
 			t.Errorf("grid[%d] = %+v, want L=10, 4 iterations, full M, mean AGOP", i, s)
 		}
 	}
@@ -49,8 +50,8 @@ func TestPaperGrid(t *testing.T) {
 }
 
 func TestSettingStringRoundTrip(t *testing.T) {
-	for _, s := range append(TunedGrid("x"), Setting{Bandwidth: 2.5, Diag: true, Centered: true, Norm: rfm.NormMax, Iters: 7},
-		Setting{Bandwidth: 3, Kernel: kernel.Gaussian, Norm: rfm.NormMean, Power: 0.5, Iters: 4}) {
+	for _, s := range append(TunedGrid("x"), Setting{Bandwidth: 2.5, Diag: true, Centered: true, Norm: rfm.MNormMax, Iters: 7},
+		Setting{Bandwidth: 3, Kernel: kernel.Gaussian, Norm: rfm.MNormMean, Power: 0.5, Iters: 4}) {
 		var back Setting
 		back.Lambda, back.Normalize = s.Lambda, s.Normalize
 		if err := parseSetting(s.String(), &back); err != nil {
@@ -93,11 +94,11 @@ func (f *fakeFit) fit(_ context.Context, cfg rfm.Config, _, _ *rfm.Dataset, _ fu
 // outer, normalization inner) and, inside a grid point, the round order.
 func TestSelectFirstStrictMax(t *testing.T) {
 	grid := []Setting{
-		{Lambda: 10, Bandwidth: 10, Norm: rfm.NormMean, Iters: 2},
-		{Lambda: 1, Bandwidth: 10, Norm: rfm.NormMean, Iters: 2},
-		{Lambda: 0.1, Bandwidth: 10, Norm: rfm.NormMean, Iters: 2},
-		{Lambda: 0.01, Bandwidth: 10, Norm: rfm.NormMean, Iters: 2},
-		{Lambda: 0.001, Bandwidth: 10, Norm: rfm.NormMean, Iters: 2},
+		{Lambda: 10, Bandwidth: 10, Norm: rfm.MNormMean, Iters: 2},
+		{Lambda: 1, Bandwidth: 10, Norm: rfm.MNormMean, Iters: 2},
+		{Lambda: 0.1, Bandwidth: 10, Norm: rfm.MNormMean, Iters: 2},
+		{Lambda: 0.01, Bandwidth: 10, Norm: rfm.MNormMean, Iters: 2},
+		{Lambda: 0.001, Bandwidth: 10, Norm: rfm.MNormMean, Iters: 2},
 	}
 	cases := []struct {
 		name        string
@@ -194,8 +195,8 @@ func TestFixedKRRMatchesEngine(t *testing.T) {
 	tr, va := s.subset(s.Select.Train), s.subset(s.Select.Test)
 	learned := 0
 	for _, st := range []Setting{
-		{Lambda: 0.1, Normalize: true, Bandwidth: 10, Norm: rfm.NormMean, Iters: 3},
-		{Lambda: 1e-3, Normalize: false, Bandwidth: 2, Diag: true, Norm: rfm.NormMean, Iters: 3},
+		{Lambda: 0.1, Normalize: true, Bandwidth: 10, Norm: rfm.MNormMean, Iters: 3},
+		{Lambda: 1e-3, Normalize: false, Bandwidth: 2, Diag: true, Norm: rfm.MNormMean, Iters: 3},
 	} {
 		model, err := rfm.Fit(context.Background(), b.config(st), tr, va, nil)
 		if err != nil {
@@ -275,7 +276,7 @@ func TestTunedRelearnsOnBothHalves(t *testing.T) {
 		got.n, got.iters, got.valid, got.first = train.N, cfg.Iters, valid != nil, train.X[0]
 		return &rfm.Model{M: kernel.DiagonalMatrix([]float64{7, 8})}, nil
 	}}
-	ch := Choice{Setting: Setting{Lambda: 0.1, Bandwidth: 5, Diag: true, Norm: rfm.NormMean, Iters: 4}, Round: 3, M: kernel.DiagonalMatrix([]float64{1, 2})}
+	ch := Choice{Setting: Setting{Lambda: 0.1, Bandwidth: 5, Diag: true, Norm: rfm.MNormMean, Iters: 4}, Round: 3, M: kernel.DiagonalMatrix([]float64{1, 2})}
 	both := append(append([]int(nil), s.Select.Train...), s.Select.Test...)
 	if err := j.relearn(context.Background(), s, both, &ch); err != nil {
 		t.Fatal(err)
@@ -321,5 +322,37 @@ func TestAveragedSelection(t *testing.T) {
 	}
 	if _, err := averaged(grid, x, &selection{history: y.history[:2]}); err == nil {
 		t.Error("selections of different grids averaged")
+	}
+}
+
+// The overlay of a Setting gives the configuration the hand-written
+// mapping used to give, for every grid point of every protocol.
+func TestSettingOverlay(t *testing.T) {
+	refine := 3
+	b := base{seed: 7, float32: true, refine: &refine}
+	old := func(s Setting) rfm.Config {
+		cfg := rfm.DefaultConfig()
+		cfg.Kernel = kernel.Spec{Kind: kernel.Laplace, Bandwidth: s.Bandwidth}
+		if s.Kernel != "" {
+			cfg.Kernel.Kind = s.Kernel
+		}
+		if s.Power != 0 {
+			cfg.AGOPPower = s.Power
+		}
+		cfg.Ridge, cfg.Iters, cfg.Diag, cfg.Centered, cfg.MNorm = s.Lambda, s.Iters, s.Diag, s.Centered, s.Norm
+		cfg.AGOPSamples, cfg.AGOPReplace, cfg.NormalizeRows = 20000, true, s.Normalize
+		cfg.Refit, cfg.EarlyStop, cfg.Selection = false, 0, rfm.SelectAccuracy
+		cfg.Float32, cfg.Refine, cfg.Seed = true, 3, 7
+		return cfg
+	}
+	grid := append(TunedGrid("iris"), Setting{Lambda: 0, Bandwidth: 3, Kernel: kernel.Gaussian, Norm: rfm.MNormMax, Power: 0.5, Iters: 0})
+	for _, s := range grid {
+		got, want := b.config(s), old(s)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s λ=%g: overlay\n%+v\nwant\n%+v", s, s.Lambda, got, want)
+		}
+		if err := got.Validate(); err != nil {
+			t.Errorf("%s: %v", s, err)
+		}
 	}
 }

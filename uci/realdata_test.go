@@ -1,7 +1,6 @@
 package uci
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,12 +9,6 @@ import (
 
 // realDir is the shared benchmark folder, relative to this package.
 const realDir = "../../shared/data/uci121"
-
-// benchArgs runs the real benchmark through Command when set, e.g.
-//
-//	go test -tags openblas ./uci/ -run TestRealBenchmark -timeout 0 -v \
-//	  -uci.args="--data ../../shared/data/uci121 --subset arora90 --out /tmp/uci-paper"
-var benchArgs = flag.String("uci.args", "", "run `rfm bench uci` with these arguments (TestRealBenchmark)")
 
 func realLayout(t *testing.T) *Layout {
 	t.Helper()
@@ -109,17 +102,5 @@ func TestRealLoad(t *testing.T) {
 				t.Errorf("%s: fold of %d+%d rows, n=%d", name, len(f.Train), len(f.Test), s.N1)
 			}
 		}
-	}
-}
-
-// TestRealBenchmark runs the benchmark command on the real data when
-// -uci.args is given (it takes minutes to hours; not part of the default
-// test run).
-func TestRealBenchmark(t *testing.T) {
-	if *benchArgs == "" {
-		t.Skip("set -uci.args to run the real benchmark")
-	}
-	if code := Command(strings.Fields(*benchArgs), os.Stdout, os.Stderr); code != 0 {
-		t.Fatalf("exit status %d", code)
 	}
 }

@@ -314,7 +314,7 @@ func writeChoiceCounts(b *strings.Builder, rep *Report) {
 			} else {
 				add("gradients", "uncentered")
 			}
-			add("AGOP normalization", c.Norm)
+			add("AGOP normalization", string(c.Norm))
 			k := string(c.Kernel)
 			if k == "" {
 				k = "laplace"

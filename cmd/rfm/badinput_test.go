@@ -76,7 +76,7 @@ func TestBadInputs(t *testing.T) {
 		{"header only", fit("header.csv"), 1, []string{"header.csv: line 1", "no data rows"}},
 		{"ragged rows", fit("ragged.csv"), 1, []string{"ragged.csv: line 3", "2 fields", "header has 3"}},
 		{"text in a forced-numeric column", fit("text.csv", "--numeric", "b"), 1, []string{"text.csv: line 3, column 2 (\"b\")", "\"abc\" is not a number"}},
-		{"unknown target column", fit("text.csv", "--target", "zz"), 1, []string{"text.csv", "target column \"zz\" not found", "\"a\", \"b\", \"y\""}},
+		{"unknown target column", []string{"fit", "--data", "text.csv", "--target", "zz", "--out", "out.rfm"}, 1, []string{"text.csv", "target column \"zz\" not found", "\"a\", \"b\", \"y\""}},
 		{"no target and no default", []string{"fit", "--data", "notarget.csv", "--out", "out.rfm"}, 2, []string{"--target is required", "\"a\", \"b\""}},
 		{"target is the only column", fit("onlytarget.csv"), 1, []string{"onlytarget.csv", "no feature columns"}},
 		{"one class only", fit("oneclass.csv"), 1, []string{"oneclass.csv", "only one class"}},
@@ -89,7 +89,7 @@ func TestBadInputs(t *testing.T) {
 		{"directory as data", fit("."), 1, []string{"is a directory"}},
 		{"unseen class in --valid", append(goodFit, "--ignore", "id", "--valid", "newclass.csv"), 1, []string{"newclass.csv: line 3", "\"maybe\"", "not seen in training"}},
 		{"task that cannot be", fit("text.csv", "--task", "ranking"), 2, []string{"--task \"ranking\""}},
-		{"regression on text", fit("oneclass.csv", "--target", "y", "--task", "regression"), 1, []string{"oneclass.csv: line 2, column 3 (\"y\")", "not a number"}},
+		{"regression on text", fit("oneclass.csv", "--task", "regression"), 1, []string{"oneclass.csv: line 2, column 3 (\"y\")", "not a number"}},
 		{"ignored target", fit("text.csv", "--ignore", "y"), 2, []string{"--target \"y\" is also in --ignore"}},
 
 		{"text in a numeric column at predict time", predict("good.rfm", "badnum.csv"), 1, []string{"badnum.csv: line 3, column 1 (\"age\")", "\"abc\" is not a number"}},
@@ -105,8 +105,8 @@ func TestBadInputs(t *testing.T) {
 		{"no --model", []string{"predict", "--data", "badnum.csv"}, 2, []string{"--model is required"}},
 		{"unseen class in eval", []string{"eval", "--model", "good.rfm", "--data", "newclass.csv"}, 1, []string{"newclass.csv: line 3, column 6 (\"churn\")", "\"maybe\""}},
 		{"eval without the target column", []string{"eval", "--model", "good.rfm", "--data", "badnum.csv"}, 1, []string{"badnum.csv", "target column \"churn\" is missing"}},
-		{"output over the input", predict("good.rfm", "badnum.csv", "--out", "badnum.csv"), 2, []string{"--out badnum.csv would overwrite the input"}},
-		{"output in a missing directory", predict("good.rfm", "badnum.csv", "--out", "no/such/dir/p.csv"), 1, []string{"--out no/such/dir/p.csv", "does not exist"}},
+		{"output over the input", []string{"predict", "--model", "good.rfm", "--data", "badnum.csv", "--out", "badnum.csv"}, 2, []string{"--out badnum.csv would overwrite the input"}},
+		{"output in a missing directory", []string{"predict", "--model", "good.rfm", "--data", "badnum.csv", "--out", "no/such/dir/p.csv"}, 1, []string{"--out no/such/dir/p.csv", "does not exist"}},
 
 		{"unknown flag", append(goodFit, "--frobnicate"), 2, []string{"unknown flag --frobnicate"}},
 		{"misspelt flag", append(goodFit, "--rigde", "1"), 2, []string{"unknown flag --rigde", "did you mean --ridge?"}},

@@ -130,7 +130,7 @@ func writeFigures(dir string, lm *loadedModel, names []string, top int, shape *i
 		if err := add("rounds.png", func(p string) error {
 			title := fmt.Sprintf("%s: validation by round (kept: %d)", base, m.BestRound)
 			if m.Config.FinalKernel != nil {
-				title += fmt.Sprintf("; rounds of %s, predictor %s", m.Config.Kernel, m.Kernel)
+				title += fmt.Sprintf("; rounds of %s, predictor %s", m.Config.Kernel, m.KernelUsed)
 			}
 			return plot.Curve(p, xs, series, "round", ylabel, title)
 		}); err != nil {

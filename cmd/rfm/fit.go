@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -12,159 +13,63 @@ import (
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
-	"github.com/rfmkit/rfm/kernel"
 )
 
-// engineFlags hold every hyperparameter of rfm.Config, with the papers'
-// defaults from rfm.DefaultConfig.
+// engineFlags are the engine's settings: the hyperparameters declared in
+// rfm.Params, read straight into a Config, and the command line's own
+// RFM-T switch and memory cap.
 type engineFlags struct {
-	kernel      string
-	bandwidth   float64
-	exponent    float64
-	depth       int
-	finalKernel string
-	ridge       float64
-	iters       int
-	diag        bool
-	centered    bool
-	agopSamples int
-	agopReplace bool
-	norm        string
-	agopPower   float64
-	earlyStop   float64
-	adaptive    float64
-	normRows    bool
-	float32     bool
-	refine      int
-	noRefit     bool
-	seed        uint64
-	selection   string
-	valFraction float64
-	memory      string
-	rfmT        bool
-	threshold   float64
+	cfg       rfm.Config
+	memory    string
+	rfmT      bool
+	threshold float64
 }
 
 func (g *engineFlags) register(f *flagSet) {
-	def := rfm.DefaultConfig()
-	kinds := make([]string, 0, 3)
-	for _, k := range kernel.Kinds() {
-		kinds = append(kinds, string(k))
+	g.cfg = rfm.DefaultConfig()
+	for _, p := range rfm.Params() {
+		if p.Default != "" { // a kernel parameter the default kernel leaves at zero
+			if err := p.Set(&g.cfg, p.Default); err != nil {
+				panic(fmt.Sprintf("declared default of %s: %v", p.Name, err))
+			}
+		}
 	}
-	f.Section("Kernel and feature learning")
-	f.String(&g.kernel, "kernel", string(def.Kernel.Kind), "base kernel `NAME`: "+strings.Join(kinds, ", "))
-	f.Float(&g.bandwidth, "bandwidth", def.Kernel.Bandwidth, "kernel bandwidth `L` > 0 (laplace, gen-laplace, gaussian)")
-	f.Float(&g.exponent, "exponent", 1, "exponent `q` in (0, 2] of the gen-laplace kernel")
-	f.Int(&g.depth, "depth", 2, fmt.Sprintf("depth `D` in 1..%d of the ntk and nngp kernels (they have no bandwidth)", kernel.MaxDepth))
-	f.String(&g.finalKernel, "final-kernel", "", "refit α with this kernel `NAME` on the learned M, e.g. ntk for \"RFM (NTK)\" (same --bandwidth, --exponent, --depth)")
-	f.Float(&g.ridge, "ridge", def.Ridge, "ridge regularization `λ` ≥ 0")
-	f.Int(&g.iters, "iters", def.Iters, "AGOP updates `T` (T+1 fits; round 0 is the plain kernel)")
-	f.Bool(&g.diag, "diag", def.Diag, "learn a diagonal M only (feature weighting; faster for many features)")
-	f.Bool(&g.centered, "centered", def.Centered, "subtract the mean gradient before the outer products")
-	f.Int(&g.agopSamples, "agop-samples", def.AGOPSamples, "rows used to estimate the AGOP, at most `N`")
-	f.Bool(&g.agopReplace, "agop-replace", def.AGOPReplace, "sample the AGOP rows with replacement (the authors' UCI code)")
-	f.String(&g.norm, "norm", def.Norm, "normalization `N` of a new M: mean (the papers) or max")
-	f.Float(&g.agopPower, "agop-power", def.AGOPPower, "set the new M to AGOP^`P` (1: the papers; 0.5: the grokking work), 0 < P ≤ 2")
-	f.Float(&g.adaptive, "adaptive-bandwidth", def.AdaptiveBandwidth, "when > 0, L = `F` × median pairwise M-distance, every round")
-	f.Bool(&g.normRows, "normalize-rows", def.NormalizeRows, "scale every input row to unit length first (UCI protocol option)")
+	group := func(title string) {
+		f.Section(title)
+		for _, p := range rfm.Params() {
+			if p.Group == title {
+				f.Param(&g.cfg, p)
+			}
+		}
+	}
+	group(rfm.GroupKernel)
 	f.Bool(&g.rfmT, "rfm-t", false, "thresholded RFM: keep the features whose scaled diag(M) exceeds --threshold and refit a plain Laplace kernel on them")
 	f.Float(&g.threshold, "threshold", rfm.DefaultThreshold, "RFM-T cut `T` in [0, 1) on min-max scaled diag(M)")
-
-	f.Section("Round selection")
-	f.Float(&g.valFraction, "val-fraction", def.ValFraction, "share `F` of training rows held out (seeded, stratified) to pick the round when --valid is not given; 0 keeps the last round")
-	f.String(&g.selection, "selection", def.Selection, "pick the round by `S`: accuracy (classification default) or loss (regression default)")
-	f.Float(&g.earlyStop, "early-stop", def.EarlyStop, "stop once the validation loss exceeds `F` × the best (F > 1, e.g. 1.1; 0 = off)")
-	f.Bool(&g.noRefit, "no-refit", !def.Refit, "keep α fitted on the training part instead of refitting on training + validation rows")
-	f.Uint64(&g.seed, "seed", def.Seed, "`SEED` of the holdout and AGOP sampling")
-
-	f.Section("Solver")
-	f.Bool(&g.float32, "float32", def.Float32, "store and factor the kernel matrix in float32 (half the memory)")
-	f.Int(&g.refine, "refine", def.Refine, "float64 refinement steps `K` of a float32 solve")
+	group(rfm.GroupSelection)
+	group(rfm.GroupSolver)
 	f.String(&g.memory, "memory-limit", "", "cap `SIZE` on the kernel matrix, e.g. 8G (default: 90% of available memory)")
 }
 
-// config builds and checks the engine configuration, naming the flag at
-// fault.
+// config checks the engine configuration, naming the flag at fault.
 func (g *engineFlags) config(f *flagSet) (rfm.Config, error) {
-	cfg := rfm.DefaultConfig()
-	kind := kernel.Kind(g.kernel)
-	if !slices.Contains(kernel.Kinds(), kind) {
-		return cfg, usagef("--kernel %q: want one of %s", g.kernel, kindList())
-	}
-	var final kernel.Kind
-	if g.finalKernel != "" {
-		final = kernel.Kind(g.finalKernel)
-		if !slices.Contains(kernel.Kinds(), final) {
-			return cfg, usagef("--final-kernel %q: want one of %s", g.finalKernel, kindList())
+	cfg := g.cfg
+	rfm.FinishKernels(&cfg)
+	for _, p := range rfm.Params() {
+		if f.IsSet(p.Name) && !p.Applies(&cfg) {
+			return cfg, usagef("--%s applies to %s only (the kernel is %s)", p.Name, p.AppliesTo, cfg.Kernel.Kind)
 		}
 	}
-	uses := func(k ...kernel.Kind) bool { return slices.Contains(k, kind) || slices.Contains(k, final) }
-	for name, v := range map[string]float64{"bandwidth": g.bandwidth, "exponent": g.exponent, "ridge": g.ridge,
-		"early-stop": g.earlyStop, "adaptive-bandwidth": g.adaptive, "val-fraction": g.valFraction, "threshold": g.threshold} {
-		if err := checkFinite(name, v); err != nil {
-			return cfg, err
-		}
+	if err := checkFinite("threshold", g.threshold); err != nil {
+		return cfg, err
 	}
 	switch {
-	case !(g.bandwidth > 0):
-		return cfg, usagef("--bandwidth %v: must be > 0", g.bandwidth)
-	case !(g.exponent > 0 && g.exponent <= 2):
-		return cfg, usagef("--exponent %v: must be in (0, 2]", g.exponent)
-	case f.IsSet("exponent") && !uses(kernel.GenLaplace):
-		return cfg, usagef("--exponent applies to the gen-laplace kernel only (the kernel is %s)", kind)
-	case g.depth < 1 || g.depth > kernel.MaxDepth:
-		return cfg, usagef("--depth %d: must be in 1..%d", g.depth, kernel.MaxDepth)
-	case f.IsSet("depth") && !uses(kernel.NTK, kernel.NNGP):
-		return cfg, usagef("--depth applies to the ntk and nngp kernels only (the kernel is %s)", kind)
-	case f.IsSet("bandwidth") && !uses(kernel.Laplace, kernel.GenLaplace, kernel.Gaussian):
-		return cfg, usagef("--bandwidth does not apply to the %s kernel, which has none", kind)
-	case g.ridge < 0:
-		return cfg, usagef("--ridge %v: must be ≥ 0", g.ridge)
-	case g.iters < 0:
-		return cfg, usagef("--iters %d: must be ≥ 0", g.iters)
-	case g.agopSamples < 1:
-		return cfg, usagef("--agop-samples %d: must be ≥ 1", g.agopSamples)
-	case g.norm != rfm.NormMean && g.norm != rfm.NormMax:
-		return cfg, usagef("--norm %q: want mean or max", g.norm)
-	case g.earlyStop != 0 && !(g.earlyStop > 1):
-		return cfg, usagef("--early-stop %v: must be > 1 (or 0 for off)", g.earlyStop)
-	case g.adaptive < 0:
-		return cfg, usagef("--adaptive-bandwidth %v: must be ≥ 0", g.adaptive)
-	case g.refine < 0:
-		return cfg, usagef("--refine %d: must be ≥ 0", g.refine)
-	case g.selection != "" && g.selection != "accuracy" && g.selection != "loss":
-		return cfg, usagef("--selection %q: want accuracy or loss", g.selection)
-	case !(g.valFraction >= 0 && g.valFraction < 1):
-		return cfg, usagef("--val-fraction %v: must be in [0, 1)", g.valFraction)
 	case !(g.threshold >= 0 && g.threshold < 1):
 		return cfg, usagef("--threshold %v: must be in [0, 1)", g.threshold)
 	case f.IsSet("threshold") && !g.rfmT:
 		return cfg, usagef("--threshold applies with --rfm-t only")
-	case g.rfmT && g.finalKernel != "":
+	case g.rfmT && cfg.FinalKernel != nil:
 		return cfg, usagef("--final-kernel does not apply with --rfm-t: RFM-T refits a plain Laplace kernel on the selected features")
 	}
-	cfg.Kernel = g.spec(kind)
-	if final != "" {
-		fs := g.spec(final)
-		cfg.FinalKernel = &fs
-	}
-	cfg.Ridge = g.ridge
-	cfg.Iters = g.iters
-	cfg.Diag = g.diag
-	cfg.Centered = g.centered
-	cfg.AGOPSamples = g.agopSamples
-	cfg.AGOPReplace = g.agopReplace
-	cfg.Norm = g.norm
-	cfg.AGOPPower = g.agopPower
-	cfg.EarlyStop = g.earlyStop
-	cfg.ValFraction = g.valFraction
-	cfg.Refit = !g.noRefit
-	cfg.AdaptiveBandwidth = g.adaptive
-	cfg.NormalizeRows = g.normRows
-	cfg.Float32 = g.float32
-	cfg.Refine = g.refine
-	cfg.Selection = g.selection
-	cfg.Seed = g.seed
 	if g.memory != "" {
 		b, err := parseBytes(g.memory)
 		if err != nil {
@@ -172,29 +77,20 @@ func (g *engineFlags) config(f *flagSet) (rfm.Config, error) {
 		}
 		cfg.MemoryLimit = b
 	}
-	if err := cfg.Validate(); err != nil { // a backstop: the checks above should catch everything
-		return cfg, usagef("%v", err)
+	if err := cfg.Validate(); err != nil {
+		return cfg, paramUsage(err)
 	}
 	return cfg, nil
 }
 
-// spec is the kernel of the given kind with the flags' parameters.
-func (g *engineFlags) spec(kind kernel.Kind) kernel.Spec {
-	switch kind {
-	case kernel.NTK, kernel.NNGP:
-		return kernel.Spec{Kind: kind, Depth: g.depth}
-	case kernel.GenLaplace:
-		return kernel.Spec{Kind: kind, Bandwidth: g.bandwidth, Exponent: g.exponent}
+// paramUsage words a Config error as a usage error: a parameter out of
+// range is named by its flag ("--agop-power 3: must be in (0, 2]").
+func paramUsage(err error) error {
+	var pe *rfm.ParamError
+	if errors.As(err, &pe) {
+		return usagef("--%s %s: %s", pe.Param.Name, pe.ValueText(), pe.Reason)
 	}
-	return kernel.Spec{Kind: kind, Bandwidth: g.bandwidth}
-}
-
-func kindList() string {
-	var names []string
-	for _, k := range kernel.Kinds() {
-		names = append(names, string(k))
-	}
-	return strings.Join(names, ", ")
+	return usagef("%v", err)
 }
 
 // train runs the engine: a plain RFM or, with --rfm-t, the thresholded one.
@@ -461,7 +357,7 @@ func describeConfig(c rfm.Config) string {
 	if c.Diag {
 		metric = "diagonal M"
 	}
-	s := fmt.Sprintf("%s, ridge %g, %d AGOP updates, %s (%s-normalized", c.Kernel, c.Ridge, c.Iters, metric, c.Norm)
+	s := fmt.Sprintf("%s, ridge %g, %d AGOP updates, %s (%s-normalized", c.Kernel, c.Ridge, c.Iters, metric, c.MNorm)
 	if c.Centered {
 		s += ", centered"
 	}
@@ -497,9 +393,9 @@ func describeBest(m *rfm.Model, validated bool) string {
 	}
 	if h := m.Head; h != nil && validated {
 		if m.Task == rfm.Classification {
-			fmt.Fprintf(&b, "; final kernel %s on that M: validation accuracy %.4f", m.Kernel, h.ValAccuracy)
+			fmt.Fprintf(&b, "; final kernel %s on that M: validation accuracy %.4f", m.KernelUsed, h.ValAccuracy)
 		} else {
-			fmt.Fprintf(&b, "; final kernel %s on that M: validation loss %.4g", m.Kernel, h.ValLoss)
+			fmt.Fprintf(&b, "; final kernel %s on that M: validation loss %.4g", m.KernelUsed, h.ValLoss)
 		}
 	}
 	if m.Refitted {

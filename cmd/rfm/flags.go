@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/rfmkit/rfm"
 )
 
 // flagSet is a flag.FlagSet that remembers the order and grouping of its
@@ -40,6 +42,10 @@ func newFlagSet(name, synopsis, about, example string) *flagSet {
 func (f *flagSet) Section(title string) { f.section = title }
 
 func (f *flagSet) add(name string) {
+	// Every flag is given at most once, but lists, which accumulate.
+	fl := f.fs.Lookup(name)
+	_, list := fl.Value.(*listFlag)
+	fl.Value = &onceValue{Value: fl.Value, repeatable: list}
 	if f.section != "" {
 		f.heading[name] = f.section
 		f.section = ""
@@ -75,6 +81,66 @@ func (f *flagSet) Float(p *float64, name string, def float64, usage string) {
 func (f *flagSet) List(p *listFlag, name, usage string) {
 	f.fs.Var(p, name, usage)
 	f.add(name)
+}
+
+// Param adds the flag of a declared hyperparameter, read into and
+// defaulting from cfg; its help, with the range, is the declaration's.
+func (f *flagSet) Param(cfg *rfm.Config, p *rfm.Param) {
+	f.fs.Var(&paramValue{cfg: cfg, p: p}, p.Name, p.Usage())
+	f.add(p.Name)
+}
+
+// paramValue is the flag.Value of a declared hyperparameter: it parses
+// the type only; the range is checked on the whole Config afterwards, so
+// that a parameter the kernel does not use is reported as such.
+type paramValue struct {
+	cfg *rfm.Config
+	p   *rfm.Param
+}
+
+func (v *paramValue) String() string {
+	if v.cfg == nil { // the flag package's zero-value probe
+		return ""
+	}
+	return fmt.Sprint(v.p.Get(v.cfg))
+}
+
+func (v *paramValue) Set(s string) error { return v.p.Set(v.cfg, s) }
+
+func (v *paramValue) Get() any { return v.p.Get(v.cfg) }
+
+func (v *paramValue) IsBoolFlag() bool { return v.p.Type == rfm.ParamBool }
+
+// errTwice marks a flag given a second time.
+var errTwice = errors.New("given twice")
+
+// onceValue refuses a second value for a flag that is not a list: with the
+// standard library, the last one would silently win.
+type onceValue struct {
+	flag.Value
+	repeatable bool
+	first      string // the first value given, for the message
+	set        bool
+}
+
+func (o *onceValue) Set(s string) error {
+	if o.set && !o.repeatable {
+		return fmt.Errorf("%w (first %q)", errTwice, o.first)
+	}
+	o.set, o.first = true, s
+	return o.Value.Set(s)
+}
+
+func (o *onceValue) IsBoolFlag() bool {
+	b, ok := o.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+func (o *onceValue) Get() any {
+	if g, ok := o.Value.(flag.Getter); ok {
+		return g.Get()
+	}
+	return nil
 }
 
 // IsSet reports whether the flag was given on the command line.
@@ -134,6 +200,7 @@ func (f *flagSet) ParsePositional(args []string, w io.Writer, target *string) er
 
 var (
 	reInvalid  = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-([^:]+): (.*)$`)
+	reBoolFlag = regexp.MustCompile(`^invalid boolean flag ([^:]+): (.*)$`)
 	reUndef    = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
 	reNeedsArg = regexp.MustCompile(`^flag needs an argument: -+(.*)$`)
 	reBadSyn   = regexp.MustCompile(`^bad flag syntax: (.*)$`)
@@ -144,6 +211,9 @@ func (f *flagSet) rewrite(err error) string {
 	msg := err.Error()
 	if m := reInvalid.FindStringSubmatch(msg); m != nil {
 		value, name, why := m[1], m[2], m[3]
+		if first, ok := strings.CutPrefix(why, errTwice.Error()+" (first "); ok {
+			return fmt.Sprintf("--%s given twice (%s, then %q); give it once", name, strings.TrimSuffix(first, ")"), value)
+		}
 		if fl := f.fs.Lookup(name); fl != nil && (why == "parse error" || strings.HasPrefix(why, "strconv.")) {
 			why = "want " + kindOf(fl)
 		}
@@ -151,6 +221,12 @@ func (f *flagSet) rewrite(err error) string {
 			why = "out of range for " + kindOf(f.fs.Lookup(name))
 		}
 		return fmt.Sprintf("--%s %q: %s", name, value, why)
+	}
+	if m := reBoolFlag.FindStringSubmatch(msg); m != nil {
+		if strings.HasPrefix(m[2], errTwice.Error()) {
+			return fmt.Sprintf("--%s given twice; give it once", m[1])
+		}
+		return fmt.Sprintf("--%s: %s", m[1], m[2])
 	}
 	if m := reUndef.FindStringSubmatch(msg); m != nil {
 		s := fmt.Sprintf("unknown flag --%s", m[1])
@@ -173,7 +249,7 @@ func kindOf(fl *flag.Flag) string {
 		return "a value"
 	}
 	g, ok := fl.Value.(flag.Getter)
-	if !ok {
+	if !ok || g.Get() == nil {
 		return "a value"
 	}
 	switch reflect.TypeOf(g.Get()).Kind() {

@@ -119,7 +119,7 @@ func inspectModel(lm *loadedModel, top, eig int) (*inspectJSON, error) {
 	m := lm.model
 	res := &inspectJSON{
 		Model: lm.path, CreatedBy: lm.createdBy, Training: lm.training, Task: string(m.Task), Features: m.D,
-		Config: m.Config, KernelUsed: m.Kernel, Metric: string(m.M.Form), Centers: m.N,
+		Config: m.Config, KernelUsed: m.KernelUsed, Metric: string(m.M.Form), Centers: m.N,
 		History: m.History, BestRound: m.BestRound, Refitted: m.Refitted, Note: m.Note,
 	}
 	names := featureNames(lm)
@@ -280,7 +280,7 @@ func writeInspectText(w io.Writer, r *inspectJSON, lm *loadedModel) error {
 
 func selectionName(c rfm.Config, task rfm.Task) string {
 	if c.Selection != "" {
-		return c.Selection
+		return string(c.Selection)
 	}
 	if task == rfm.Classification {
 		return "accuracy"

@@ -151,7 +151,7 @@ func TestConfigFromFlags(t *testing.T) {
 		}},
 		{[]string{"--ridge", "0.5", "--iters", "7"}, func(c rfm.Config) bool { return c.Ridge == 0.5 && c.Iters == 7 }},
 		{[]string{"--diag", "--centered", "--agop-replace"}, func(c rfm.Config) bool { return c.Diag && c.Centered && c.AGOPReplace }},
-		{[]string{"--agop-samples", "100", "--norm", "max"}, func(c rfm.Config) bool { return c.AGOPSamples == 100 && c.Norm == "max" }},
+		{[]string{"--agop-samples", "100", "--norm", "max"}, func(c rfm.Config) bool { return c.AGOPSamples == 100 && c.MNorm == rfm.MNormMax }},
 		{[]string{"--early-stop", "1.1", "--adaptive-bandwidth", "2"}, func(c rfm.Config) bool { return c.EarlyStop == 1.1 && c.AdaptiveBandwidth == 2 }},
 		{[]string{"--normalize-rows", "--float32", "--refine", "3"}, func(c rfm.Config) bool { return c.NormalizeRows && c.Float32 && c.Refine == 3 }},
 		{[]string{"--no-refit", "--seed", "42", "--val-fraction", "0.3"}, func(c rfm.Config) bool { return !c.Refit && c.Seed == 42 && c.ValFraction == 0.3 }},

@@ -150,61 +150,80 @@ func run(ctx context.Context, o options) (*report, error) {
 
 	base := rfm.DefaultConfig()
 	base.Seed, base.Float32, base.Refit, base.ValFraction = o.seed, o.float32, false, 0
-	score := func(group, setting string, cfg rfm.Config) (trial, error) {
-		start := time.Now()
-		m, err := rfm.Fit(ctx, cfg, tr, va, nil)
+	// search scores a group of settings on the validation digits (one
+	// rfm.GridSearch) and records them; a model with a final kernel is
+	// scored by that kernel's validation accuracy alone.
+	search := func(group string, names []string, cfgs []rfm.Config) ([]trial, error) {
+		g := rfm.GridSearch{
+			Score: func(m *rfm.Model) []float64 {
+				if m.Head != nil {
+					return []float64{m.Head.ValAccuracy}
+				}
+				return rfm.ValAccuracies(m)
+			},
+			Done: func(i int, t *rfm.Trial) {
+				logf("  %-8s %-44s validation %s  (%.0f s)\n", group, names[i], percents(t.Scores), t.Seconds)
+			},
+		}
+		ts, err := g.Run(ctx, cfgs, tr, va)
 		if err != nil {
-			return trial{}, fmt.Errorf("%s %s: %w", group, setting, err)
+			return nil, fmt.Errorf("%s: %w", group, err)
 		}
-		t := trial{Setting: setting, Seconds: time.Since(start).Seconds(), cfg: cfg}
-		for _, r := range m.History {
-			t.Val = append(t.Val, r.ValAccuracy)
+		out := make([]trial, len(ts))
+		for i, t := range ts {
+			out[i] = trial{Setting: names[i], Val: t.Scores, Seconds: t.Seconds, cfg: t.Config}
 		}
-		if m.Head != nil { // a final kernel: its own score is what counts
-			t.Val = []float64{m.Head.ValAccuracy}
+		rep.Trials[group] = out
+		return out, nil
+	}
+	// best is the first strict maximum over rounds lo..hi (rfm.Best).
+	best := func(ts []trial, lo, hi int) (*trial, int) {
+		rt := make([]rfm.Trial, len(ts))
+		for i, t := range ts {
+			rt[i] = rfm.Trial{Scores: t.Val}
 		}
-		rep.Trials[group] = append(rep.Trials[group], t)
-		logf("  %-8s %-44s validation %s  (%.0f s)\n", group, setting, percents(t.Val), t.Seconds)
-		return t, nil
+		i, r, ok := rfm.Best(rt, lo, hi)
+		if !ok {
+			return nil, 0
+		}
+		return &ts[i], r
 	}
 
 	// 1. Laplace.
-	var lapBest *trial
+	var names []string
+	var cfgs []rfm.Config
 	for _, L := range []float64{10, 5} {
 		for _, lam := range []float64{1e-3, 1e-4} {
 			for _, norm := range []bool{true, false} {
 				cfg := base
 				cfg.Kernel.Bandwidth, cfg.Ridge, cfg.NormalizeRows, cfg.Iters = L, lam, norm, 0
-				t, err := score("laplace", fmt.Sprintf("L=%g λ=%g normalize-rows=%v", L, lam, norm), cfg)
-				if err != nil {
-					return nil, err
-				}
-				if lapBest == nil || t.Val[0] > lapBest.Val[0] {
-					lapBest = &t
-				}
+				names, cfgs = append(names, fmt.Sprintf("L=%g λ=%g normalize-rows=%v", L, lam, norm)), append(cfgs, cfg)
 			}
 		}
 	}
+	lap, err := search("laplace", names, cfgs)
+	if err != nil {
+		return nil, err
+	}
+	lapBest, _ := best(lap, 0, 0)
 
 	// 2. RFM on the chosen Laplace setting; rounds ≥ 1 only, so that the
 	// RFM is a learned M and not the Laplace machine again.
-	var rfmBest *trial
-	rfmRound := 0
+	names, cfgs = nil, nil
 	for _, diag := range []bool{false, true} {
 		for _, power := range []float64{1, 0.5} {
 			cfg := lapBest.cfg
 			cfg.Iters, cfg.Diag, cfg.AGOPPower = o.iters, diag, power
-			t, err := score("rfm", fmt.Sprintf("%s M=%s agop-power=%g", lapBest.Setting, metricName(diag), power), cfg)
-			if err != nil {
-				return nil, err
-			}
-			for r := 1; r < len(t.Val); r++ {
-				if rfmBest == nil || t.Val[r] > rfmBest.Val[rfmRound] {
-					tt := t
-					rfmBest, rfmRound = &tt, r
-				}
-			}
+			names, cfgs = append(names, fmt.Sprintf("%s M=%s agop-power=%g", lapBest.Setting, metricName(diag), power)), append(cfgs, cfg)
 		}
+	}
+	rfms, err := search("rfm", names, cfgs)
+	if err != nil {
+		return nil, err
+	}
+	rfmBest, rfmRound := best(rfms, 1, o.iters)
+	if rfmBest == nil {
+		return nil, errors.New("rfm: no setting scored a round after the first")
 	}
 	// M of the chosen round, learned on the fitting digits as in the trial
 	// (without validation rows Fit keeps the last round).
@@ -222,29 +241,29 @@ func run(ctx context.Context, o options) (*report, error) {
 	}
 
 	// 3. NTK on pixels and on the RFM features.
-	var ntkBest, rntkBest *trial
+	var rnames []string
+	var rcfgs []rfm.Config
+	names, cfgs = nil, nil
 	for _, depth := range []int{1, 2, 3} {
 		for _, lam := range []float64{1e-3, 1e-4} {
 			cfg := base
 			cfg.Kernel, cfg.Ridge, cfg.Iters = kernel.Spec{Kind: kernel.NTK, Depth: depth}, lam, 0
 			cfg.NormalizeRows = lapBest.cfg.NormalizeRows
 			setting := fmt.Sprintf("depth=%d λ=%g normalize-rows=%v", depth, lam, cfg.NormalizeRows)
-			t, err := score("ntk", setting, cfg)
-			if err != nil {
-				return nil, err
-			}
-			if ntkBest == nil || t.Val[0] > ntkBest.Val[0] {
-				ntkBest = &t
-			}
-			u, err := score("rfm-ntk", setting+" on the RFM's M", fixedM(cfg))
-			if err != nil {
-				return nil, err
-			}
-			if rntkBest == nil || u.Val[0] > rntkBest.Val[0] {
-				rntkBest = &u
-			}
+			names, cfgs = append(names, setting), append(cfgs, cfg)
+			rnames, rcfgs = append(rnames, setting+" on the RFM's M"), append(rcfgs, fixedM(cfg))
 		}
 	}
+	ntks, err := search("ntk", names, cfgs)
+	if err != nil {
+		return nil, err
+	}
+	rntks, err := search("rfm-ntk", rnames, rcfgs)
+	if err != nil {
+		return nil, err
+	}
+	ntkBest, _ := best(ntks, 0, 0)
+	rntkBest, _ := best(rntks, 0, 0)
 
 	// 4. Refit each choice on all training digits; test once.
 	var rfmModel *rfm.Model

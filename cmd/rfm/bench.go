@@ -1,0 +1,43 @@
+package main
+
+import (
+	"io"
+	"strconv"
+)
+
+// cmdBench dispatches 'rfm bench SUITE'.
+func cmdBench(e *env, args []string) error {
+	usage := func(w io.Writer) {
+		io.WriteString(w, `Usage: rfm bench SUITE [flags]
+
+Suites:
+  uci   the UCI-121 protocol of the RFM papers and the comparison with 179
+        classifiers (run 'rfm bench uci -h' for its flags)
+
+Example:
+  rfm bench uci --data ../shared/data/uci121 --out results/
+`)
+	}
+	if len(args) == 0 {
+		usage(e.stderr)
+		return usagef("name a suite: uci")
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		usage(e.stdout)
+		return nil
+	case "uci":
+		// Messages name the suite: "rfm bench uci: ...".
+		if code := e.exit("bench uci", cmdBenchUCI(e, args[1:])); code != exitOK {
+			return exitCode(code)
+		}
+		return nil
+	}
+	return usagef("unknown benchmark suite %q; the suites are: uci", args[0])
+}
+
+// exitCode is an error whose message was already printed by a mounted
+// command; it only carries the exit status.
+type exitCode int
+
+func (c exitCode) Error() string { return "exit status " + strconv.Itoa(int(c)) }
