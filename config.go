@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rfmkit/rfm/kernel"
+	"github.com/rfmkit/rfm/solve"
 )
 
 // Task is what the model predicts.
@@ -36,6 +37,53 @@ const (
 	SelectAccuracy Selection = "accuracy" // validation accuracy, first strict maximum
 	SelectLoss     Selection = "loss"     // validation MSE, first strict minimum
 )
+
+// Solver is how the kernel machines of a fit are solved.
+type Solver string
+
+// The solvers. Fit runs SolverExact; the tree package runs SolverTree
+// (tree.Fit); SolverAuto is resolved by ChooseSolver.
+const (
+	SolverAuto  Solver = "auto"  // exact while it fits and is quick, tree above
+	SolverExact Solver = "exact" // one Cholesky of the n×n kernel matrix
+	SolverTree  Solver = "tree"  // leaves of at most LeafSize rows, each exact
+)
+
+// SplitRule picks the direction a tree node is split along.
+type SplitRule string
+
+// The split rules of SolverTree.
+const (
+	// SplitAGOP: the top eigenvector of the AGOP of a plain kernel machine
+	// fitted on a seeded, stratified sample of the node (the xRFM idea).
+	SplitAGOP SplitRule = "agop"
+	// SplitPCA: the top principal direction of the node's sample.
+	SplitPCA SplitRule = "pca"
+	// SplitRandom: a seeded random unit direction (a baseline).
+	SplitRandom SplitRule = "random"
+)
+
+// AutoExactRows is the most training rows SolverAuto fits exactly: above
+// it one exact round takes minutes (n = 25 000: about 50 s in float64 on
+// two cores) and a tree of leaves is faster.
+const AutoExactRows = 25000
+
+// ChooseSolver resolves SolverAuto for n training rows: exact up to
+// AutoExactRows when the n×n matrix fits the memory budget, tree above.
+// It returns the solver and why, for the command line.
+func ChooseSolver(cfg Config, n int) (Solver, string) {
+	switch cfg.Solver {
+	case SolverExact, SolverTree:
+		return cfg.Solver, "asked for"
+	}
+	if n > AutoExactRows {
+		return SolverTree, fmt.Sprintf("%d rows are more than an exact solve takes quickly (%d)", n, AutoExactRows)
+	}
+	if err := solve.Plan(n, cfg.Float32, cfg.MemoryLimit); err != nil {
+		return SolverTree, fmt.Sprintf("the exact solve does not fit: %v", err)
+	}
+	return SolverExact, fmt.Sprintf("%d rows fit one exact solve", n)
+}
 
 // Config holds every hyperparameter of a fit. DefaultConfig gives the
 // papers' values; the zero Config is not valid.
@@ -92,6 +140,16 @@ type Config struct {
 	Selection Selection `json:"selection,omitempty"`
 	// Seed drives every random choice (holdout, AGOP sampling).
 	Seed uint64 `json:"seed"`
+	// Solver: exact (Fit), tree (tree.Fit) or auto (see ChooseSolver); ""
+	// is exact. The other fields of this group apply to the tree.
+	Solver Solver `json:"solver,omitempty"`
+	// LeafSize is the most rows of a tree leaf (0: chosen by the planner).
+	LeafSize int `json:"leaf_size,omitempty"`
+	// SplitRule picks each node's direction ("": agop).
+	SplitRule SplitRule `json:"split_rule,omitempty"`
+	// SplitSample is the most rows of a node used to find its direction
+	// (0: 4 000).
+	SplitSample int `json:"split_sample,omitempty"`
 	// MemoryLimit caps the n×n matrix in bytes (0 = 90% of available memory).
 	MemoryLimit uint64 `json:"-"`
 	// InitialM, when set (not the identity), replaces M_0 = I. With

@@ -29,6 +29,9 @@ func Fit(ctx context.Context, cfg Config, train, valid *Dataset, progress func(P
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.Solver == SolverTree {
+		return nil, fmt.Errorf("rfm.Fit solves exactly: a tree of RFMs is fitted by tree.Fit")
+	}
 	if err := train.check("training", 2); err != nil {
 		return nil, err
 	}

@@ -317,6 +317,8 @@ func kindNames() []string {
 
 func radial(c *Config) bool { return c.Kernel.Radial() }
 
+func isTree(c *Config) bool { return c.Solver == SolverTree || c.Solver == SolverAuto }
+
 var (
 	atLeast0 = Range{Lo: 0, Hi: math.Inf(1)}
 	atLeast1 = Range{Lo: 1, Hi: math.Inf(1)}
@@ -431,6 +433,19 @@ var params = []Param{
 		get:  func(c *Config) any { return c.Seed },
 		set:  func(c *Config, v any) { c.Seed = v.(uint64) }},
 
+	choiceParam(Param{Name: "solver", Field: "Solver", Arg: "S", Group: GroupSolver, EmptyOK: true, Default: "auto",
+		Help: "`S`: exact (one n×n kernel matrix), tree (leaves of at most --leaf-size rows, each an exact RFM) or auto (exact up to 25 000 rows when it fits in memory, tree above)"},
+		[]Solver{SolverAuto, SolverExact, SolverTree}, func(c *Config) *Solver { return &c.Solver }),
+	intParam(Param{Name: "leaf-size", Field: "LeafSize", Arg: "N", Group: GroupSolver,
+		Help: "most rows `N` of a tree leaf (0: the planner's choice, at most 10 000)", Range: Range{Lo: 10, Hi: math.Inf(1), Off: true},
+		applies: isTree, AppliesTo: "--solver tree or auto"}, func(c *Config) *int { return &c.LeafSize }),
+	choiceParam(Param{Name: "split-rule", Field: "SplitRule", Arg: "R", Group: GroupSolver, EmptyOK: true, Default: "agop",
+		Help: "direction `R` a tree node is split along: agop (top AGOP eigenvector of a kernel machine on a sample of the node), pca or random",
+		applies: isTree, AppliesTo: "--solver tree or auto"},
+		[]SplitRule{SplitAGOP, SplitPCA, SplitRandom}, func(c *Config) *SplitRule { return &c.SplitRule }),
+	intParam(Param{Name: "split-sample", Field: "SplitSample", Arg: "N", Group: GroupSolver,
+		Help: "rows `N` of a tree node sampled to find its split (0: 4 000)", Range: Range{Lo: 10, Hi: 20000, Off: true},
+		applies: isTree, AppliesTo: "--solver tree or auto"}, func(c *Config) *int { return &c.SplitSample }),
 	boolParam(Param{Name: "float32", Field: "Float32", Group: GroupSolver,
 		Help: "store and factor the kernel matrix in float32 (half the memory)"}, func(c *Config) *bool { return &c.Float32 }),
 	intParam(Param{Name: "refine", Field: "Refine", Arg: "K", Group: GroupSolver,

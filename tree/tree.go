@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"slices"
 	"sort"
 	"sync"
 
@@ -16,24 +15,6 @@ import (
 	"github.com/rfmkit/rfm/kernel"
 	"github.com/rfmkit/rfm/solve"
 )
-
-// SplitRule picks the direction a node is split along.
-type SplitRule string
-
-// The split rules.
-const (
-	// SplitAGOP: the top eigenvector of the AGOP of a plain Laplace kernel
-	// machine fitted on a seeded (stratified) sample of the node (SPEC §4,
-	// the xRFM idea): the direction the target varies most along.
-	SplitAGOP SplitRule = "agop"
-	// SplitPCA: the top principal direction of the node's sample.
-	SplitPCA SplitRule = "pca"
-	// SplitRandom: a seeded random unit direction (a baseline).
-	SplitRandom SplitRule = "random"
-)
-
-// SplitRules lists the rules, for help texts.
-func SplitRules() []SplitRule { return []SplitRule{SplitAGOP, SplitPCA, SplitRandom} }
 
 // Defaults.
 const (
@@ -44,42 +25,14 @@ const (
 	fullSplitLimit = 2000
 )
 
-// Config is a tree-partitioned RFM: nodes with more than LeafSize rows are
-// split in two at the median of a projection; every leaf is an RFM fitted
-// with Leaf on its rows alone (its own holdout, best round and refit).
-type Config struct {
-	Leaf rfm.Config
-	// LeafSize is the most rows a leaf holds (0: DefaultLeafSize, lowered by
-	// the planner when the memory budget needs it).
-	LeafSize int
-	// SplitSample is the most rows of a node used to find its direction
-	// (0: DefaultSplitSample; at most 20 000).
-	SplitSample int
-	Rule        SplitRule
-	// Parallel is the number of leaves trained at once (0: as many as the
-	// memory budget and the CPUs allow).
-	Parallel int
-}
-
-// DefaultConfig is the papers' RFM at the leaves, AGOP splits.
-func DefaultConfig() Config {
-	return Config{Leaf: rfm.DefaultConfig(), Rule: SplitAGOP}
-}
-
-// Validate reports the first out-of-range setting.
-func (c Config) Validate() error {
-	if err := c.Leaf.Validate(); err != nil {
-		return fmt.Errorf("leaf: %w", err)
+// check reports a tree setting of cfg out of range (the declaration checks
+// the same through cfg.Validate; this names the tree's own constraints).
+func check(cfg rfm.Config) error {
+	if err := cfg.Validate(); err != nil {
+		return err
 	}
-	switch {
-	case c.LeafSize != 0 && c.LeafSize < 10:
-		return fmt.Errorf("leaf size %d must be ≥ 10 (or 0 for the default)", c.LeafSize)
-	case c.SplitSample != 0 && (c.SplitSample < 10 || c.SplitSample > 20000):
-		return fmt.Errorf("split sample %d must be in 10..20000 (or 0 for the default)", c.SplitSample)
-	case c.Parallel < 0:
-		return fmt.Errorf("parallel leaves %d must be ≥ 0", c.Parallel)
-	case c.Rule != "" && !slices.Contains(SplitRules(), c.Rule):
-		return fmt.Errorf("split rule %q (known: agop, pca, random)", c.Rule)
+	if cfg.Solver != "" && cfg.Solver != rfm.SolverTree && cfg.Solver != rfm.SolverAuto {
+		return fmt.Errorf("tree.Fit: the config asks for the %s solver", cfg.Solver)
 	}
 	return nil
 }
@@ -108,8 +61,10 @@ type Leaf struct {
 
 // Model is a fitted tree of RFMs: routing nodes and leaf models. It
 // predicts without the training data. Methods are safe for concurrent use.
+// Config is every leaf's configuration and the tree's (LeafSize as the
+// planner chose it, SplitRule, SplitSample).
 type Model struct {
-	Config  Config   `json:"config"`
+	Config  rfm.Config `json:"config"`
 	Task    rfm.Task `json:"task"`
 	Outputs int      `json:"outputs"`
 	D       int      `json:"d"`
@@ -161,35 +116,28 @@ func leafBytes(n, d, c int, cfg rfm.Config) uint64 {
 // MakePlan picks the leaf size and the leaves in flight for n rows of d
 // features and c outputs within the memory budget (cfg.Leaf.MemoryLimit,
 // or 90% of the available memory), or refuses naming what does not fit.
-func MakePlan(cfg Config, n, d, c int) (Plan, error) {
-	budget := cfg.Leaf.MemoryLimit
+func MakePlan(cfg rfm.Config, n, d, c int) (Plan, error) {
+	budget := cfg.MemoryLimit
 	if budget == 0 {
 		budget = solve.AvailableBudget()
 	}
 	p := Plan{LeafSize: cfg.LeafSize, BudgetBytes: budget}
+	// The rows themselves and the routing buffers are held for the whole fit.
+	fixed := uint64(n) * uint64(d) * 8 * 2
 	if p.LeafSize == 0 {
 		p.LeafSize = DefaultLeafSize
-		for p.LeafSize > 1000 && leafBytes(p.LeafSize, d, c, cfg.Leaf) > budget {
+		for p.LeafSize > 1000 && leafBytes(p.LeafSize, d, c, cfg)+fixed > budget {
 			p.LeafSize = p.LeafSize * 3 / 4
 		}
 	}
 	p.LeafSize = min(p.LeafSize, max(n, 10))
-	p.LeafBytes = leafBytes(p.LeafSize, d, c, cfg.Leaf)
-	// The rows themselves and the routing buffers are held for the whole fit.
-	fixed := uint64(n) * uint64(d) * 8 * 2
+	p.LeafBytes = leafBytes(p.LeafSize, d, c, cfg)
 	if p.LeafBytes+fixed > budget {
 		return p, fmt.Errorf("%w: a leaf of %d rows × %d features needs %s (and the %d training rows %s more), %s available; lower --leaf-size, use --float32 or --diag",
 			ErrTooLarge, p.LeafSize, d, human(p.LeafBytes), n, human(fixed), human(budget))
 	}
 	most := int((budget - fixed) / p.LeafBytes)
-	p.Parallel = cfg.Parallel
-	if p.Parallel == 0 {
-		p.Parallel = max(1, min(most, linalg.Threads()))
-	}
-	if p.Parallel > most {
-		return p, fmt.Errorf("%w: %d leaves in flight need %d × %s, %s available; train fewer at once",
-			ErrTooLarge, p.Parallel, p.Parallel, human(p.LeafBytes), human(budget-fixed))
-	}
+	p.Parallel = max(1, min(most, linalg.Threads()))
 	return p, nil
 }
 
@@ -203,13 +151,15 @@ func human(b uint64) string {
 	return fmt.Sprintf("%d B", b)
 }
 
-// Fit grows the tree on train and fits its leaves. progress may be nil.
-func Fit(ctx context.Context, cfg Config, train *rfm.Dataset, progress func(Progress)) (*Model, *Plan, error) {
-	if err := cfg.Validate(); err != nil {
+// Fit grows the tree on train and fits its leaves with cfg (its solver
+// must be tree, auto or unset). progress may be nil.
+func Fit(ctx context.Context, cfg rfm.Config, train *rfm.Dataset, progress func(Progress)) (*Model, *Plan, error) {
+	if err := check(cfg); err != nil {
 		return nil, nil, err
 	}
-	if cfg.Rule == "" {
-		cfg.Rule = SplitAGOP
+	cfg.Solver = rfm.SolverTree
+	if cfg.SplitRule == "" {
+		cfg.SplitRule = rfm.SplitAGOP
 	}
 	if cfg.SplitSample == 0 {
 		cfg.SplitSample = DefaultSplitSample
@@ -256,7 +206,7 @@ func withClasses(ds *rfm.Dataset, c int) *rfm.Dataset {
 }
 
 type grower struct {
-	cfg      Config
+	cfg      rfm.Config
 	ds       *rfm.Dataset
 	classes  int
 	progress func(Progress)
@@ -324,16 +274,16 @@ func (g *grower) grow(ctx context.Context, m *Model, rows []int) ([][]int, error
 func (g *grower) split(ctx context.Context, node int, rows []int) (left, right []int, dir []float64, thr float64, err error) {
 	ds := g.ds
 	d := ds.D
-	rng := rand.New(rand.NewPCG(g.cfg.Leaf.Seed, uint64(node)+0x7ee))
+	rng := rand.New(rand.NewPCG(g.cfg.Seed, uint64(node)+0x7ee))
 	sample := g.sample(rows, rng)
 	var dirs [][]float64
-	switch g.cfg.Rule {
-	case SplitAGOP:
+	switch g.cfg.SplitRule {
+	case rfm.SplitAGOP:
 		dirs, err = g.agopDirections(ctx, sample, node)
 		if err != nil {
 			return nil, nil, nil, 0, err
 		}
-	case SplitPCA:
+	case rfm.SplitPCA:
 		dirs, err = pcaDirections(ds, sample)
 		if err != nil {
 			return nil, nil, nil, 0, err
@@ -391,7 +341,8 @@ func (g *grower) agopDirections(ctx context.Context, sample []int, node int) ([]
 			return nil, nil // nothing to learn: the PCA-free fallback is the random direction
 		}
 	}
-	cfg := g.cfg.Leaf
+	cfg := g.cfg
+	cfg.Solver = rfm.SolverExact
 	cfg.Iters, cfg.ValFraction, cfg.Refit, cfg.EarlyStop = 1, 0, false, 0
 	cfg.FinalKernel, cfg.InitialM, cfg.AdaptiveBandwidth = nil, kernel.FeatureMatrix{}, 0
 	cfg.AGOPPower, cfg.MNorm = 1, rfm.MNormMean
@@ -586,7 +537,8 @@ func balancedCut(rows []int, proj []float64) (left, right []int, thr float64, ok
 // fitLeaves trains the leaves, plan.Parallel at a time, in leaf order.
 func (g *grower) fitLeaves(ctx context.Context, m *Model, leafRows [][]int, plan Plan) error {
 	m.Leaves = make([]Leaf, len(leafRows))
-	leafCfg := g.cfg.Leaf
+	leafCfg := g.cfg
+	leafCfg.Solver = rfm.SolverExact
 	leafCfg.MemoryLimit = (plan.BudgetBytes - uint64(g.ds.N)*uint64(g.ds.D)*16) / uint64(plan.Parallel)
 	par := min(plan.Parallel, len(leafRows))
 	if par > 1 {

@@ -56,7 +56,10 @@ func (g *engineFlags) config(f *flagSet) (rfm.Config, error) {
 	rfm.FinishKernels(&cfg)
 	for _, p := range rfm.Params() {
 		if f.IsSet(p.Name) && !p.Applies(&cfg) {
-			return cfg, usagef("--%s applies to %s only (the kernel is %s)", p.Name, p.AppliesTo, cfg.Kernel.Kind)
+			if strings.Contains(p.AppliesTo, "kernel") {
+				return cfg, usagef("--%s applies to %s only (the kernel is %s)", p.Name, p.AppliesTo, cfg.Kernel.Kind)
+			}
+			return cfg, usagef("--%s applies to %s only", p.Name, p.AppliesTo)
 		}
 	}
 	if err := checkFinite("threshold", g.threshold); err != nil {
