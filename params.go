@@ -440,7 +440,7 @@ var params = []Param{
 		Help: "most rows `N` of a tree leaf (0: the planner's choice, at most 10 000)", Range: Range{Lo: 10, Hi: math.Inf(1), Off: true},
 		applies: isTree, AppliesTo: "--solver tree or auto"}, func(c *Config) *int { return &c.LeafSize }),
 	choiceParam(Param{Name: "split-rule", Field: "SplitRule", Arg: "R", Group: GroupSolver, EmptyOK: true, Default: "agop",
-		Help: "direction `R` a tree node is split along: agop (top AGOP eigenvector of a kernel machine on a sample of the node), pca or random",
+		Help:    "direction `R` a tree node is split along: agop (top AGOP eigenvector of a kernel machine on a sample of the node), pca or random",
 		applies: isTree, AppliesTo: "--solver tree or auto"},
 		[]SplitRule{SplitAGOP, SplitPCA, SplitRandom}, func(c *Config) *SplitRule { return &c.SplitRule }),
 	intParam(Param{Name: "split-sample", Field: "SplitSample", Arg: "N", Group: GroupSolver,

@@ -65,13 +65,13 @@ type Leaf struct {
 // planner chose it, SplitRule, SplitSample).
 type Model struct {
 	Config  rfm.Config `json:"config"`
-	Task    rfm.Task `json:"task"`
-	Outputs int      `json:"outputs"`
-	D       int      `json:"d"`
-	N       int      `json:"n"`
-	Nodes   []Node   `json:"nodes"`
-	Leaves  []Leaf   `json:"leaves"`
-	Notes   []string `json:"notes,omitempty"`
+	Task    rfm.Task   `json:"task"`
+	Outputs int        `json:"outputs"`
+	D       int        `json:"d"`
+	N       int        `json:"n"`
+	Nodes   []Node     `json:"nodes"`
+	Leaves  []Leaf     `json:"leaves"`
+	Notes   []string   `json:"notes,omitempty"`
 }
 
 // Progress reports how far a tree fit has come.
