@@ -110,7 +110,10 @@ func leafBytes(n, d, c int, cfg rfm.Config) uint64 {
 	if !cfg.Diag {
 		b += uint64(d) * uint64(d) * 8 * 6
 	}
-	return b + 64<<20 // per-thread tiles and AGOP blocks
+	// The AGOP's block buffers (about 64 MB at most, less for few rows)
+	// and each thread's kernel tiles.
+	blocks := min(uint64(64<<20), 2*uint64(n)*uint64(c)*uint64(d+1)*16)
+	return b + blocks + uint64(linalg.Threads())*(4<<20)
 }
 
 // MakePlan picks the leaf size and the leaves in flight for n rows of d

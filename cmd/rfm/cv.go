@@ -10,6 +10,7 @@ import (
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/metrics"
+	"github.com/rfmkit/rfm/tree"
 )
 
 type cvOptions struct {
@@ -31,6 +32,7 @@ type cvFold struct {
 	TrainRows int            `json:"train_rows"`
 	TestRows  int            `json:"test_rows"`
 	BestRound int            `json:"best_round"`
+	Leaves    int            `json:"leaves,omitempty"` // a tree fold
 	Values    map[string]any `json:"metrics"`
 }
 
@@ -176,19 +178,37 @@ func (o *cvOptions) runFold(e *env, cfg rfm.Config, t *dataset.Table, tg *datase
 	if err != nil {
 		return nil, err
 	}
-	model, err := o.eng.train(e.ctx, cfg, trDS, nil, progress)
-	if err != nil {
-		return nil, err
+	fd := &cvFold{TrainRows: trDS.N, TestRows: teDS.N}
+	var model predictor
+	outputs := 0
+	if solver, _ := rfm.ChooseSolver(cfg, trDS.N); solver == rfm.SolverTree {
+		if o.eng.rfmT {
+			return nil, usagef("--rfm-t does not apply to a tree of RFMs (--solver tree, or auto with %d rows)", trDS.N)
+		}
+		cfg.Solver = solver
+		tm, _, err := tree.Fit(e.ctx, cfg, trDS, func(pr tree.Progress) {
+			progress(rfm.Progress{Stage: "tree", Fraction: pr.Fraction})
+		})
+		if err != nil {
+			return nil, err
+		}
+		model, outputs, fd.Leaves = tm, tm.Outputs, len(tm.Leaves)
+	} else {
+		cfg.Solver = solver
+		m, err := o.eng.train(e.ctx, cfg, trDS, nil, progress)
+		if err != nil {
+			return nil, err
+		}
+		model, outputs, fd.BestRound = m, m.Outputs, m.BestRound
 	}
 	scores, err := model.Predict(e.ctx, teDS.X, teDS.N)
 	if err != nil {
 		return nil, err
 	}
-	report, err := score(tg, teT, teDS.Labels, teDS.Y, scores, teDS.N, model.Outputs)
+	report, err := score(tg, teT, teDS.Labels, teDS.Y, scores, teDS.N, outputs)
 	if err != nil {
 		return nil, err
 	}
-	fd := &cvFold{TrainRows: trDS.N, TestRows: teDS.N, BestRound: model.BestRound}
 	switch r := report.(type) {
 	case *metrics.Classification:
 		fd.Values = map[string]any{"accuracy": finite(r.Accuracy), "log_loss": r.LogLoss, "auc": r.AUC}

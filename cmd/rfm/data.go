@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/internal/linalg"
 	"github.com/rfmkit/rfm/modelfile"
+	"github.com/rfmkit/rfm/tree"
 )
 
 // Model file sections written by the CLI next to the engine's state.
@@ -105,15 +107,16 @@ func (c *columnFlags) register(f *flagSet) {
 // bar (on a terminal, unless quiet) moves during long predictions. Each
 // chunk is a multiple of the kernel's 128-row bands and a row's prediction
 // depends only on the row, so the numbers are those of one Predict call.
-func predictChunked(e *env, m *rfm.Model, x []float64, n int, quiet bool, verb string) ([]float64, error) {
+func predictChunked(e *env, lm *loadedModel, x []float64, n int, quiet bool, verb string) ([]float64, error) {
 	const chunk = 32 * 128
 	bar := newProgress(e.stderr, e.tty(), quiet)
 	defer bar.Abort() // the caller prints its own summary
-	out := make([]float64, 0, n*m.Outputs)
+	d, m := lm.d(), lm.predictor()
+	out := make([]float64, 0, n*lm.outputs())
 	for r0 := 0; r0 < n; r0 += chunk {
 		r1 := min(r0+chunk, n)
 		bar.Update(float64(r0)/float64(n), fmt.Sprintf("%s rows %d-%d of %d", verb, r0+1, r1, n))
-		s, err := m.Predict(e.ctx, x[r0*m.D:r1*m.D], r1-r0)
+		s, err := m.Predict(e.ctx, x[r0*d:r1*d], r1-r0)
 		if err != nil {
 			return nil, err
 		}
@@ -295,8 +298,13 @@ type trainingInfo struct {
 	Version    string `json:"rfm_version"`
 }
 
+// fileModel is what a model file holds: an RFM or a tree of them.
+type fileModel interface {
+	ToFile(extra map[string]json.RawMessage) (*modelfile.File, error)
+}
+
 // saveModel writes the model with its pipeline and target atomically.
-func saveModel(path string, m *rfm.Model, p *dataset.Pipeline, tg *dataset.Target, info trainingInfo) error {
+func saveModel(path string, m fileModel, p *dataset.Pipeline, tg *dataset.Target, info trainingInfo) error {
 	extra := map[string]json.RawMessage{}
 	for key, v := range map[string]any{extraPipeline: p, extraTarget: tg, extraTraining: info} {
 		b, err := json.Marshal(v)
@@ -313,10 +321,12 @@ func saveModel(path string, m *rfm.Model, p *dataset.Pipeline, tg *dataset.Targe
 	return modelfile.WriteFileAtomic(path, f)
 }
 
-// loadedModel is a model file with the CLI's sections decoded.
+// loadedModel is a model file with the CLI's sections decoded. Exactly one
+// of model (an RFM) and tree is set.
 type loadedModel struct {
 	path     string
 	model    *rfm.Model
+	tree     *tree.Model
 	pipeline *dataset.Pipeline // nil when the file was not written by rfm fit
 	target   *dataset.Target   // likewise
 	training *trainingInfo
@@ -337,11 +347,16 @@ func loadModel(path string, needPipeline bool) (*loadedModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, extra, err := rfm.FromFile(f)
+	lm := &loadedModel{path: path, createdBy: f.CreatedBy}
+	var extra map[string]json.RawMessage
+	if f.Kind == tree.FileKind {
+		lm.tree, extra, err = tree.FromFile(f)
+	} else {
+		lm.model, extra, err = rfm.FromFile(f)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	lm := &loadedModel{path: path, model: m, createdBy: f.CreatedBy}
 	decode := func(key string, v any) (bool, error) {
 		raw, ok := extra[key]
 		if !ok {
@@ -377,24 +392,59 @@ func loadModel(path string, needPipeline bool) (*loadedModel, error) {
 		if err := tg.Validate(); err != nil {
 			return nil, fmt.Errorf("%s: model section %q: %s", path, extraTarget, strings.TrimPrefix(err.Error(), "dataset: "))
 		}
-		if w := p.Width(); w != m.D {
-			return nil, fmt.Errorf("%s: the pipeline makes %d features but the model takes %d; the file is inconsistent", path, w, m.D)
+		if w := p.Width(); w != lm.d() {
+			return nil, fmt.Errorf("%s: the pipeline makes %d features but the model takes %d; the file is inconsistent", path, w, lm.d())
 		}
 		wantTask := rfm.Regression
 		if tg.IsClassification() {
 			wantTask = rfm.Classification
-			if tg.NumClasses() != m.Outputs {
-				return nil, fmt.Errorf("%s: the target has %d classes but the model has %d outputs; the file is inconsistent", path, tg.NumClasses(), m.Outputs)
+			if tg.NumClasses() != lm.outputs() {
+				return nil, fmt.Errorf("%s: the target has %d classes but the model has %d outputs; the file is inconsistent", path, tg.NumClasses(), lm.outputs())
 			}
 		}
-		if m.Task != wantTask {
-			return nil, fmt.Errorf("%s: the target is for %s but the model does %s; the file is inconsistent", path, tg.Task, m.Task)
+		if lm.task() != wantTask {
+			return nil, fmt.Errorf("%s: the target is for %s but the model does %s; the file is inconsistent", path, tg.Task, lm.task())
 		}
 		lm.pipeline, lm.target = &p, &tg
 	} else if needPipeline {
 		return nil, fmt.Errorf("%s: the model has no column pipeline (it was not written by 'rfm fit'); predict with the Go API on numeric features instead", path)
 	}
 	return lm, nil
+}
+
+// predictor is what predict and eval need of a model.
+type predictor interface {
+	Predict(ctx context.Context, x []float64, n int) ([]float64, error)
+}
+
+func (lm *loadedModel) predictor() predictor {
+	if lm.tree != nil {
+		return lm.tree
+	}
+	return lm.model
+}
+
+// d is the number of features the model takes.
+func (lm *loadedModel) d() int {
+	if lm.tree != nil {
+		return lm.tree.D
+	}
+	return lm.model.D
+}
+
+// outputs is the number of classes or regression targets.
+func (lm *loadedModel) outputs() int {
+	if lm.tree != nil {
+		return lm.tree.Outputs
+	}
+	return lm.model.Outputs
+}
+
+func (lm *loadedModel) task() rfm.Task {
+	if lm.tree != nil {
+		return lm.tree.Task
+	}
+	return lm.model.Task
 }
 
 // checkOutPath fails early, before a long computation, when the output

@@ -92,11 +92,11 @@ func evaluate(e *env, lm *loadedModel, t *dataset.Table, path string, quiet bool
 	if err != nil {
 		return nil, err
 	}
-	scores, err := predictChunked(e, lm.model, ds.X, ds.N, quiet, "score")
+	scores, err := predictChunked(e, lm, ds.X, ds.N, quiet, "score")
 	if err != nil {
 		return nil, err
 	}
-	return score(lm.target, t, ds.Labels, ds.Y, scores, ds.N, lm.model.Outputs)
+	return score(lm.target, t, ds.Labels, ds.Y, scores, ds.N, lm.outputs())
 }
 
 // score compares model outputs with the true targets of table t (whose

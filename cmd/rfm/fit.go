@@ -268,6 +268,15 @@ func cmdFit(e *env, args []string) error {
 		}
 	}
 
+	solver, why := rfm.ChooseSolver(cfg, train.N)
+	cfg.Solver = solver
+	if solver == rfm.SolverTree {
+		if o.eng.rfmT {
+			return usagef("--rfm-t does not apply to a tree of RFMs (--solver tree, or auto with %d rows)", train.N)
+		}
+		return fitTree(e, &o, cfg, why, train, valid, p, tg)
+	}
+
 	bar := newProgress(e.stderr, e.tty(), o.common.quiet)
 	model, err := o.eng.train(e.ctx, cfg, train, valid, func(pr rfm.Progress) {
 		bar.Update(pr.Fraction, roundLabel(pr))

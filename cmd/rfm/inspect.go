@@ -98,6 +98,9 @@ rfm inspect --model digits.rfm --plots figs --image-shape 28x28`)
 	if err != nil {
 		return err
 	}
+	if lm.tree != nil {
+		return inspectTree(e, lm, top, plots, shape, common)
+	}
 	res, err := inspectModel(lm, top, eig)
 	if err != nil {
 		return err
@@ -192,7 +195,7 @@ func featureNames(lm *loadedModel) []string {
 	if lm.pipeline != nil {
 		return lm.pipeline.FeatureNames()
 	}
-	names := make([]string, lm.model.D)
+	names := make([]string, lm.d())
 	for j := range names {
 		names[j] = "x" + strconv.Itoa(j)
 	}

@@ -108,7 +108,7 @@ func cmdPredict(e *env, args []string) error {
 		}
 		keepCol = c
 	}
-	scores, err := predictChunked(e, lm.model, x, n, o.common.quiet, "predict")
+	scores, err := predictChunked(e, lm, x, n, o.common.quiet, "predict")
 	if err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func predictionRows(lm *loadedModel, scores []float64, n int, proba bool) ([][]s
 		}
 		return rows, nil
 	}
-	c := lm.model.Outputs
+	c := lm.outputs()
 	classes, prob := classify(scores, n, c)
 	labels, err := tg.Labels(classes)
 	if err != nil {

@@ -311,7 +311,7 @@ func TestPredictChunkedMatchesPredict(t *testing.T) {
 	}
 	var errBuf bytes.Buffer
 	e := &env{ctx: context.Background(), stdout: io.Discard, stderr: &errBuf, tty: func() bool { return false }}
-	got, err := predictChunked(e, m, q.X, q.N, false, "predict")
+	got, err := predictChunked(e, &loadedModel{model: m}, q.X, q.N, false, "predict")
 	if err != nil {
 		t.Fatal(err)
 	}
