@@ -122,7 +122,7 @@ func DefaultConfig() Config {
 // (see Params) as a *ParamError, or a combination that does not work.
 func (c Config) Validate() error {
 	for i := range params {
-		if err := params[i].check(&c, ""); err != nil {
+		if err := params[i].check(&c); err != nil {
 			return err
 		}
 	}
@@ -134,15 +134,14 @@ func (c Config) Validate() error {
 			if !p.kernelShape {
 				continue
 			}
-			if err := p.check(&fc, ""); err != nil {
+			if err := p.check(&fc); err != nil {
 				pe := err.(*ParamError)
 				pe.Field = "FinalKernel." + strings.TrimPrefix(pe.Field, "Kernel.")
 				return pe
 			}
 		}
 	}
-	switch {
-	case c.AdaptiveBandwidth > 0 && !c.Kernel.Radial():
+	if c.AdaptiveBandwidth > 0 && !c.Kernel.Radial() {
 		return fmt.Errorf("adaptive bandwidth needs a radial kernel: %s has no bandwidth (set it to 0)", c.Kernel)
 	}
 	return nil
