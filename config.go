@@ -179,7 +179,7 @@ func DefaultConfig() Config {
 // (see Params) as a *ParamError, or a combination that does not work.
 func (c Config) Validate() error {
 	for i := range params {
-		if err := params[i].check(&c, ""); err != nil {
+		if err := params[i].check(&c); err != nil {
 			return err
 		}
 	}
@@ -196,15 +196,14 @@ func (c Config) Validate() error {
 			if !p.kernelShape {
 				continue
 			}
-			if err := p.check(&fc, ""); err != nil {
+			if err := p.check(&fc); err != nil {
 				pe := err.(*ParamError)
 				pe.Field = "FinalKernel." + strings.TrimPrefix(pe.Field, "Kernel.")
 				return pe
 			}
 		}
 	}
-	switch {
-	case c.AdaptiveBandwidth > 0 && !c.Kernel.Radial():
+	if c.AdaptiveBandwidth > 0 && !c.Kernel.Radial() {
 		return fmt.Errorf("adaptive bandwidth needs a radial kernel: %s has no bandwidth (set it to 0)", c.Kernel)
 	case c.Diag && c.InitialM.Form == kernel.Full:
 		return fmt.Errorf("a full initial M cannot start a diagonal RFM (Diag)")

@@ -270,13 +270,13 @@ func (e *ParamError) ValueText() string {
 }
 
 // check reports c's value of p when it is out of range.
-func (p *Param) check(c *Config, prefix string) error {
+func (p *Param) check(c *Config) error {
 	if p.applies != nil && !p.applies(c) {
 		return nil
 	}
 	v := p.get(c)
 	if why := p.Check(v); why != "" {
-		return &ParamError{Param: p, Field: prefix + p.Field, Value: v, Reason: why}
+		return &ParamError{Param: p, Field: p.Field, Value: v, Reason: why}
 	}
 	return nil
 }
