@@ -205,7 +205,8 @@ func (c Config) Validate() error {
 	}
 	if c.AdaptiveBandwidth > 0 && !c.Kernel.Radial() {
 		return fmt.Errorf("adaptive bandwidth needs a radial kernel: %s has no bandwidth (set it to 0)", c.Kernel)
-	case c.Diag && c.InitialM.Form == kernel.Full:
+	}
+	if c.Diag && c.InitialM.Form == kernel.Full {
 		return fmt.Errorf("a full initial M cannot start a diagonal RFM (Diag)")
 	}
 	return nil
