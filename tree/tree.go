@@ -86,6 +86,7 @@ type Progress struct {
 // Plan is what the planner chose for a fit.
 type Plan struct {
 	LeafSize    int
+	SplitSample int // rows of a node sampled for its direction
 	Parallel    int
 	LeafBytes   uint64 // the planned memory of one leaf fit
 	BudgetBytes uint64
@@ -141,6 +142,14 @@ func MakePlan(cfg rfm.Config, n, d, c int) (Plan, error) {
 	}
 	most := int((budget - fixed) / p.LeafBytes)
 	p.Parallel = max(1, min(most, linalg.Threads()))
+	// A split fits one kernel machine on its sample, alone.
+	p.SplitSample = cfg.SplitSample
+	if p.SplitSample == 0 {
+		p.SplitSample = DefaultSplitSample
+	}
+	for p.SplitSample > 10 && leafBytes(p.SplitSample, d, c, cfg)+fixed > budget {
+		p.SplitSample = p.SplitSample * 3 / 4
+	}
 	return p, nil
 }
 
@@ -181,7 +190,7 @@ func Fit(ctx context.Context, cfg rfm.Config, train *rfm.Dataset, progress func(
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg.LeafSize = plan.LeafSize
+	cfg.LeafSize, cfg.SplitSample = plan.LeafSize, plan.SplitSample
 	g := &grower{cfg: cfg, ds: train, classes: c, progress: progress}
 	if task == rfm.Classification {
 		g.ds = withClasses(train, c)
@@ -351,6 +360,10 @@ func (g *grower) agopDirections(ctx context.Context, sample []int, node int) ([]
 	cfg.AGOPPower, cfg.MNorm = 1, rfm.MNormMean
 	cfg.Diag = cfg.Diag || ds.D > fullSplitLimit
 	cfg.Seed = cfg.Seed + uint64(node)
+	if g.cfg.MemoryLimit == 0 {
+		cfg.MemoryLimit = solve.AvailableBudget()
+	}
+	cfg.MemoryLimit -= min(cfg.MemoryLimit, uint64(g.ds.N)*uint64(g.ds.D)*16)
 	m, err := rfm.Fit(ctx, cfg, ds, nil, nil)
 	if err != nil {
 		return nil, err
