@@ -307,7 +307,7 @@ func TestNystromAGOPFiniteDifferences(t *testing.T) {
 					eval = append(eval, i)
 				}
 			}
-			p := &agop.Predictor{Kernel: s, Map: mp, Centers: res.Centers, Alpha: res.Beta, C: c}
+			p := res.Predictor(mp)
 			got, err := agop.Compute(context.Background(), p, eval, agop.Options{EvalPoints: x})
 			if err != nil {
 				t.Fatal(err)
@@ -391,5 +391,30 @@ func TestNystromBadInput(t *testing.T) {
 	}
 	if _, err := res.Predict(context.Background(), kernel.NewPoints(make([]float64, 3), 1, 3)); err == nil {
 		t.Error("prediction on points with the wrong number of features accepted")
+	}
+}
+
+// λ = 0 is allowed: β then minimizes the training error ‖K_nmβ − y‖² over
+// the centres' span, so no ridge can do better on the training rows.
+func TestNystromZeroRidge(t *testing.T) {
+	n, d := 600, 3
+	z, y := smooth(n, d, 0.3, 91)
+	x := kernel.NewPoints(z, n, d)
+	s := kernel.Spec{Kind: kernel.Laplace, Bandwidth: 2}
+	train := func(ridge float64) float64 {
+		res, err := Nystrom(context.Background(), s, x, y, 1, NystromOptions{M: 40, Ridge: ridge, Tol: 1e-12, MaxIter: 500, Seed: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := res.Predict(context.Background(), x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mse(p, y)
+	}
+	e0, e1 := train(0), train(1e-3)
+	t.Logf("training MSE: λ = 0 %.6f, λ = 1e-3 %.6f", e0, e1)
+	if !(e0 <= e1*(1+1e-9)) {
+		t.Errorf("training MSE with λ = 0 (%v) above that with λ = 1e-3 (%v)", e0, e1)
 	}
 }
