@@ -195,13 +195,17 @@ func Nystrom(ctx context.Context, s kernel.Spec, x kernel.Points[float64], y []f
 		if err := op.product(ctx, out, nil, kv); err != nil {
 			return err
 		}
-		km, err := kernel.SymApply(ctx, s, cen, out, c)
-		if err != nil {
-			return err
-		}
-		ln := opt.Ridge * float64(n)
-		for i := range kv {
-			out[i] = kv[i] + ln*km[i]
+		if opt.Ridge > 0 { // out still holds v
+			km, err := kernel.SymApply(ctx, s, cen, out, c)
+			if err != nil {
+				return err
+			}
+			ln := opt.Ridge * float64(n)
+			for i := range kv {
+				out[i] = kv[i] + ln*km[i]
+			}
+		} else {
+			copy(out, kv)
 		}
 		pre.applyBt(out, n, c)
 		return nil

@@ -52,7 +52,7 @@ func TestNystromAllCentresMatchesExact(t *testing.T) {
 	z, y := problem(n, d, c, 21)
 	zt, _ := problem(nt, d, 1, 22)
 	x, q := kernel.NewPoints(z, n, d), kernel.NewPoints(zt, nt, d)
-	for _, s := range []kernel.Spec{{Kind: kernel.Laplace, Bandwidth: 3}, {Kind: kernel.Gaussian, Bandwidth: 2}} {
+	for _, s := range []kernel.Spec{{Kind: kernel.Laplace, Bandwidth: 3}, {Kind: kernel.Gaussian, Bandwidth: 2}, {Kind: kernel.NTK, Depth: 1}} {
 		for _, lev := range []bool{false, true} {
 			const ridge = 0.5 // exact KRR's λn
 			exact, err := KRR(context.Background(), nil, s, x, y, c, Options{Ridge: ridge})
