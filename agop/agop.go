@@ -28,6 +28,18 @@ type Options struct {
 	// outer products are still summed in float64): about twice as fast,
 	// with relative errors near 1e-6 in the AGOP.
 	Float32 bool
+	// EvalPoints, when it holds points (N > 0), are the mapped points the
+	// evaluation indices refer to, instead of the centres: a Nyström
+	// predictor has m centres but its AGOP is taken at training rows.
+	EvalPoints kernel.Points[float64]
+}
+
+// evalSource is the set of mapped points that Compute's indices select.
+func evalSource(p *Predictor, opt Options) kernel.Points[float64] {
+	if opt.EvalPoints.N > 0 {
+		return opt.EvalPoints
+	}
+	return p.Centers
 }
 
 // Predictor is a fitted kernel machine f(x) = K(Map(x), Centers)·Alpha.
@@ -85,6 +97,30 @@ func convert[T linalg.Float](x []float64) []T {
 		y[i] = T(v)
 	}
 	return y
+}
+
+// convertPoints converts src into T, reusing dst's storage; in float64 it
+// returns src itself. Norms are converted, not recomputed, as newEngine
+// does for the centres.
+func convertPoints[T linalg.Float](src kernel.Points[float64], dst kernel.Points[T]) kernel.Points[T] {
+	if p, ok := any(src).(kernel.Points[T]); ok {
+		return p
+	}
+	n, d := src.N, src.D
+	if cap(dst.Z) < n*d {
+		dst.Z = make([]T, n*d)
+	}
+	if cap(dst.Norms) < n {
+		dst.Norms = make([]T, n)
+	}
+	dst.Z, dst.Norms, dst.N, dst.D = dst.Z[:n*d], dst.Norms[:n], n, d
+	for i, v := range src.Z[:n*d] {
+		dst.Z[i] = T(v)
+	}
+	for i, v := range src.Norms[:n] {
+		dst.Norms[i] = T(v)
+	}
+	return dst
 }
 
 func newEngine[T linalg.Float](p *Predictor, rows int) *engine[T] {
@@ -226,7 +262,12 @@ func compute[T linalg.Float](ctx context.Context, p *Predictor, eval []int, opt 
 	if opt.Diag && p.Map.Form == kernel.Full {
 		return nil, fmt.Errorf("agop: a diagonal AGOP needs an identity or diagonal feature matrix")
 	}
-	n, d, c := p.Centers.N, p.Centers.D, p.C
+	d, c := p.Centers.D, p.C
+	src := evalSource(p, opt)
+	if e := src; e.D != d || len(e.Z) < e.N*e.D || len(e.Norms) < e.N {
+		return nil, fmt.Errorf("agop: evaluation points (n=%d, d=%d) do not match the %d-feature predictor", e.N, e.D, d)
+	}
+	n := src.N
 	for _, i := range eval {
 		if i < 0 || i >= n {
 			return nil, fmt.Errorf("agop: evaluation index %d out of range [0,%d)", i, n)
@@ -305,6 +346,7 @@ func directSums[T linalg.Float](ctx context.Context, p *Predictor, eval []int, o
 	rows := min(blockRows(p, opt.BlockRows), len(eval))
 	e := newEngine[T](p, rows)
 	var zq kernel.Points[T]
+	var zq64 kernel.Points[float64] // gathered evaluation points, before conversion
 	g := make([]float64, rows*c*d)
 	// acc: Σ g gᵀ (d×d) or Σ g² (d), z-space; sum: Σ g per output, for centring.
 	if opt.Diag {
@@ -321,7 +363,12 @@ func directSums[T linalg.Float](ctx context.Context, p *Predictor, eval []int, o
 		}
 		b1 := min(b0+rows, len(eval))
 		m := b1 - b0
-		zq = e.z.Gather(eval[b0:b1], zq)
+		if opt.EvalPoints.N > 0 {
+			zq64 = opt.EvalPoints.Gather(eval[b0:b1], zq64)
+			zq = convertPoints(zq64, zq)
+		} else {
+			zq = e.z.Gather(eval[b0:b1], zq)
+		}
 		if err := e.zGrads(ctx, zq, g); err != nil {
 			return nil, nil, err
 		}

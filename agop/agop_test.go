@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/rfmkit/rfm/kernel"
@@ -283,5 +284,61 @@ func TestRHSBlocks(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// With EvalPoints the indices select points that are not centres (a
+// Nyström predictor's AGOP is taken at training rows): every form must
+// equal the sum of outer products of Gradients at those raw points.
+func TestComputeAtEvalPoints(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	n, d, c, ne := 23, 4, 2, 31
+	x, xe := randn(r, n*d), randn(r, ne*d)
+	m := []float64{1, 0.5, 2, 0.25}
+	p := predictor(t, kernel.DefaultSpec(), kernel.Diagonal, m, x, n, d, randn(r, n*c), c)
+	at := p.Map.Map(xe, ne)
+	// Indices beyond the centres' range too: they index xe, not x.
+	eval := []int{0, 2, 3, 5, 7, 11, 13, 22, 23, 29, 30}
+	for _, diag := range []bool{false, true} {
+		for _, centered := range []bool{false, true} {
+			want := naiveAGOP(t, p, xe, eval, diag, centered)
+			for _, form := range []Form{FormDirect, FormGram} {
+				got, err := Compute(context.Background(), p, eval, Options{Diag: diag, Centered: centered, BlockRows: 4, Form: form, EvalPoints: at})
+				if err != nil {
+					t.Fatal(err)
+				}
+				// As in TestComputeMatchesNaive.
+				tol := 1e-12
+				if form == FormGram {
+					tol = 1e-11
+				}
+				for i := range want {
+					if math.Abs(got[i]-want[i]) > tol*(1+math.Abs(want[i])) {
+						t.Fatalf("diag=%v centered=%v form=%d: entry %d = %v, want %v", diag, centered, form, i, got[i], want[i])
+					}
+				}
+			}
+			// float32: single precision, as in TestComputeFloat32.
+			got, err := Compute(context.Background(), p, eval, Options{Diag: diag, Centered: centered, Float32: true, Form: FormDirect, EvalPoints: at})
+			if err != nil {
+				t.Fatal(err)
+			}
+			scale := 0.0
+			for _, v := range want {
+				scale = math.Max(scale, math.Abs(v))
+			}
+			for i := range want {
+				if math.Abs(got[i]-want[i]) > 1e-4*scale {
+					t.Fatalf("float32 diag=%v centered=%v: entry %d = %v, want %v", diag, centered, i, got[i], want[i])
+				}
+			}
+		}
+	}
+	if _, err := Compute(context.Background(), p, []int{ne}, Options{EvalPoints: at}); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Errorf("index past the evaluation points: err = %v", err)
+	}
+	wrong := kernel.NewPoints(randn(r, 3*(d+1)), 3, d+1)
+	if _, err := Compute(context.Background(), p, []int{0}, Options{EvalPoints: wrong}); err == nil || !strings.Contains(err.Error(), "do not match") {
+		t.Errorf("evaluation points with %d features: err = %v", d+1, err)
 	}
 }

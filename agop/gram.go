@@ -89,7 +89,7 @@ func gramSums(ctx context.Context, p *Predictor, eval []int, opt Options, h []fl
 		}
 		b1 := min(b0+rows, len(eval))
 		m := b1 - b0
-		pq = p.Centers.Gather(eval[b0:b1], pq)
+		pq = evalSource(p, opt).Gather(eval[b0:b1], pq)
 		zq := pq.Z
 		kernel.CrossCoef(p.Kernel, pq, p.Centers, a, n)
 		linalg.Gemm(false, false, m, c, n, 1, a, n, alpha, c, 0, s, c)

@@ -17,5 +17,14 @@
 // that fails so is redone in float64 when that matrix fits (Result.Float64).
 // It never returns NaN or Inf.
 //
-// It knows nothing about RFM rounds or feature learning.
+// Beyond the exact limit, Nystrom fits f(x) = K(x, C)β on m centres C
+// drawn from the rows (uniformly or by approximate leverage scores) by
+// conjugate gradients with the Falkon preconditioner, forming K(X, C) a
+// band of rows at a time on every product: memory O(n·d + m²), two m×m
+// triangular factors being the large part (NystromBytes, planned before
+// allocation). Its ridge λ multiplies n·K_mm: with every row a centre it
+// is exact KRR with ridge λ·n.
+//
+// It knows nothing about RFM rounds or feature learning (the Nyström
+// result only hands agop the predictor it fitted).
 package solve

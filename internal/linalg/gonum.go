@@ -86,6 +86,20 @@ func CholSolve[T Float](n, nrhs int, l []T, ldl int, b []T, ldb int) {
 	}
 }
 
+// TriSolve overwrites B (n×nrhs) by L⁻¹B, or by L⁻ᵀB with trans, for the
+// lower-triangular L of Cholesky (its strict upper triangle is not read).
+func TriSolve[T Float](trans bool, n, nrhs int, l []T, ldl int, b []T, ldb int) {
+	if n == 0 || nrhs == 0 {
+		return
+	}
+	switch l := any(l).(type) {
+	case []float64:
+		impl.Dtrsm(blas.Left, blas.Lower, tr(trans), blas.NonUnit, n, nrhs, 1, l, ldl, any(b).([]float64), ldb)
+	case []float32:
+		impl.Strsm(blas.Left, blas.Lower, tr(trans), blas.NonUnit, n, nrhs, 1, l, ldl, any(b).([]float32), ldb)
+	}
+}
+
 func radialRows[T Float](b Block[T], op RadialOp, lo, hi int, coef bool) {
 	for i := lo; i < hi; i++ {
 		radialGo(b.G[i*b.LD:], b.colsOf(i), b.NA[i], b.NB, op, coef)

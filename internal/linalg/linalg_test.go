@@ -162,6 +162,40 @@ func TestCholeskySolve(t *testing.T) {
 	}
 }
 
+// TriSolve must invert the lower factor and its transpose alone, reading
+// nothing above the diagonal (filled with garbage here), with a leading
+// dimension wider than n.
+func TestTriSolve(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, n := range []int{1, 5, 130} {
+		ld, nrhs := n+3, 2
+		l := randMat(r, n*ld)
+		lower := make([]float64, n*n) // clean copy for the reference product
+		for i := 0; i < n; i++ {
+			for j := 0; j <= i; j++ {
+				// Off-diagonal entries of size 1/n, diagonal ≥ 2: a
+				// well-conditioned factor (random unit ones are not).
+				v := l[i*ld+j] / float64(n)
+				if i == j {
+					v = 2 + math.Abs(v)
+				}
+				l[i*ld+j], lower[i*n+j] = v, v
+			}
+		}
+		x := randMat(r, n*nrhs)
+		for _, trans := range []bool{false, true} {
+			b := naiveGemm(trans, false, n, nrhs, n, lower, n, x, nrhs)
+			TriSolve(trans, n, nrhs, l, ld, b, nrhs)
+			// Well conditioned: substitution loses a few ulps; 1e-9 is ample.
+			for i := range b {
+				if d := math.Abs(b[i] - x[i]); d > 1e-9*(1+math.Abs(x[i])) {
+					t.Fatalf("n=%d trans=%v: x[%d] = %v want %v", n, trans, i, b[i], x[i])
+				}
+			}
+		}
+	}
+}
+
 func TestCholeskyReportsIndefinite(t *testing.T) {
 	n := 200
 	a := spd(rand.New(rand.NewPCG(7, 8)), n)

@@ -146,6 +146,22 @@ func CholSolve[T Float](n, nrhs int, l []T, ldl int, b []T, ldb int) {
 	}
 }
 
+// TriSolve overwrites B (n×nrhs) by L⁻¹B, or by L⁻ᵀB with trans, for the
+// lower-triangular L of Cholesky (its strict upper triangle is not read).
+func TriSolve[T Float](trans bool, n, nrhs int, l []T, ldl int, b []T, ldb int) {
+	if n == 0 || nrhs == 0 {
+		return
+	}
+	switch l := any(l).(type) {
+	case []float64:
+		C.cblas_dtrsm(C.CblasRowMajor, C.CblasLeft, C.CblasLower, ctr(trans), C.CblasNonUnit, C.blasint(n), C.blasint(nrhs), 1,
+			p64(l), C.blasint(ldl), p64(any(b).([]float64)), C.blasint(ldb))
+	case []float32:
+		C.cblas_strsm(C.CblasRowMajor, C.CblasLeft, C.CblasLower, ctr(trans), C.CblasNonUnit, C.blasint(n), C.blasint(nrhs), 1,
+			p32(l), C.blasint(ldl), p32(any(b).([]float32)), C.blasint(ldb))
+	}
+}
+
 func radialRows[T Float](b Block[T], op RadialOp, lo, hi int, coef bool) {
 	var cf, lw C.int
 	if coef {

@@ -1,0 +1,640 @@
+package solve
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/rfmkit/rfm/agop"
+	"github.com/rfmkit/rfm/internal/linalg"
+	"github.com/rfmkit/rfm/kernel"
+)
+
+// NystromOptions configure a Nyström fit (Falkon: Rudi et al. 2017).
+type NystromOptions struct {
+	// M is the number of centres, 1 ≤ M ≤ n.
+	M int
+	// Ridge is λ ≥ 0 of (K_nmᵀK_nm + λ·n·K_mm)β = K_nmᵀy. With every row a
+	// centre this is exact KRR with ridge λ·n: the exact solver's
+	// Options.Ridge λ₀ corresponds to λ = λ₀/n here.
+	Ridge float64
+	// MaxIter bounds the CG iterations (0: 50).
+	MaxIter int
+	// Tol stops CG once every output's residual, relative to its
+	// right-hand side, is at most Tol (in the preconditioned system; 0: 1e-6).
+	Tol float64
+	// Seed drives the choice of centres.
+	Seed uint64
+	// Leverage picks centres by approximate ridge leverage scores instead of
+	// uniformly (see leverageScores).
+	Leverage bool
+	// Progress, if set, is called after each CG iteration.
+	Progress func(NystromProgress)
+	// MemoryLimit in bytes for the solver's own buffers (NystromBytes);
+	// 0 = 90% of MemAvailable.
+	MemoryLimit uint64
+}
+
+// NystromProgress reports one CG iteration.
+type NystromProgress struct {
+	Iter, MaxIter int
+	// Residual is the largest relative residual over the outputs.
+	Residual float64
+}
+
+// NystromResult is a fitted Nyström predictor f(x) = K(x, Centers)·Beta.
+type NystromResult struct {
+	Kernel kernel.Spec
+	// Index lists the training rows chosen as centres, ascending.
+	Index []int
+	// Centers are those rows (a copy, m×d).
+	Centers kernel.Points[float64]
+	Beta    []float64 // m×C, row-major
+	C       int
+	// Iterations run, the residual after each, and whether Tol was reached
+	// (a fit that hits MaxIter is returned all the same: CG's iterate is
+	// still the best in its Krylov space, and validation judges it).
+	Iterations int
+	Residuals  []float64
+	Converged  bool
+	// Jitter is the δ added to K_mm's diagonal before its factorization
+	// (absolute). It shapes the preconditioner only: the products with
+	// K_mm inside CG use the kernel itself, so the system solved is exact.
+	Jitter float64
+}
+
+// Predictor is the model as agop sees it, for the AGOP that the RFM loop
+// takes next: fm is the feature map the training points were mapped with.
+// Its centres are the m Nyström centres; pass the mapped training points
+// as agop.Options.EvalPoints to evaluate at training rows.
+func (r *NystromResult) Predictor(fm *kernel.FeatureMap) *agop.Predictor {
+	return &agop.Predictor{Kernel: r.Kernel, Map: fm, Centers: r.Centers, Alpha: r.Beta, C: r.C}
+}
+
+// Predict returns f(q) (q.N×C) for mapped points q.
+func (r *NystromResult) Predict(ctx context.Context, q kernel.Points[float64]) ([]float64, error) {
+	if q.D != r.Centers.D {
+		return nil, fmt.Errorf("solve: %d-feature points given to a Nyström model of %d features", q.D, r.Centers.D)
+	}
+	return kernel.Apply(ctx, r.Kernel, q, r.Centers, r.Beta, r.C)
+}
+
+// nysBand is the number of training rows per task of the K_nm products:
+// with it and nysCols, kernel.Cross fills a band's tile in one call on the
+// task's own goroutine (one tile of the kernel package's 128×1024 grid)
+// and the band's m columns stay in cache for the two GEMMs that follow.
+const (
+	nysBand = 128
+	nysCols = 1024
+)
+
+// leveragePilot is the number of uniformly drawn rows whose kernel matrix
+// the leverage scores are estimated from: the estimate costs n·s² flops,
+// which at s = 512 stays a few seconds for a million rows.
+const leveragePilot = 512
+
+// NystromBytes is the memory the Nyström solver allocates beyond its
+// inputs, for n rows, m centres, c outputs, d features and the given
+// number of worker threads: the two m×m triangular factors, a band of
+// K_nm and an m×c accumulator per worker, the CG vectors, the centres;
+// with leverage, the pilot's factor and n scores.
+func NystromBytes(n, m, c, d, workers int, leverage bool) uint64 {
+	f := 2*float64(m)*float64(m) + // T and A
+		float64(workers)*(float64(nysBand)*float64(m+c)+float64(m*c)) +
+		float64(12+workers)*float64(m)*float64(c) + float64(m)*float64(d+1) + float64(m)
+	if leverage {
+		s := float64(min(m, leveragePilot))
+		f += s*s + float64(workers)*float64(nysBand)*s + 2*float64(n)
+	}
+	return uint64(8 * f)
+}
+
+// Nystrom fits f(x) = K(x, C)·β on the mapped training points x with
+// targets y (x.N×c): M centres C drawn from the rows, then
+//
+//	(K_nmᵀK_nm + λ·n·K_mm)β = K_nmᵀy
+//
+// by conjugate gradients with the Falkon preconditioner B = (1/√n)T⁻¹A⁻¹,
+// T = chol(K_mm + δI), A = chol(TTᵀ/m + λI) (upper factors): CG runs on
+// BᵀHBγ = BᵀK_nmᵀy and β = Bγ. K_nm is never stored: every iteration
+// forms it a band of rows at a time and multiplies both ways while the band
+// is in cache, so memory is O(n·d + m²). The outputs are solved together
+// (one kernel pass per iteration for all of them). ctx is checked between
+// bands and iterations.
+func Nystrom(ctx context.Context, s kernel.Spec, x kernel.Points[float64], y []float64, c int, opt NystromOptions) (*NystromResult, error) {
+	n := x.N
+	if n < 1 || c < 1 || x.D < 1 || len(x.Z) < n*x.D || len(x.Norms) < n || len(y) < n*c {
+		return nil, fmt.Errorf("solve: shapes do not match (n=%d, d=%d, c=%d, len(x)=%d, len(y)=%d)", n, x.D, c, len(x.Z), len(y))
+	}
+	if opt.M < 1 || opt.M > n {
+		return nil, fmt.Errorf("solve: Nyström needs between 1 and n = %d centres, got m = %d", n, opt.M)
+	}
+	if !(opt.Ridge >= 0) || math.IsInf(opt.Ridge, 0) {
+		return nil, fmt.Errorf("solve: ridge λ = %v must be a finite number ≥ 0", opt.Ridge)
+	}
+	if opt.MaxIter < 0 {
+		return nil, fmt.Errorf("solve: MaxIter = %d must be ≥ 0 (0 for the default)", opt.MaxIter)
+	}
+	if !(opt.Tol >= 0) || math.IsInf(opt.Tol, 0) {
+		return nil, fmt.Errorf("solve: tolerance %v must be a finite number ≥ 0 (0 for the default)", opt.Tol)
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	for i, v := range y[:n*c] {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("solve: target %d (row %d, output %d) is %v", i, i/c, i%c, v)
+		}
+	}
+	maxIter, tol := opt.MaxIter, opt.Tol
+	if maxIter == 0 {
+		maxIter = 50
+	}
+	if tol == 0 {
+		tol = 1e-6
+	}
+	m := opt.M
+	workers := linalg.Workers((n + nysBand - 1) / nysBand)
+	if err := planNystrom(n, m, c, x.D, workers, opt); err != nil {
+		return nil, err
+	}
+
+	var idx []int
+	if opt.Leverage && m < n {
+		var err error
+		if idx, err = leverageCentres(ctx, s, x, m, opt.Ridge, opt.Seed); err != nil {
+			return nil, err
+		}
+	} else {
+		idx = uniformCentres(n, m, opt.Seed)
+	}
+	cen := x.Gather(idx, kernel.Points[float64]{})
+
+	pre, err := newFalkon(ctx, s, cen, opt.Ridge)
+	if err != nil {
+		return nil, err
+	}
+	op := &knm{s: s, x: x, cen: cen, c: c, workers: workers}
+	res := &NystromResult{Kernel: s, Index: idx, Centers: cen, C: c, Jitter: pre.jitter}
+
+	// b = BᵀK_nmᵀy.
+	b := make([]float64, m*c)
+	if err := op.product(ctx, nil, y, b); err != nil {
+		return nil, err
+	}
+	pre.applyBt(b, n, c)
+
+	// H·v for v = Bγ, then Bᵀ: the preconditioned operator.
+	kv := make([]float64, m*c)
+	apply := func(p, out []float64) error {
+		copy(out, p)
+		pre.applyB(out, n, c)
+		if err := op.product(ctx, out, nil, kv); err != nil {
+			return err
+		}
+		if opt.Ridge > 0 { // out still holds v
+			km, err := kernel.SymApply(ctx, s, cen, out, c)
+			if err != nil {
+				return err
+			}
+			ln := opt.Ridge * float64(n)
+			for i := range kv {
+				out[i] = kv[i] + ln*km[i]
+			}
+		} else {
+			copy(out, kv)
+		}
+		pre.applyBt(out, n, c)
+		return nil
+	}
+
+	gamma, err := cg(ctx, apply, b, m, c, maxIter, tol, res, opt.Progress)
+	if err != nil {
+		return nil, err
+	}
+	pre.applyB(gamma, n, c)
+	if err := checkFinite(gamma); err != nil {
+		return nil, err
+	}
+	res.Beta = gamma
+	return res, nil
+}
+
+func planNystrom(n, m, c, d, workers int, opt NystromOptions) error {
+	need := NystromBytes(n, m, c, d, workers, opt.Leverage)
+	limit := opt.MemoryLimit
+	if limit == 0 {
+		avail, ok := memAvailable()
+		if !ok {
+			return nil
+		}
+		limit = avail / 10 * 9
+	}
+	if need > limit {
+		return fmt.Errorf("%w: Nyström with m = %d centres needs %s (two %d×%d factors: %s), %s available; use fewer centres",
+			ErrTooLarge, m, human(need), m, m, human(16*uint64(m)*uint64(m)), human(limit))
+	}
+	return nil
+}
+
+// cg runs conjugate gradients on the c independent systems apply(γ) = b
+// (m×c, one column each) sharing each operator call. A column that reaches
+// tol is frozen (its direction zeroed) while the others go on.
+func cg(ctx context.Context, apply func(p, out []float64) error, b []float64, m, c, maxIter int, tol float64, res *NystromResult, progress func(NystromProgress)) ([]float64, error) {
+	x := make([]float64, m*c)
+	r := append([]float64(nil), b...)
+	p := append([]float64(nil), b...)
+	q := make([]float64, m*c)
+	colDot := func(u, v []float64, out []float64) {
+		clear(out)
+		for i := 0; i < m; i++ {
+			for k := 0; k < c; k++ {
+				out[k] += u[i*c+k] * v[i*c+k]
+			}
+		}
+	}
+	bn := make([]float64, c)
+	colDot(b, b, bn)
+	rs := append([]float64(nil), bn...)
+	done := make([]bool, c)
+	left := c
+	for k := range bn {
+		bn[k] = math.Sqrt(bn[k])
+		if bn[k] == 0 { // zero targets: β = 0 exactly
+			done[k] = true
+			left--
+		}
+	}
+	pq, rsNew := make([]float64, c), make([]float64, c)
+	alpha, beta := make([]float64, c), make([]float64, c)
+	for it := 1; it <= maxIter && left > 0; it++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := apply(p, q); err != nil {
+			return nil, err
+		}
+		colDot(p, q, pq)
+		for k := range alpha {
+			alpha[k] = 0
+			if !done[k] && pq[k] > 0 {
+				alpha[k] = rs[k] / pq[k]
+			}
+		}
+		for i := 0; i < m; i++ {
+			for k := 0; k < c; k++ {
+				x[i*c+k] += alpha[k] * p[i*c+k]
+				r[i*c+k] -= alpha[k] * q[i*c+k]
+			}
+		}
+		colDot(r, r, rsNew)
+		worst := 0.0
+		for k := 0; k < c; k++ {
+			if done[k] {
+				beta[k] = 0
+				continue
+			}
+			rel := math.Sqrt(rsNew[k]) / bn[k]
+			worst = max(worst, rel)
+			// pq ≤ 0: the direction is in the operator's null space
+			// (exhausted Krylov space); nothing more to gain.
+			if rel <= tol || !(pq[k] > 0) {
+				done[k] = true
+				left--
+				beta[k] = 0
+				continue
+			}
+			beta[k] = rsNew[k] / rs[k]
+			rs[k] = rsNew[k]
+		}
+		for i := 0; i < m; i++ {
+			for k := 0; k < c; k++ {
+				if done[k] {
+					p[i*c+k] = 0
+				} else {
+					p[i*c+k] = r[i*c+k] + beta[k]*p[i*c+k]
+				}
+			}
+		}
+		res.Iterations = it
+		res.Residuals = append(res.Residuals, worst)
+		if progress != nil {
+			progress(NystromProgress{Iter: it, MaxIter: maxIter, Residual: worst})
+		}
+	}
+	res.Converged = left == 0
+	return x, nil
+}
+
+// knm multiplies by K_nm = K(x, cen) and its transpose without storing it.
+type knm struct {
+	s       kernel.Spec
+	x, cen  kernel.Points[float64]
+	c       int
+	workers int
+	bands   [][]float64 // per worker: nysBand×m kernel values, then nysBand×c
+	acc     [][]float64 // per worker: m×c partial sums
+}
+
+// product sets out (m×c) = K_nmᵀ(K_nm·v) for v m×c, or K_nmᵀy when v is
+// nil. Each band of rows is a task: its nysBand×m block of K_nm is
+// computed, multiplied by v, and the result multiplied back by the block's
+// transpose into the worker's accumulator. Tasks are striped over workers
+// and the accumulators added in worker order: the same result every run
+// with the same thread count. ctx is checked between bands.
+func (o *knm) product(ctx context.Context, v, y, out []float64) error {
+	n, m, c := o.x.N, o.cen.N, o.c
+	bands := (n + nysBand - 1) / nysBand
+	if o.bands == nil {
+		o.bands = make([][]float64, o.workers)
+		o.acc = make([][]float64, o.workers)
+	}
+	for w := range o.acc {
+		if o.acc[w] != nil {
+			clear(o.acc[w])
+		}
+	}
+	err := linalg.Striped(ctx, o.workers, bands, func(w, b int) {
+		if o.bands[w] == nil {
+			o.bands[w] = make([]float64, nysBand*(m+c))
+			o.acc[w] = make([]float64, m*c)
+		}
+		r0 := b * nysBand
+		r1 := min(r0+nysBand, n)
+		rows := r1 - r0
+		band := o.x.Slice(r0, r1)
+		kb := o.bands[w][:rows*m]
+		for c0 := 0; c0 < m; c0 += nysCols {
+			kernel.Cross(o.s, band, o.cen.Slice(c0, min(c0+nysCols, m)), kb[c0:], m)
+		}
+		var u []float64
+		if v != nil {
+			u = o.bands[w][nysBand*m:]
+			linalg.Gemm(false, false, rows, c, m, 1, kb, m, v, c, 0, u, c)
+		} else {
+			u = y[r0*c:]
+		}
+		linalg.Gemm(true, false, m, c, rows, 1, kb, m, u, c, 1, o.acc[w], c)
+	})
+	if err != nil {
+		return err
+	}
+	clear(out[:m*c])
+	for _, a := range o.acc {
+		if a == nil {
+			continue
+		}
+		for i, v := range a {
+			out[i] += v
+		}
+	}
+	return nil
+}
+
+// falkon holds the preconditioner's lower factors: L with LLᵀ = K_mm + δI
+// (T = Lᵀ) and LA with LA·LAᵀ = LᵀL/m + λI (A = LAᵀ).
+type falkon struct {
+	l, la  []float64
+	m      int
+	jitter float64
+}
+
+// newFalkon factors K_mm + δI and then TTᵀ/m + λI, retrying each with a
+// growing jitter when a pivot fails or is at round-off level (duplicate
+// centres, a Gaussian kernel's fast-decaying spectrum). The first δ is
+// m·eps times the diagonal, as in Falkon.
+func newFalkon(ctx context.Context, s kernel.Spec, cen kernel.Points[float64], ridge float64) (*falkon, error) {
+	m := cen.N
+	f := &falkon{l: make([]float64, m*m), la: make([]float64, m*m), m: m}
+	steps := []float64{float64(m) * 0x1p-52, 1e-10, 1e-8, 1e-6, 1e-4, 1e-2}
+	jit, err := cholJitter(ctx, f.l, m, steps, func() error {
+		return kernel.Symmetric(ctx, s, cen, f.l, m)
+	})
+	if err != nil {
+		return nil, err
+	}
+	f.jitter = jit
+	// LᵀL needs L alone: clear the scratch above the diagonal.
+	for i := 0; i < m; i++ {
+		clear(f.l[i*m+i+1 : i*m+m])
+	}
+	if _, err := cholJitter(ctx, f.la, m, steps, func() error {
+		if err := lowerGram(ctx, m, f.l, f.la); err != nil {
+			return err
+		}
+		for i := 0; i < m; i++ {
+			f.la[i*m+i] += ridge
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// lowerGram writes the lower triangle of LᵀL/m into g for the lower
+// triangular L (m×m, zero above the diagonal), a band of rows at a time:
+// row i of LᵀL needs only rows k ≥ i of L, so the band starting at r0
+// skips the first r0 rows (a third of the flops of a full product), and
+// ctx is checked between bands (m³/3 flops in all: seconds at m = 10 000).
+func lowerGram(ctx context.Context, m int, l, g []float64) error {
+	const band = 256
+	for r0 := 0; r0 < m; r0 += band {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r1 := min(r0+band, m)
+		linalg.Gemm(true, false, r1-r0, r1, m-r0, 1/float64(m), l[r0*m+r0:], m, l[r0*m:], m, 0, g[r0*m:], m)
+	}
+	return nil
+}
+
+// cholJitter fills a (m×m, lower triangle) with build, adds δ·max diag to
+// its diagonal for δ in steps (increasing), and factors it in place until a
+// factorization is well posed; it returns the absolute δ used.
+func cholJitter(ctx context.Context, a []float64, m int, steps []float64, build func() error) (float64, error) {
+	var jit float64
+	for _, j := range steps {
+		if err := build(); err != nil {
+			return 0, err
+		}
+		scale := diagScale(a, m)
+		jit = j * scale
+		for i := 0; i < m; i++ {
+			a[i*m+i] += jit
+		}
+		bad, err := linalg.CholeskyProgress(ctx, m, a, m, nil)
+		if err != nil {
+			return 0, err
+		}
+		if bad < 0 && wellPosed(a, m, scale+jit, 1e-13) {
+			return jit, nil
+		}
+	}
+	return 0, fmt.Errorf("solve: the Nyström preconditioner's %d×%d %w even with jitter %g; use fewer centres or a larger ridge λ", m, m, ErrNotPD, jit)
+}
+
+// applyB overwrites v (m×c) by Bv = (1/√n)·L⁻ᵀ·LA⁻ᵀ·v.
+func (f *falkon) applyB(v []float64, n, c int) {
+	linalg.TriSolve(true, f.m, c, f.la, f.m, v, c)
+	linalg.TriSolve(true, f.m, c, f.l, f.m, v, c)
+	scale(v, 1/math.Sqrt(float64(n)))
+}
+
+// applyBt overwrites v (m×c) by Bᵀv = (1/√n)·LA⁻¹·L⁻¹·v.
+func (f *falkon) applyBt(v []float64, n, c int) {
+	linalg.TriSolve(false, f.m, c, f.l, f.m, v, c)
+	linalg.TriSolve(false, f.m, c, f.la, f.m, v, c)
+	scale(v, 1/math.Sqrt(float64(n)))
+}
+
+func scale(v []float64, a float64) {
+	for i := range v {
+		v[i] *= a
+	}
+}
+
+// uniformCentres draws m of the n rows without replacement (Floyd's
+// algorithm: O(m) memory whatever n), ascending.
+func uniformCentres(n, m int, seed uint64) []int {
+	if m == n {
+		idx := make([]int, n)
+		for i := range idx {
+			idx[i] = i
+		}
+		return idx
+	}
+	r := rand.New(rand.NewPCG(seed, 0x6e7973)) // "nys"
+	chosen := make(map[int]struct{}, m)
+	idx := make([]int, 0, m)
+	for j := n - m; j < n; j++ {
+		t := r.IntN(j + 1)
+		if _, ok := chosen[t]; ok {
+			t = j
+		}
+		chosen[t] = struct{}{}
+		idx = append(idx, t)
+	}
+	slices.Sort(idx)
+	return idx
+}
+
+// leverageCentres draws m rows without replacement with probabilities
+// proportional to approximate ridge leverage scores (leverageScores), by
+// Efraimidis–Spirakis keys u^(1/w): the m largest keys win. Ascending.
+func leverageCentres(ctx context.Context, s kernel.Spec, x kernel.Points[float64], m int, ridge float64, seed uint64) ([]int, error) {
+	scores, err := leverageScores(ctx, s, x, ridge, seed)
+	if err != nil {
+		return nil, err
+	}
+	top := 0.0
+	for _, v := range scores {
+		top = max(top, v)
+	}
+	// A floor keeps every row drawable (the pilot's own rows score ~0).
+	floor := 1e-6 * top
+	if !(floor > 0) {
+		floor = 1
+	}
+	r := rand.New(rand.NewPCG(seed, 0x6c6576)) // "lev"
+	h := make(keyHeap, 0, m)
+	for i, w := range scores {
+		// log(u)/w orders as u^(1/w); 1−Float64 avoids log(0).
+		k := math.Log(1-r.Float64()) / max(w, floor)
+		if len(h) < m {
+			heap.Push(&h, keyed{k, i})
+		} else if k > h[0].key {
+			h[0] = keyed{k, i}
+			heap.Fix(&h, 0)
+		}
+	}
+	idx := make([]int, len(h))
+	for i, e := range h {
+		idx[i] = e.i
+	}
+	slices.Sort(idx)
+	return idx, nil
+}
+
+// leverageScores estimates each row's ridge leverage score
+// ℓ_i = [K(K + λnI)⁻¹]_ii, up to a common factor, in two passes: draw a
+// uniform pilot S of s = min(n, leveragePilot) rows and factor
+// K_SS + λ'sI; then, for every row, ℓ_i ∝ K_ii − K_iS(K_SS + λ's·I)⁻¹K_Si
+// (the Nyström estimate of Alaoui & Mahoney 2015 with the pilot reweighted
+// by n/s). λ' = max(λ, 1e-6) keeps the pilot system well posed.
+func leverageScores(ctx context.Context, s kernel.Spec, x kernel.Points[float64], ridge float64, seed uint64) ([]float64, error) {
+	n := x.N
+	ns := min(n, leveragePilot)
+	pilot := x.Gather(uniformCentres(n, ns, seed^0x70696c6f74), kernel.Points[float64]{})
+	ls := make([]float64, ns*ns)
+	lam := max(ridge, 1e-6) * float64(ns)
+	steps := []float64{0, 1e-10, 1e-8, 1e-6, 1e-4, 1e-2}
+	if _, err := cholJitter(ctx, ls, ns, steps, func() error {
+		if err := kernel.Symmetric(ctx, s, pilot, ls, ns); err != nil {
+			return err
+		}
+		for i := 0; i < ns; i++ {
+			ls[i*ns+i] += lam
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	scores := make([]float64, n)
+	bands := (n + nysBand - 1) / nysBand
+	workers := linalg.Workers(bands)
+	bufs := make([][]float64, workers)
+	err := linalg.Striped(ctx, workers, bands, func(w, b int) {
+		if bufs[w] == nil {
+			bufs[w] = make([]float64, ns*nysBand)
+		}
+		r0 := b * nysBand
+		r1 := min(r0+nysBand, n)
+		rows := r1 - r0
+		// K_Sb (s×rows) so that one left triangular solve gives L⁻¹K_Sb.
+		kb := bufs[w][:ns*rows]
+		band := x.Slice(r0, r1)
+		for c0 := 0; c0 < ns; c0 += nysBand {
+			kernel.Cross(s, pilot.Slice(c0, min(c0+nysBand, ns)), band, kb[c0*rows:], rows)
+		}
+		linalg.TriSolve(false, ns, rows, ls, ns, kb, rows)
+		for j := 0; j < rows; j++ {
+			q := 0.0
+			for i := 0; i < ns; i++ {
+				v := kb[i*rows+j]
+				q += v * v
+			}
+			self := s.SelfValue()
+			if !s.Radial() {
+				self *= band.Norms[j]
+			}
+			scores[r0+j] = max(self-q, 0)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return scores, nil
+}
+
+type keyed struct {
+	key float64
+	i   int
+}
+
+// keyHeap is a min-heap on key: its root is the smallest of the m kept.
+type keyHeap []keyed
+
+func (h keyHeap) Len() int           { return len(h) }
+func (h keyHeap) Less(a, b int) bool { return h[a].key < h[b].key }
+func (h keyHeap) Swap(a, b int)      { h[a], h[b] = h[b], h[a] }
+func (h *keyHeap) Push(x any)        { *h = append(*h, x.(keyed)) }
+func (h *keyHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
+}

@@ -1,0 +1,420 @@
+package solve
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rfmkit/rfm/agop"
+	"github.com/rfmkit/rfm/kernel"
+)
+
+// smooth is a synthetic regression task: y = sin(2x₀) + x₁²/2 − x₀x₂ +
+// noise·N(0,1) on standard normal inputs, d ≥ 3.
+func smooth(n, d int, noise float64, seed uint64) (x, y []float64) {
+	r := rand.New(rand.NewPCG(seed, 7))
+	x = make([]float64, n*d)
+	for i := range x {
+		x[i] = r.NormFloat64()
+	}
+	y = make([]float64, n)
+	for i := range y {
+		xi := x[i*d:]
+		y[i] = math.Sin(2*xi[0]) + xi[1]*xi[1]/2 - xi[0]*xi[2] + noise*r.NormFloat64()
+	}
+	return x, y
+}
+
+func mse(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += (a[i] - b[i]) * (a[i] - b[i])
+	}
+	return s / float64(len(a))
+}
+
+// With every row a centre, K_nm = K_mm = K and the system is
+// K(K + λnI)β = Ky: β is exact KRR's α with ridge λn. The preconditioner
+// is then exact too (BᵀHB = I up to the jitter), so CG needs one or two
+// iterations. Tolerance 1e-6 on predictions: the solve itself is good to
+// ~1e-10 (Tol) times cond(BᵀHB) ≈ 1; what remains is that K_nm's
+// diagonal comes from the distance expansion (K(x, x) off by ~1e-8, the
+// Laplace kernel's √round-off) while the exact solver uses K(x, x) = 1,
+// which moves the solution by ~1e-8·‖(K+λnI)⁻¹‖ ≤ 1e-8/λn = 2e-8.
+func TestNystromAllCentresMatchesExact(t *testing.T) {
+	n, d, c, nt := 300, 5, 2, 60
+	z, y := problem(n, d, c, 21)
+	zt, _ := problem(nt, d, 1, 22)
+	x, q := kernel.NewPoints(z, n, d), kernel.NewPoints(zt, nt, d)
+	for _, s := range []kernel.Spec{{Kind: kernel.Laplace, Bandwidth: 3}, {Kind: kernel.Gaussian, Bandwidth: 2}, {Kind: kernel.NTK, Depth: 1}} {
+		for _, lev := range []bool{false, true} {
+			const ridge = 0.5 // exact KRR's λn
+			exact, err := KRR(context.Background(), nil, s, x, y, c, Options{Ridge: ridge})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := kernel.Apply(context.Background(), s, q, x, exact.Alpha, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Nystrom(context.Background(), s, x, y, c, NystromOptions{M: n, Ridge: ridge / float64(n), Tol: 1e-10, Leverage: lev})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := res.Predict(context.Background(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := relErr(got, want)
+			t.Logf("%s leverage=%v: %d iterations, residuals %.1e, jitter %.1e, prediction error %.2e", s, lev, res.Iterations, res.Residuals, res.Jitter, e)
+			if e > 1e-6 {
+				t.Errorf("%s: predictions differ from exact KRR by %.2e (relative)", s, e)
+			}
+			if !res.Converged || res.Iterations > 3 {
+				t.Errorf("%s: %d iterations (converged %v): the preconditioner is not the inverse it should be at m = n", s, res.Iterations, res.Converged)
+			}
+			if len(res.Index) != n || res.Centers.N != n || len(res.Beta) != n*c {
+				t.Errorf("%s: result shapes: %d indices, %d centres, %d coefficients", s, len(res.Index), res.Centers.N, len(res.Beta))
+			}
+		}
+	}
+}
+
+// denseNystrom solves (K_nmᵀK_nm + λnK_mm)β = K_nmᵀy with gonum on the
+// stored K_nm: the reference for CG at m ≪ n.
+func denseNystrom(t *testing.T, s kernel.Spec, x, cen kernel.Points[float64], y []float64, c int, ridge float64) []float64 {
+	t.Helper()
+	n, m := x.N, cen.N
+	knm := make([]float64, n*m)
+	kernel.Cross(s, x, cen, knm, m)
+	kmm := make([]float64, m*m)
+	kernel.Cross(s, cen, cen, kmm, m)
+	for i := 0; i < m; i++ {
+		kmm[i*m+i] = 1
+	}
+	K := mat.NewDense(n, m, knm)
+	var h mat.Dense
+	h.Mul(K.T(), K)
+	var km mat.Dense
+	km.Scale(ridge*float64(n), mat.NewDense(m, m, kmm))
+	h.Add(&h, &km)
+	var rhs mat.Dense
+	rhs.Mul(K.T(), mat.NewDense(n, c, y))
+	var b mat.Dense
+	if err := b.Solve(&h, &rhs); err != nil {
+		t.Fatal(err)
+	}
+	return b.RawMatrix().Data
+}
+
+// At m ≪ n: the residual falls to Tol within a few iterations, the
+// predictions equal those of the directly solved Nyström system, and the
+// test error is close to exact KRR's on all n rows.
+func TestNystromConverges(t *testing.T) {
+	n, d, nt := 2000, 4, 500
+	z, y := smooth(n, d, 0.1, 31)
+	zt, yt := smooth(nt, d, 0, 32)
+	x, q := kernel.NewPoints(z, n, d), kernel.NewPoints(zt, nt, d)
+	// Gaussian: smooth target, fast spectral decay, so 500 centres are
+	// enough to come close to exact KRR (the Laplace kernel needs more).
+	s := kernel.Spec{Kind: kernel.Gaussian, Bandwidth: 1.5}
+	const ridge = 0.3 // exact KRR's λn
+	exact, err := KRR(context.Background(), nil, s, x, y, 1, Options{Ridge: ridge})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pe, err := kernel.Apply(context.Background(), s, q, x, exact.Alpha, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exactMSE := mse(pe, yt)
+	for _, lev := range []bool{false, true} {
+		var seen []float64
+		opt := NystromOptions{M: 500, Ridge: ridge / float64(n), Tol: 1e-9, MaxIter: 200, Seed: 5, Leverage: lev,
+			Progress: func(p NystromProgress) { seen = append(seen, p.Residual) }}
+		res, err := Nystrom(context.Background(), s, x, y, 1, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := res.Residuals
+		if !res.Converged || r[len(r)-1] > 1e-9 || len(r) != res.Iterations || !slices.Equal(seen, r) {
+			t.Fatalf("leverage=%v: converged %v after %d iterations, residuals %.1e (progress saw %d)", lev, res.Converged, res.Iterations, r, len(seen))
+		}
+		if r[0] < 1e3*r[len(r)-1] {
+			t.Errorf("leverage=%v: residual only went from %.1e to %.1e", lev, r[0], r[len(r)-1])
+		}
+		got, err := res.Predict(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		beta := denseNystrom(t, s, x, res.Centers, y, 1, opt.Ridge)
+		want, err := kernel.Apply(context.Background(), s, q, res.Centers, beta, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Residual 1e-9 in the preconditioned system, times its condition
+		// number (a few hundred here, judging by the ~35 iterations CG
+		// needs), plus the dense LU's own error on K_nmᵀK_nm (condition
+		// ~cond(K_nm)²): 1e-5. Measured: ~2e-6.
+		if e := relErr(got, want); e > 1e-5 {
+			t.Errorf("leverage=%v: predictions differ from the dense Nyström solve by %.2e", lev, e)
+		}
+		nysMSE := mse(got, yt)
+		t.Logf("leverage=%v: %d iterations, residuals %.1e; test MSE %.4f (exact KRR on all %d rows: %.4f)", lev, res.Iterations, r, nysMSE, n, exactMSE)
+		// m = n/4 centres of a smooth task: within 10% of exact (measured
+		// 1%; 200 centres give 20–40% worse).
+		if nysMSE > 1.1*exactMSE {
+			t.Errorf("leverage=%v: test MSE %.4f, exact KRR %.4f", lev, nysMSE, exactMSE)
+		}
+	}
+}
+
+// Cancelling from the progress callback stops CG before the next
+// iteration: exactly as many iterations as had been reported.
+func TestNystromCancel(t *testing.T) {
+	n, d := 2000, 3
+	z, y := smooth(n, d, 0.1, 41)
+	x := kernel.NewPoints(z, n, d)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := 0
+	opt := NystromOptions{M: 100, Ridge: 1e-6, Tol: 1e-300, MaxIter: 1000, Progress: func(p NystromProgress) {
+		calls++
+		if p.Iter == 3 {
+			cancel()
+		}
+	}}
+	res, err := Nystrom(ctx, kernel.DefaultSpec(), x, y, 1, opt)
+	if !errors.Is(err, context.Canceled) || res != nil {
+		t.Fatalf("cancelled fit: result %v, error %v; want context.Canceled", res, err)
+	}
+	if calls != 3 {
+		t.Errorf("%d iterations reported, want 3 (cancelled after the third)", calls)
+	}
+	calls = 0
+	if _, err := Nystrom(ctx, kernel.DefaultSpec(), x, y, 1, opt); !errors.Is(err, context.Canceled) || calls != 0 {
+		t.Errorf("fit started on a cancelled context: error %v after %d iterations", err, calls)
+	}
+}
+
+// The same seed gives the same centres and the same β, bit for bit;
+// another seed other centres.
+func TestNystromDeterministic(t *testing.T) {
+	n, d := 1000, 3
+	z, y := smooth(n, d, 0.1, 51)
+	x := kernel.NewPoints(z, n, d)
+	for _, lev := range []bool{false, true} {
+		opt := NystromOptions{M: 80, Ridge: 1e-4, Seed: 9, Leverage: lev}
+		a, err := Nystrom(context.Background(), kernel.DefaultSpec(), x, y, 1, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Nystrom(context.Background(), kernel.DefaultSpec(), x, y, 1, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(a.Index, b.Index) || !slices.Equal(a.Beta, b.Beta) {
+			t.Errorf("leverage=%v: two fits with one seed differ", lev)
+		}
+		if !slices.IsSorted(a.Index) || a.Index[0] < 0 || a.Index[len(a.Index)-1] >= n || len(slices.Compact(slices.Clone(a.Index))) != len(a.Index) {
+			t.Errorf("leverage=%v: centres %v are not distinct ascending rows", lev, a.Index)
+		}
+		opt.Seed = 10
+		c, err := Nystrom(context.Background(), kernel.DefaultSpec(), x, y, 1, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Equal(a.Index, c.Index) {
+			t.Errorf("leverage=%v: seeds 9 and 10 chose the same centres", lev)
+		}
+	}
+}
+
+// Leverage sampling favours rows the others do not represent: on a tight
+// cluster with a few scattered rows, it picks scattered rows far more
+// often than their 5% share, which is about what uniform sampling gets.
+func TestNystromLeverageFavoursOutliers(t *testing.T) {
+	n, d, out := 2000, 3, 100
+	r := rand.New(rand.NewPCG(61, 62))
+	z := make([]float64, n*d)
+	for i := range z {
+		sd := 0.05
+		if i/d < out {
+			sd = 3
+		}
+		z[i] = sd * r.NormFloat64()
+	}
+	x := kernel.NewPoints(z, n, d)
+	s := kernel.Spec{Kind: kernel.Gaussian, Bandwidth: 0.5}
+	count := func(lev bool) int {
+		idx, err := func() ([]int, error) {
+			if lev {
+				return leverageCentres(context.Background(), s, x, 100, 1e-4, 3)
+			}
+			return uniformCentres(n, 100, 3), nil
+		}()
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := 0
+		for _, i := range idx {
+			if i < out {
+				k++
+			}
+		}
+		return k
+	}
+	u, l := count(false), count(true)
+	t.Logf("scattered rows among 100 centres: uniform %d, leverage %d (share %d%%)", u, l, 100*out/n)
+	if l < 30 || l < 3*u {
+		t.Errorf("leverage picked %d scattered rows, uniform %d", l, u)
+	}
+}
+
+// The AGOP of the Nyström predictor, taken at training rows through
+// agop.Options.EvalPoints, equals the mean outer product of gradients
+// obtained by central differences of its predictions. h = 1e-5 on O(1)
+// inputs: truncation O(h²) ≈ 1e-10, round-off ≈ 1e-16/1e-5: 1e-6 relative
+// to the largest entry is ample. Gaussian kernel at any rows; Laplace at
+// rows that are not centres (it is not differentiable at a centre).
+func TestNystromAGOPFiniteDifferences(t *testing.T) {
+	n, d, c := 400, 3, 2
+	z, y0 := smooth(n, d, 0.1, 71)
+	y := make([]float64, n*c)
+	for i := 0; i < n; i++ {
+		y[i*c], y[i*c+1] = y0[i], z[i*d+1]
+	}
+	for _, s := range []kernel.Spec{{Kind: kernel.Gaussian, Bandwidth: 2}, {Kind: kernel.Laplace, Bandwidth: 3}} {
+		for _, fm := range []kernel.FeatureMatrix{kernel.IdentityMatrix(d), kernel.DiagonalMatrix([]float64{2, 0.5, 1})} {
+			mp, err := kernel.NewFeatureMap(fm, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := mp.Map(z, n)
+			res, err := Nystrom(context.Background(), s, x, y, c, NystromOptions{M: 50, Ridge: 1e-4, Tol: 1e-10, MaxIter: 200})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var eval []int
+			for i := 0; i < n && len(eval) < 40; i++ {
+				if _, centre := slices.BinarySearch(res.Index, i); !centre {
+					eval = append(eval, i)
+				}
+			}
+			p := res.Predictor(mp)
+			got, err := agop.Compute(context.Background(), p, eval, agop.Options{EvalPoints: x})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := make([]float64, d*d)
+			const h = 1e-5
+			for _, i := range eval {
+				g := make([]float64, c*d)
+				for k := 0; k < d; k++ {
+					xp := slices.Clone(z[i*d : i*d+d])
+					xm := slices.Clone(xp)
+					xp[k] += h
+					xm[k] -= h
+					fp, err := res.Predict(context.Background(), mp.Map(xp, 1))
+					if err != nil {
+						t.Fatal(err)
+					}
+					fmn, err := res.Predict(context.Background(), mp.Map(xm, 1))
+					if err != nil {
+						t.Fatal(err)
+					}
+					for o := 0; o < c; o++ {
+						g[o*d+k] = (fp[o] - fmn[o]) / (2 * h)
+					}
+				}
+				for o := 0; o < c; o++ {
+					for a := 0; a < d; a++ {
+						for b := 0; b < d; b++ {
+							want[a*d+b] += g[o*d+a] * g[o*d+b] / float64(len(eval))
+						}
+					}
+				}
+			}
+			top := 0.0
+			for _, v := range want {
+				top = math.Max(top, math.Abs(v))
+			}
+			for i := range want {
+				if math.Abs(got[i]-want[i]) > 1e-6*top {
+					t.Fatalf("%s, %s metric: AGOP entry %d = %v, finite differences %v", s, fm.Form, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+func TestNystromBadInput(t *testing.T) {
+	n, d := 50, 2
+	z, y := problem(n, d, 1, 81)
+	x := kernel.NewPoints(z, n, d)
+	s := kernel.DefaultSpec()
+	for _, tc := range []struct {
+		name string
+		spec kernel.Spec
+		y    []float64
+		opt  NystromOptions
+		want string
+	}{
+		{"m > n", s, y, NystromOptions{M: n + 1}, "got m = 51"},
+		{"m = 0", s, y, NystromOptions{}, "got m = 0"},
+		{"negative ridge", s, y, NystromOptions{M: 10, Ridge: -1}, "ridge λ = -1"},
+		{"NaN ridge", s, y, NystromOptions{M: 10, Ridge: math.NaN()}, "ridge λ = NaN"},
+		{"negative MaxIter", s, y, NystromOptions{M: 10, MaxIter: -2}, "MaxIter = -2"},
+		{"negative tolerance", s, y, NystromOptions{M: 10, Tol: -1}, "tolerance -1"},
+		{"bad kernel", kernel.Spec{Kind: kernel.Laplace}, y, NystromOptions{M: 10}, "bandwidth"},
+		{"NaN target", s, append(slices.Clone(y[:7]), append([]float64{math.NaN()}, y[8:]...)...), NystromOptions{M: 10}, "target 7 (row 7, output 0) is NaN"},
+		{"short targets", s, y[:n-1], NystromOptions{M: 10}, "shapes do not match"},
+		{"memory", s, y, NystromOptions{M: 40, MemoryLimit: 1000}, "m = 40 centres needs"},
+	} {
+		res, err := Nystrom(context.Background(), tc.spec, x, tc.y, 1, tc.opt)
+		if err == nil || res != nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+		if tc.name == "memory" && !errors.Is(err, ErrTooLarge) {
+			t.Errorf("memory refusal %v is not ErrTooLarge", err)
+		}
+	}
+	res, err := Nystrom(context.Background(), s, x, y, 1, NystromOptions{M: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := res.Predict(context.Background(), kernel.NewPoints(make([]float64, 3), 1, 3)); err == nil {
+		t.Error("prediction on points with the wrong number of features accepted")
+	}
+}
+
+// λ = 0 is allowed: β then minimizes the training error ‖K_nmβ − y‖² over
+// the centres' span, so no ridge can do better on the training rows.
+func TestNystromZeroRidge(t *testing.T) {
+	n, d := 600, 3
+	z, y := smooth(n, d, 0.3, 91)
+	x := kernel.NewPoints(z, n, d)
+	s := kernel.Spec{Kind: kernel.Laplace, Bandwidth: 2}
+	train := func(ridge float64) float64 {
+		res, err := Nystrom(context.Background(), s, x, y, 1, NystromOptions{M: 40, Ridge: ridge, Tol: 1e-12, MaxIter: 500, Seed: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := res.Predict(context.Background(), x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mse(p, y)
+	}
+	e0, e1 := train(0), train(1e-3)
+	t.Logf("training MSE: λ = 0 %.6f, λ = 1e-3 %.6f", e0, e1)
+	if !(e0 <= e1*(1+1e-9)) {
+		t.Errorf("training MSE with λ = 0 (%v) above that with λ = 1e-3 (%v)", e0, e1)
+	}
+}
