@@ -3,6 +3,7 @@ package rfm
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/rfmkit/rfm/kernel"
@@ -47,7 +48,27 @@ const (
 	SolverAuto  Solver = "auto"  // exact while it fits and is quick, tree above
 	SolverExact Solver = "exact" // one Cholesky of the n×n kernel matrix
 	SolverTree  Solver = "tree"  // leaves of at most LeafSize rows, each exact
+	// SolverNystrom: m centres and preconditioned conjugate gradients
+	// (Falkon), memory O(n·d + m²); see solve.Nystrom.
+	SolverNystrom Solver = "nystrom"
 )
+
+// CenterChoice is how the Nyström centres are drawn.
+type CenterChoice string
+
+// The choices of Nyström centres.
+const (
+	CentersUniform  CenterChoice = "uniform"  // seeded, without replacement
+	CentersLeverage CenterChoice = "leverage" // by approximate ridge leverage scores
+)
+
+// DefaultCenters is the number of Nyström centres for n rows when
+// Config.Centers is 0: 5√n, at least 1 000 and at most 10 000 (two m×m
+// float64 factors of 10 000 take 1.6 GB), and never more than n.
+func DefaultCenters(n int) int {
+	m := int(5 * math.Sqrt(float64(n)))
+	return min(n, max(1000, min(m, 10000)))
+}
 
 // SplitRule picks the direction a tree node is split along.
 type SplitRule string
@@ -73,7 +94,7 @@ const AutoExactRows = 25000
 // It returns the solver and why, for the command line.
 func ChooseSolver(cfg Config, n int) (Solver, string) {
 	switch cfg.Solver {
-	case SolverExact, SolverTree:
+	case SolverExact, SolverTree, SolverNystrom:
 		return cfg.Solver, "asked for"
 	}
 	if n > AutoExactRows {
@@ -150,6 +171,13 @@ type Config struct {
 	// SplitSample is the most rows of a node used to find its direction
 	// (0: 4 000).
 	SplitSample int `json:"split_sample,omitempty"`
+	// Centers is the number m of Nyström centres (0: DefaultCenters).
+	Centers int `json:"centers,omitempty"`
+	// CenterChoice draws them ("": uniform).
+	CenterChoice CenterChoice `json:"center_choice,omitempty"`
+	// CGIters bounds the conjugate-gradient iterations of a Nyström solve
+	// (0: 50).
+	CGIters int `json:"cg_iters,omitempty"`
 	// MemoryLimit caps the n×n matrix in bytes (0 = 90% of available memory).
 	MemoryLimit uint64 `json:"-"`
 	// InitialM, when set (not the identity), replaces M_0 = I. With
@@ -205,6 +233,9 @@ func (c Config) Validate() error {
 	}
 	if c.AdaptiveBandwidth > 0 && !c.Kernel.Radial() {
 		return fmt.Errorf("adaptive bandwidth needs a radial kernel: %s has no bandwidth (set it to 0)", c.Kernel)
+	}
+	if c.Solver == SolverNystrom && c.Float32 {
+		return fmt.Errorf("float32 applies to the exact and tree solvers: the Nyström solver works in float64 (its memory is O(n·d + m²))")
 	}
 	if c.Diag && c.InitialM.Form == kernel.Full {
 		return fmt.Errorf("a full initial M cannot start a diagonal RFM (Diag)")

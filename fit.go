@@ -165,6 +165,63 @@ func (f *fitter) solveOptions(stage string, round int) solve.Options {
 	return opt
 }
 
+// solution is a fitted kernel machine in mapped coordinates: coefficients
+// on centres that are every training row (exact) or m of them (Nyström).
+type solution struct {
+	alpha   []float64
+	centers kernel.Points[float64] // mapped
+	index   []int                  // training rows that are the centres; nil: all
+	jitter  float64
+	f64     bool // a float32 solve redone in float64
+	cgIters int
+}
+
+// solve fits the kernel machine on the mapped rows z with cfg's solver.
+func (f *fitter) solve(ctx context.Context, spec kernel.Spec, z kernel.Points[float64], y []float64, stage string, round int) (*solution, error) {
+	if f.cfg.Solver != SolverNystrom {
+		res, err := solve.KRR(ctx, &f.ws, spec, z, y, f.c, f.solveOptions(stage, round))
+		if err != nil {
+			return nil, err
+		}
+		return &solution{alpha: res.Alpha, centers: z, jitter: res.Jitter, f64: res.Float64}, nil
+	}
+	m := f.cfg.Centers
+	if m == 0 {
+		m = DefaultCenters(z.N)
+	}
+	opt := solve.NystromOptions{
+		M: min(m, z.N),
+		// The exact solver's λ on K + λI is λ/n in Falkon's λ·n·K_mm.
+		Ridge: f.cfg.Ridge / float64(z.N), MaxIter: f.cfg.CGIters, Seed: f.cfg.Seed + uint64(round),
+		Leverage: f.cfg.CenterChoice == CentersLeverage, MemoryLimit: f.cfg.MemoryLimit,
+	}
+	if f.progress != nil {
+		base := f.steps
+		opt.Progress = func(p solve.NystromProgress) {
+			f.steps = base + 1.6*float64(p.Iter)/float64(max(p.MaxIter, 1))
+			f.report(Progress{Stage: stage, Round: round, Rounds: f.cfg.Iters + 1, Fraction: f.fraction()})
+			f.steps = base
+		}
+	}
+	res, err := solve.Nystrom(ctx, spec, z, y, f.c, opt)
+	if err != nil {
+		return nil, err
+	}
+	return &solution{alpha: res.Beta, centers: res.Centers, index: res.Index, jitter: res.Jitter, cgIters: res.Iterations}, nil
+}
+
+// centerRows returns the rows of x (n×d) that are a solution's centres.
+func centerRows(x []float64, d int, index []int) []float64 {
+	if index == nil {
+		return x
+	}
+	out := make([]float64, len(index)*d)
+	for i, r := range index {
+		copy(out[i*d:(i+1)*d], x[r*d:(r+1)*d])
+	}
+	return out
+}
+
 // targets encodes the training targets: one-hot rows for classification,
 // standardized columns for regression (returning mean and std).
 func (f *fitter) targets(ds *Dataset) (y, mean, std []float64) {
@@ -287,6 +344,7 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0xa60b))
 	best := Round{ValAccuracy: -1, ValLoss: math.Inf(1)}
 	var bestAlpha []float64
+	var bestIndex []int
 	bestM := mt
 	bestL := cfg.Kernel.Bandwidth
 	rounds := cfg.Iters + 1
@@ -308,18 +366,18 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 		f.report(Progress{Stage: "fit", Round: t, Rounds: rounds, Fraction: f.fraction()})
 		start := time.Now()
 		z := fm.Map(x, tr.N)
-		res, err := solve.KRR(ctx, &f.ws, spec, z, y, f.c, f.solveOptions("fit", t))
+		res, err := f.solve(ctx, spec, z, y, "fit", t)
 		if err != nil {
 			return nil, fmt.Errorf("round %d: %w", t, err)
 		}
-		rec := Round{Round: t, Bandwidth: spec.Bandwidth, Jitter: res.Jitter, Float64Solve: res.Float64}
+		rec := Round{Round: t, Bandwidth: spec.Bandwidth, Jitter: res.jitter, Float64Solve: res.f64, CGIters: res.cgIters}
 		if va != nil {
 			zv := fm.Map(xv, va.N)
 			var s []float64
 			if cfg.Float32 {
-				s, err = kernel.Apply32(ctx, spec, zv, z, res.Alpha, f.c)
+				s, err = kernel.Apply32(ctx, spec, zv, res.centers, res.alpha, f.c)
 			} else {
-				s, err = kernel.Apply(ctx, spec, zv, z, res.Alpha, f.c)
+				s, err = kernel.Apply(ctx, spec, zv, res.centers, res.alpha, f.c)
 			}
 			if err != nil {
 				return nil, err
@@ -331,7 +389,7 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 		// With no validation rows every round "improves": the last is kept.
 		if va == nil || f.better(rec, best) || t == 0 {
 			best = rec
-			bestAlpha, bestM, bestL = res.Alpha, mt, spec.Bandwidth
+			bestAlpha, bestM, bestL, bestIndex = res.alpha, mt, spec.Bandwidth, res.index
 			m.BestRound = t
 		}
 		m.History = append(m.History, rec)
@@ -339,8 +397,12 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 		if t+1 < rounds && !stop {
 			f.report(Progress{Stage: "agop", Round: t, Rounds: rounds, Fraction: f.fraction(), Last: &m.History[len(m.History)-1]})
 			start := time.Now()
-			p := &agop.Predictor{Kernel: spec, Map: fm, Centers: z, Alpha: res.Alpha, C: f.c}
-			g, err := agop.Compute(ctx, p, f.evalPoints(tr.N, rng), agop.Options{Diag: cfg.Diag, Centered: cfg.Centered, Float32: cfg.Float32, Scratch: f.ws.Scratch64()})
+			p := &agop.Predictor{Kernel: spec, Map: fm, Centers: res.centers, Alpha: res.alpha, C: f.c}
+			opt := agop.Options{Diag: cfg.Diag, Centered: cfg.Centered, Float32: cfg.Float32, Scratch: f.ws.Scratch64()}
+			if res.index != nil {
+				opt.EvalPoints = z // the AGOP is taken at training rows, not only at the centres
+			}
+			g, err := agop.Compute(ctx, p, f.evalPoints(tr.N, rng), opt)
 			if err != nil {
 				return nil, fmt.Errorf("round %d AGOP: %w", t, err)
 			}
@@ -372,7 +434,8 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 	m.Alpha, m.M = bestAlpha, bestM
 	m.KernelUsed = cfg.Kernel
 	m.KernelUsed.Bandwidth = bestL
-	m.Centers = x
+	m.Centers = centerRows(x, d, bestIndex)
+	m.N = len(m.Centers) / d
 	return m, nil
 }
 
@@ -403,11 +466,12 @@ func (f *fitter) refit(ctx context.Context, m *Model, all *Dataset) error {
 	if err != nil {
 		return err
 	}
-	res, err := solve.KRR(ctx, &f.ws, m.KernelUsed, fm.Map(x, all.N), y, f.c, f.solveOptions("refit", m.BestRound))
+	res, err := f.solve(ctx, m.KernelUsed, fm.Map(x, all.N), y, "refit", m.BestRound)
 	if err != nil {
 		return fmt.Errorf("refit: %w", err)
 	}
-	m.Centers, m.N, m.Alpha, m.Shift, m.YMean, m.YStd, m.Refitted = x, all.N, res.Alpha, shift, mean, std, true
+	m.Centers = centerRows(x, d, res.index)
+	m.N, m.Alpha, m.Shift, m.YMean, m.YStd, m.Refitted = len(m.Centers)/d, res.alpha, shift, mean, std, true
 	f.steps += 2
 	return nil
 }

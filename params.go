@@ -319,6 +319,8 @@ func radial(c *Config) bool { return c.Kernel.Radial() }
 
 func isTree(c *Config) bool { return c.Solver == SolverTree || c.Solver == SolverAuto }
 
+func isNystrom(c *Config) bool { return c.Solver == SolverNystrom }
+
 var (
 	atLeast0 = Range{Lo: 0, Hi: math.Inf(1)}
 	atLeast1 = Range{Lo: 1, Hi: math.Inf(1)}
@@ -434,8 +436,8 @@ var params = []Param{
 		set:  func(c *Config, v any) { c.Seed = v.(uint64) }},
 
 	choiceParam(Param{Name: "solver", Field: "Solver", Arg: "S", Group: GroupSolver, EmptyOK: true, Default: "auto",
-		Help: "`S`: exact (one n×n kernel matrix), tree (leaves of at most --leaf-size rows, each an exact RFM) or auto (exact up to 25 000 rows when it fits in memory, tree above)"},
-		[]Solver{SolverAuto, SolverExact, SolverTree}, func(c *Config) *Solver { return &c.Solver }),
+		Help: "`S`: exact (one n×n kernel matrix), tree (leaves of at most --leaf-size rows, each an exact RFM), nystrom (--centers centres and conjugate gradients) or auto (exact up to 25 000 rows when it fits in memory, tree above)"},
+		[]Solver{SolverAuto, SolverExact, SolverTree, SolverNystrom}, func(c *Config) *Solver { return &c.Solver }),
 	intParam(Param{Name: "leaf-size", Field: "LeafSize", Arg: "N", Group: GroupSolver,
 		Help: "most rows `N` of a tree leaf (0: the planner's choice, at most 10 000)", Range: Range{Lo: 10, Hi: math.Inf(1), Off: true},
 		applies: isTree, AppliesTo: "--solver tree or auto"}, func(c *Config) *int { return &c.LeafSize }),
@@ -446,6 +448,16 @@ var params = []Param{
 	intParam(Param{Name: "split-sample", Field: "SplitSample", Arg: "N", Group: GroupSolver,
 		Help: "rows `N` of a tree node sampled to find its split (0: 4 000)", Range: Range{Lo: 10, Hi: 20000, Off: true},
 		applies: isTree, AppliesTo: "--solver tree or auto"}, func(c *Config) *int { return &c.SplitSample }),
+	intParam(Param{Name: "centers", Field: "Centers", Arg: "M", Group: GroupSolver,
+		Help: "Nyström centres `M` (0: 5√n, between 1 000 and 10 000)", Range: Range{Lo: 1, Hi: math.Inf(1), Off: true},
+		applies: isNystrom, AppliesTo: "--solver nystrom"}, func(c *Config) *int { return &c.Centers }),
+	choiceParam(Param{Name: "center-choice", Field: "CenterChoice", Arg: "C", Group: GroupSolver, EmptyOK: true, Default: "uniform",
+		Help: "how the Nyström centres are drawn, `C`: uniform or leverage (approximate ridge leverage scores)",
+		applies: isNystrom, AppliesTo: "--solver nystrom"},
+		[]CenterChoice{CentersUniform, CentersLeverage}, func(c *Config) *CenterChoice { return &c.CenterChoice }),
+	intParam(Param{Name: "cg-iters", Field: "CGIters", Arg: "K", Group: GroupSolver,
+		Help: "most conjugate-gradient iterations `K` of a Nyström solve (0: 50)", Range: Range{Lo: 1, Hi: math.Inf(1), Off: true},
+		applies: isNystrom, AppliesTo: "--solver nystrom"}, func(c *Config) *int { return &c.CGIters }),
 	boolParam(Param{Name: "float32", Field: "Float32", Group: GroupSolver,
 		Help: "store and factor the kernel matrix in float32 (half the memory)"}, func(c *Config) *bool { return &c.Float32 }),
 	intParam(Param{Name: "refine", Field: "Refine", Arg: "K", Group: GroupSolver,

@@ -453,3 +453,60 @@ func TestMatrixPower(t *testing.T) {
 		t.Fatalf("diagonal power %v", d)
 	}
 }
+
+// The Nyström solver with every row a centre is the exact fit: the same
+// rounds, M and predictions up to CG's tolerance (1e-6 relative on the
+// preconditioned residual; the preconditioner is exact at m = n, so CG
+// stops within a few iterations at round-off level: 1e-6 on predictions
+// of size ~0.1 is generous). With m < n it still learns the relevant
+// coordinates.
+func TestNystromSolverInTheLoop(t *testing.T) {
+	train := regression(t, synth.LowRank, 500, 8, 11)
+	test := regression(t, synth.LowRank, 200, 8, 12)
+	cfg := DefaultConfig()
+	cfg.Iters = 2
+	exact, err := Fit(context.Background(), cfg, train, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ny := cfg
+	ny.Solver, ny.Centers = SolverNystrom, 500
+	nm, err := Fit(context.Background(), ny, train, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nm.BestRound != exact.BestRound || nm.N != exact.N {
+		t.Fatalf("Nyström m = n: round %d, %d centres; exact: round %d, %d", nm.BestRound, nm.N, exact.BestRound, exact.N)
+	}
+	a, _ := exact.Predict(context.Background(), test.X, test.N)
+	b, err := nm.Predict(context.Background(), test.X, test.N)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a {
+		if math.Abs(a[i]-b[i]) > 1e-6*(1+math.Abs(a[i])) {
+			t.Fatalf("prediction %d: exact %v, Nyström m = n %v", i, a[i], b[i])
+		}
+	}
+	if nm.History[0].CGIters < 1 {
+		t.Errorf("no CG iterations recorded: %+v", nm.History[0])
+	}
+	ny.Centers, ny.CenterChoice = 150, CentersLeverage
+	small, err := Fit(context.Background(), ny, train, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if small.N != 150 {
+		t.Fatalf("%d centres stored, want 150", small.N)
+	}
+	dg := small.FeatureDiagonal()
+	for j, v := range dg {
+		if j != 0 && j != 1 && j != 5 && v > dg[0] && v > dg[1] {
+			t.Errorf("Nyström RFM ranks feature %d (%.3g) above features 0 and 1 (%.3g, %.3g)", j, v, dg[0], dg[1])
+		}
+	}
+	ny.Float32 = true
+	if _, err := Fit(context.Background(), ny, train, nil, nil); err == nil || !strings.Contains(err.Error(), "float32 applies to the exact and tree solvers") {
+		t.Errorf("float32 with Nyström: %v", err)
+	}
+}
