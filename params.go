@@ -452,7 +452,7 @@ var params = []Param{
 		Help: "Nyström centres `M` (0: 5√n, between 1 000 and 10 000)", Range: Range{Lo: 1, Hi: math.Inf(1), Off: true},
 		applies: isNystrom, AppliesTo: "--solver nystrom"}, func(c *Config) *int { return &c.Centers }),
 	choiceParam(Param{Name: "center-choice", Field: "CenterChoice", Arg: "C", Group: GroupSolver, EmptyOK: true, Default: "uniform",
-		Help: "how the Nyström centres are drawn, `C`: uniform or leverage (approximate ridge leverage scores)",
+		Help:    "how the Nyström centres are drawn, `C`: uniform or leverage (approximate ridge leverage scores)",
 		applies: isNystrom, AppliesTo: "--solver nystrom"},
 		[]CenterChoice{CentersUniform, CentersLeverage}, func(c *Config) *CenterChoice { return &c.CenterChoice }),
 	intParam(Param{Name: "cg-iters", Field: "CGIters", Arg: "K", Group: GroupSolver,
