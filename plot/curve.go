@@ -93,7 +93,8 @@ func allIntegers(v []float64) bool {
 
 // Curve draws one line per series against xs, with a legend under the title
 // (series in name order, Tableau colours). Every series must have one value
-// per x; values must be finite. Integer xs (rounds) get integer ticks.
+// per x; NaN marks a missing value (the line skips it), other values must
+// be finite and each series needs one. Integer xs (rounds) get integer ticks.
 // Points are marked when there are at most 60 of them. At most MaxSeries
 // series.
 func Curve(path string, xs []float64, series map[string][]float64, xlabel, ylabel, title string) error {
@@ -118,10 +119,19 @@ func Curve(path string, xs []float64, series map[string][]float64, xlabel, ylabe
 		if len(ys) != len(xs) {
 			return wrap(fmt.Errorf("series %q has %d values for %d xs", name, len(ys), len(xs)))
 		}
-		if err := checkFinite(fmt.Sprintf("series %q", name), ys); err != nil {
+		var present []float64
+		for _, v := range ys {
+			if !math.IsNaN(v) {
+				present = append(present, v)
+			}
+		}
+		if len(present) == 0 {
+			return wrap(fmt.Errorf("series %q has no value", name))
+		}
+		if err := checkFinite(fmt.Sprintf("series %q", name), present); err != nil {
 			return wrap(err)
 		}
-		all = append(all, ys...)
+		all = append(all, present...)
 	}
 
 	p := newPlot()
@@ -134,9 +144,11 @@ func Curve(path string, xs []float64, series map[string][]float64, xlabel, ylabe
 	marks := len(xs) <= 60
 	var entries []legendEntry
 	for i, name := range names {
-		pts := make(plotter.XYs, len(xs))
+		pts := make(plotter.XYs, 0, len(xs))
 		for j, x := range xs {
-			pts[j] = plotter.XY{X: x, Y: series[name][j]}
+			if y := series[name][j]; !math.IsNaN(y) {
+				pts = append(pts, plotter.XY{X: x, Y: y})
+			}
 		}
 		clr := seriesColors[i%len(seriesColors)]
 		e := legendEntry{name: truncate(name, 48)}

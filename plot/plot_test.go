@@ -315,7 +315,10 @@ func TestBadInputs(t *testing.T) {
 		{"curve xs", func() error { return Curve(p, nil, map[string][]float64{"a": {}}, "", "", "") }, "xs is empty"},
 		{"curve none", func() error { return Curve(p, []float64{1}, nil, "", "", "") }, "no series"},
 		{"curve length", func() error { return Curve(p, []float64{1, 2}, map[string][]float64{"a": {1}}, "", "", "") }, `"a" has 1 values for 2`},
-		{"curve NaN", func() error { return Curve(p, []float64{1, 2}, map[string][]float64{"a": {1, nan}}, "", "", "") }, "finite"},
+		{"curve all NaN", func() error { return Curve(p, []float64{1, 2}, map[string][]float64{"a": {nan, nan}}, "", "", "") }, "has no value"},
+		{"curve Inf", func() error {
+			return Curve(p, []float64{1, 2}, map[string][]float64{"a": {1, math.Inf(1)}}, "", "", "")
+		}, "finite"},
 		{"curve x NaN", func() error { return Curve(p, []float64{nan}, map[string][]float64{"a": {1}}, "", "", "") }, "xs[0]"},
 		{"scatter empty", func() error { return Scatter(p, nil, nil, nil, "", "", "", true) }, "empty"},
 		{"scatter length", func() error { return Scatter(p, []float64{1, 2}, []float64{1}, nil, "", "", "", true) }, "1 y values for 2"},

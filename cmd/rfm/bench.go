@@ -11,8 +11,10 @@ func cmdBench(e *env, args []string) error {
 		io.WriteString(w, `Usage: rfm bench SUITE [flags]
 
 Suites:
-  uci   the UCI-121 protocol of the RFM papers and the comparison with 179
-        classifiers (run 'rfm bench uci -h' for its flags)
+  uci     the UCI-121 protocol of the RFM papers and the comparison with 179
+          classifiers (run 'rfm bench uci -h' for its flags)
+  scale   exact, Nyström and tree fits of large tables: time, peak memory,
+          prediction speed and test score (run 'rfm bench scale -h')
 
 Example:
   rfm bench uci --data ../shared/data/uci121 --out results/
@@ -20,7 +22,7 @@ Example:
 	}
 	if len(args) == 0 {
 		usage(e.stderr)
-		return usagef("name a suite: uci")
+		return usagef("name a suite: uci or scale")
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
@@ -32,8 +34,13 @@ Example:
 			return exitCode(code)
 		}
 		return nil
+	case "scale":
+		if code := e.exit("bench scale", cmdBenchScale(e, args[1:])); code != exitOK {
+			return exitCode(code)
+		}
+		return nil
 	}
-	return usagef("unknown benchmark suite %q; the suites are: uci", args[0])
+	return usagef("unknown benchmark suite %q; the suites are: uci, scale", args[0])
 }
 
 // exitCode is an error whose message was already printed by a mounted

@@ -80,3 +80,31 @@ func TestTreeSolverEndToEnd(t *testing.T) {
 		t.Errorf("--rfm-t with a tree: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// rfm bench scale on two small synthetic sizes: every method runs in a
+// child process, is scored, and the table, summary and curves are written;
+// a rerun reuses results.tsv.
+func TestBenchScaleSmoke(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"bench", "scale", "--sets", "synth", "--sizes", "600,1500", "--quick", "--exact-rows", "1000", "--out", "out"}
+	r := mustRun(t, dir, args...)
+	for _, want := range []string{"synth-600", "synth-1500", "exact", "nystrom", "tree", "mse"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("bench scale output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "failed") {
+		t.Fatalf("a run failed:\n%s", r.stdout)
+	}
+	tsv := readFile(t, filepath.Join(dir, "out", "results.tsv"))
+	if rows := strings.Count(tsv, "\n"); rows != 7 { // header + 2 sizes × 3 methods
+		t.Fatalf("results.tsv has %d lines:\n%s", rows, tsv)
+	}
+	for _, f := range []string{"summary.md", "summary.json", "scale_time.png", "scale_score.png"} {
+		readFile(t, filepath.Join(dir, "out", f))
+	}
+	again := mustRun(t, dir, args...)
+	if again.stderr != "" {
+		t.Errorf("the rerun recomputed runs instead of reusing results.tsv:\n%s", again.stderr)
+	}
+}

@@ -16,7 +16,7 @@ func TestUsageDocumentsEveryFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	flagLine := regexp.MustCompile(`(?m)^\s+--?([a-z][a-z0-9-]*)`)
-	commands := [][]string{{"fit"}, {"predict"}, {"eval"}, {"cv"}, {"inspect"}, {"synth"}, {"bench", "uci"}}
+	commands := [][]string{{"fit"}, {"predict"}, {"eval"}, {"cv"}, {"inspect"}, {"synth"}, {"bench", "uci"}, {"bench", "scale"}}
 	dir := t.TempDir()
 	for _, cmd := range commands {
 		r := rfmCmd(t, dir, append(cmd, "-h")...)

@@ -1,0 +1,734 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rfmkit/rfm/modelfile"
+	"github.com/rfmkit/rfm/plot"
+	"github.com/rfmkit/rfm/synth"
+)
+
+// scaleRun is one fit and test of 'rfm bench scale': a row of results.tsv.
+type scaleRun struct {
+	Set        string  `json:"set"`
+	Method     string  `json:"method"` // exact, nystrom, tree, xgboost
+	Train      int     `json:"train_rows"`
+	Test       int     `json:"test_rows"`
+	FitSeconds float64 `json:"fit_seconds"`
+	PeakRSSMB  float64 `json:"peak_rss_mb"` // of the fit process
+	// PredictRowsPerSec is the test rows over the wall time of 'rfm
+	// predict' (reading, encoding and writing included).
+	PredictRowsPerSec float64 `json:"predict_rows_per_s"`
+	Metric            string  `json:"metric"` // accuracy, rmse or mse
+	Value             float64 `json:"value"`
+	Flags             string  `json:"flags"`
+	Error             string  `json:"error,omitempty"`
+}
+
+// scaleSet is a train/test pair and how each method is run on it.
+type scaleSet struct {
+	name, train, test, target, task, metric string
+	n, nTest                                int
+	// flags per method: the fit flags beyond --data/--target/--task/--out.
+	methods map[string][]string
+}
+
+// cmdBenchScale runs 'rfm bench scale': exact, Nyström and tree fits of
+// growing tables, each in its own process (so that its peak RSS is its
+// own), with their time, memory, prediction speed and test score.
+func cmdBenchScale(e *env, args []string) error {
+	var (
+		dataDir, outDir, sets, sizes, xgbScript string
+		exactRows                               int
+		quick, force, xgb, asJSON               bool
+		seed                                    uint64
+	)
+	f := newFlagSet("bench scale", "rfm bench scale [--data DIR] [flags]",
+		`Measure the solvers beyond one exact kernel matrix: for each data set, an
+exact RFM on a seeded subset (the largest the exact solver takes quickly), the
+Nyström solver and the tree of RFMs on all training rows. Every fit runs in a
+child 'rfm fit' process, so that its peak RSS is measured alone; the test rows
+are predicted by a child 'rfm predict'.
+
+Sets:
+  synth     low-rank regression y = x0·x1·1[x5 > 0] in d = 20 (SPEC §7), at
+            each of --sizes, tested on 20 000 rows: the curves of time and
+            MSE against n
+  ijcnn1    49 990 train / 91 701 test (the LIBSVM split), accuracy
+  kdd       KDD'99: 494 021 train, the 311 029-row corrected test, accuracy
+            (test classes absent from training count as errors)
+  flights   3 M flights of 2001: months 1–5 train, month 6 test, RMSE of the
+            arrival delay in minutes
+
+DIR is the folder of the large tables (../shared/data/large). Results go to
+--out: results.tsv (a rerun skips what is there; --force redoes it),
+summary.md, summary.json and scale_time.png, scale_score.png. With --xgboost,
+XGBoost (Debian's python3-xgboost, hist method, a small grid chosen on a
+validation split of the training rows) runs on the same files for comparison.`,
+		`rfm bench scale --data ../shared/data/large --out out/scale
+rfm bench scale --sets synth --sizes 10000,100000,1000000 --out out/scale-synth
+rfm bench scale --sets ijcnn1 --xgboost --out out/scale`)
+	f.Section("Benchmark")
+	f.String(&dataDir, "data", "../shared/data/large", "folder `DIR` of the large tables")
+	f.String(&sets, "sets", "synth,ijcnn1,kdd,flights", "comma list of `SETS`: synth, ijcnn1, kdd, flights")
+	f.String(&sizes, "sizes", "10000,25000,100000,300000,1000000", "training rows `N,...` of the synthetic set")
+	f.Int(&exactRows, "exact-rows", 20000, "rows `N` of the seeded subset the exact solver fits")
+	f.Bool(&quick, "quick", false, "small leaves, 1 AGOP round, few CG iterations: a smoke run")
+	f.Uint64(&seed, "seed", 1, "`SEED` of the subsets, the synthetic data and every fit")
+	f.String(&outDir, "out", "out/scale", "output `DIR`")
+	f.Bool(&force, "force", false, "redo runs already in results.tsv")
+	f.Bool(&xgb, "xgboost", false, "also run XGBoost on the same splits (needs python3-xgboost)")
+	f.String(&xgbScript, "xgboost-script", "scripts/xgboost_ref.py", "the XGBoost reference `SCRIPT`")
+	f.Section("Output")
+	f.Bool(&asJSON, "json", false, "print the results as JSON on stdout")
+	pos, err := f.Parse(args, e.stdout)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q", pos[0])
+	}
+	var ns []int
+	for _, s := range strings.Split(sizes, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || v < 100 {
+			return usagef("--sizes %q: %q is not a row count ≥ 100", sizes, s)
+		}
+		ns = append(ns, v)
+	}
+	if exactRows < 100 {
+		return usagef("--exact-rows %d: must be ≥ 100", exactRows)
+	}
+	want := strings.Split(sets, ",")
+	for _, s := range want {
+		if !slices.Contains([]string{"synth", "ijcnn1", "kdd", "flights"}, s) {
+			return usagef("--sets: unknown set %q (known: synth, ijcnn1, kdd, flights)", s)
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find the rfm binary: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Join(outDir, "data"), 0o755); err != nil {
+		return err
+	}
+	resultsPath := filepath.Join(outDir, "results.tsv")
+	done := map[string]scaleRun{}
+	if !force {
+		old, err := readScaleResults(resultsPath)
+		if err != nil {
+			return err
+		}
+		for _, r := range old {
+			done[r.Set+"/"+r.Method] = r
+		}
+	}
+	b := &scaleBench{e: e, exe: exe, out: outDir, seed: seed, quick: quick, exactRows: exactRows}
+	var all []scaleRun
+	for _, name := range want {
+		var list []*scaleSet
+		switch name {
+		case "synth":
+			for _, n := range ns {
+				s, err := b.synthSet(n)
+				if err != nil {
+					return err
+				}
+				list = append(list, s)
+			}
+		default:
+			s, err := b.realSet(name, dataDir)
+			if err != nil {
+				return err
+			}
+			list = append(list, s)
+		}
+		for _, s := range list {
+			methods := []string{"exact", "nystrom", "tree"}
+			if xgb {
+				methods = append(methods, "xgboost")
+			}
+			for _, m := range methods {
+				flags, ok := s.methods[m]
+				if !ok && m != "xgboost" {
+					continue
+				}
+				if r, ok := done[s.name+"/"+m]; ok {
+					all = append(all, r)
+					continue
+				}
+				var r scaleRun
+				if m == "xgboost" {
+					r = b.runXGBoost(s, xgbScript)
+				} else {
+					r = b.run(s, m, flags)
+				}
+				if err := e.ctx.Err(); err != nil {
+					return err
+				}
+				fmt.Fprintf(e.stderr, "%s %s: %s\n", s.name, m, describeRun(r))
+				all = append(all, r)
+				if err := writeScaleResults(resultsPath, all); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if err := writeScaleSummary(outDir, all); err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(e.stdout, all)
+	}
+	return writeScaleTable(e.stdout, all)
+}
+
+type scaleBench struct {
+	e         *env
+	exe, out  string
+	seed      uint64
+	quick     bool
+	exactRows int
+}
+
+func describeRun(r scaleRun) string {
+	if r.Error != "" {
+		return "failed: " + r.Error
+	}
+	return fmt.Sprintf("%d rows, fit %.1f s, peak %.0f MB, predict %.0f rows/s, %s %.5g", r.Train, r.FitSeconds, r.PeakRSSMB, r.PredictRowsPerSec, r.Metric, r.Value)
+}
+
+// methodFlags are the fit flags of each method for a set of n rows: the
+// papers' RFM at the leaves and on the subset; fewer rounds and CG
+// iterations with Nyström on large n (each round is a full CG solve).
+func (b *scaleBench) methodFlags(n int, classification bool) map[string][]string {
+	iters := "2"
+	leaf := "4000"
+	cg := "20"
+	if b.quick {
+		iters, leaf, cg = "1", "1000", "8"
+	}
+	seed := strconv.FormatUint(b.seed, 10)
+	m := map[string][]string{
+		"tree": {"--solver", "tree", "--leaf-size", leaf, "--iters", iters, "--float32", "--seed", seed},
+	}
+	if n <= 300000 || b.quick {
+		m["nystrom"] = []string{"--solver", "nystrom", "--iters", iters, "--cg-iters", cg, "--seed", seed}
+	}
+	m["exact"] = []string{"--solver", "exact", "--iters", iters, "--float32", "--seed", seed}
+	return m
+}
+
+// synthSet writes the low-rank task with n training rows (and the shared
+// 20 000-row test file) into OUT/data.
+func (b *scaleBench) synthSet(n int) (*scaleSet, error) {
+	dir := filepath.Join(b.out, "data")
+	train := filepath.Join(dir, fmt.Sprintf("synth-%d.csv", n))
+	test := filepath.Join(dir, "synth-test.csv")
+	nTest := 20000
+	if b.quick {
+		nTest = 2000
+	}
+	for _, f := range []struct {
+		path string
+		n    int
+		seed uint64
+	}{{train, n, b.seed}, {test, nTest, b.seed + 1000}} {
+		if _, err := os.Stat(f.path); err == nil {
+			continue
+		}
+		s, err := synth.Generate(synth.LowRank, f.n, 20, f.seed)
+		if err != nil {
+			return nil, err
+		}
+		if err := atomicWrite(f.path, func(w io.Writer) error { return writeSynthCSV(w, s) }); err != nil {
+			return nil, err
+		}
+	}
+	set := &scaleSet{name: fmt.Sprintf("synth-%d", n), train: train, test: test, target: "y", task: "regression", metric: "mse", n: n, nTest: nTest}
+	set.methods = b.methodFlags(n, false)
+	return set, b.exactSubset(set)
+}
+
+func writeSynthCSV(w io.Writer, s *synth.Data) error {
+	bw := bufio.NewWriter(w)
+	for j := 0; j < s.D; j++ {
+		fmt.Fprintf(bw, "x%d,", j)
+	}
+	bw.WriteString("y\n")
+	for i := 0; i < s.N; i++ {
+		for _, v := range s.X[i*s.D : (i+1)*s.D] {
+			bw.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+			bw.WriteByte(',')
+		}
+		bw.WriteString(strconv.FormatFloat(s.Y[i], 'g', -1, 64))
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+// realSet splits one of the large tables into OUT/data as its standard
+// split says.
+func (b *scaleBench) realSet(name, dir string) (*scaleSet, error) {
+	out := filepath.Join(b.out, "data")
+	s := &scaleSet{name: name, target: "target", task: "classification", metric: "accuracy"}
+	var src string
+	var keep func(line int, fields []string) (train, test bool)
+	switch name {
+	case "ijcnn1":
+		src = filepath.Join(dir, "ijcnn1.csv.gz")
+		keep = func(line int, _ []string) (bool, bool) { return line <= 49990, line > 49990 }
+	case "kdd":
+		src = filepath.Join(dir, "kddcup99_10pct.csv.gz")
+		keep = func(int, []string) (bool, bool) { return true, false }
+	case "flights":
+		src = filepath.Join(dir, "flights_3m.csv.gz")
+		s.task, s.metric = "regression", "rmse"
+		keep = func(_ int, f []string) (bool, bool) {
+			m, _ := strconv.Atoi(f[0])
+			return m <= 5, m == 6
+		}
+	}
+	s.train = filepath.Join(out, name+"-train.csv")
+	s.test = filepath.Join(out, name+"-test.csv")
+	if name == "kdd" {
+		s.test = filepath.Join(out, name+"-test.csv")
+		n, err := splitTable(filepath.Join(dir, "kddcup99_corrected_test.csv.gz"), "", s.test, func(int, []string) (bool, bool) { return false, true })
+		if err != nil {
+			return nil, err
+		}
+		s.nTest = n[1]
+	}
+	n, err := splitTable(src, s.train, s.test, keep)
+	if err != nil {
+		return nil, err
+	}
+	s.n = n[0]
+	if name != "kdd" {
+		s.nTest = n[1]
+	}
+	s.methods = b.methodFlags(s.n, s.task == "classification")
+	return s, b.exactSubset(s)
+}
+
+// splitTable copies the header and the kept lines of a gzip CSV into the
+// train and test files (either may be ""), unless both exist already, and
+// returns the rows of each.
+func splitTable(src, train, test string, keep func(line int, fields []string) (bool, bool)) ([2]int, error) {
+	var counts [2]int
+	if haveFile(train) && haveFile(test) {
+		a, err := countRows(train)
+		if err != nil {
+			return counts, err
+		}
+		c, err := countRows(test)
+		return [2]int{a, c}, err
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return counts, fmt.Errorf("%s: %w (pass the folder of the large tables with --data)", src, err)
+	}
+	defer in.Close()
+	zr, err := gzip.NewReader(in)
+	if err != nil {
+		return counts, fmt.Errorf("%s: %w", src, err)
+	}
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	var bufs [2]bytes.Buffer
+	line := 0
+	for sc.Scan() {
+		text := sc.Text()
+		if line == 0 {
+			for i := range bufs {
+				bufs[i].WriteString(text + "\n")
+			}
+			line++
+			continue
+		}
+		tr, te := keep(line, strings.SplitN(text, ",", 2))
+		if tr {
+			bufs[0].WriteString(text + "\n")
+			counts[0]++
+		}
+		if te {
+			bufs[1].WriteString(text + "\n")
+			counts[1]++
+		}
+		line++
+	}
+	if err := sc.Err(); err != nil {
+		return counts, fmt.Errorf("%s: %w", src, err)
+	}
+	for i, path := range []string{train, test} {
+		if path == "" {
+			continue
+		}
+		if err := atomicWrite(path, func(w io.Writer) error { _, err := w.Write(bufs[i].Bytes()); return err }); err != nil {
+			return counts, err
+		}
+	}
+	return counts, nil
+}
+
+func haveFile(path string) bool {
+	if path == "" {
+		return true
+	}
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+func countRows(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	n := -1 // the header
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		n++
+	}
+	return max(n, 0), sc.Err()
+}
+
+// exactSubset writes the seeded subset of the training rows the exact
+// solver fits (all rows when there are few enough).
+func (b *scaleBench) exactSubset(s *scaleSet) error {
+	if s.n <= b.exactRows {
+		s.methods["exact"] = append(s.methods["exact"], "--data", s.train)
+		return nil
+	}
+	path := strings.TrimSuffix(s.train, ".csv") + fmt.Sprintf("-subset%d.csv", b.exactRows)
+	if !haveFile(path) {
+		data, err := os.ReadFile(s.train)
+		if err != nil {
+			return err
+		}
+		lines := strings.SplitAfter(string(data), "\n")
+		if lines[len(lines)-1] == "" {
+			lines = lines[:len(lines)-1]
+		}
+		rng := rand.New(rand.NewPCG(b.seed, 0x5ca1e))
+		pick := rng.Perm(len(lines) - 1)[:b.exactRows]
+		slices.Sort(pick)
+		if err := atomicWrite(path, func(w io.Writer) error {
+			bw := bufio.NewWriter(w)
+			bw.WriteString(lines[0])
+			for _, i := range pick {
+				bw.WriteString(lines[i+1])
+			}
+			return bw.Flush()
+		}); err != nil {
+			return err
+		}
+	}
+	s.methods["exact"] = append(s.methods["exact"], "--data", path)
+	return nil
+}
+
+// run fits one method in a child process and predicts the test rows.
+func (b *scaleBench) run(s *scaleSet, method string, flags []string) scaleRun {
+	r := scaleRun{Set: s.name, Method: method, Train: s.n, Test: s.nTest, Metric: s.metric}
+	model := filepath.Join(b.out, fmt.Sprintf("%s-%s.rfm", s.name, method))
+	args := []string{"fit", "--target", s.target, "--task", s.task, "--out", model, "--quiet"}
+	if !slices.Contains(flags, "--data") {
+		args = append(args, "--data", s.train)
+	}
+	args = append(args, flags...)
+	if method == "exact" && s.n > b.exactRows {
+		r.Train = b.exactRows
+	}
+	r.Flags = strings.Join(flags, " ")
+	secs, rss, err := b.child(args...)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	r.FitSeconds, r.PeakRSSMB = secs, rss
+	pred := filepath.Join(b.out, fmt.Sprintf("%s-%s.pred.csv", s.name, method))
+	secs, _, err = b.child("predict", "--model", model, "--data", s.test, "--keep", s.target, "--out", pred, "--quiet")
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	r.PredictRowsPerSec = float64(s.nTest) / secs
+	v, err := scorePredictions(pred, s.metric)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	r.Value = v
+	return r
+}
+
+// child runs the rfm binary and returns its wall time and peak RSS (MB).
+func (b *scaleBench) child(args ...string) (float64, float64, error) {
+	cmd := exec.CommandContext(b.e.ctx, b.exe, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	start := time.Now()
+	err := cmd.Run()
+	secs := time.Since(start).Seconds()
+	if err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return 0, 0, errors.New(msg)
+	}
+	rss := 0.0
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = float64(ru.Maxrss) / 1024 // kB on Linux
+	}
+	return secs, rss, nil
+}
+
+// runXGBoost runs the reference script on the set's files.
+func (b *scaleBench) runXGBoost(s *scaleSet, script string) scaleRun {
+	r := scaleRun{Set: s.name, Method: "xgboost", Train: s.n, Test: s.nTest, Metric: s.metric}
+	pred := filepath.Join(b.out, fmt.Sprintf("%s-xgboost.pred.csv", s.name))
+	args := []string{script, "--train", s.train, "--test", s.test, "--target", s.target, "--task", s.task, "--out", pred, "--seed", strconv.FormatUint(b.seed, 10)}
+	cmd := exec.CommandContext(b.e.ctx, "python3", args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		r.Error = "xgboost: " + lastLine(errb.String(), err)
+		return r
+	}
+	r.FitSeconds = time.Since(start).Seconds()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.PeakRSSMB = float64(ru.Maxrss) / 1024
+	}
+	var info struct {
+		FitSeconds   float64 `json:"fit_seconds"`
+		PredictRowsS float64 `json:"predict_rows_per_s"`
+		Params       string  `json:"params"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &info); err == nil {
+		r.FitSeconds, r.PredictRowsPerSec, r.Flags = info.FitSeconds, info.PredictRowsS, info.Params
+	}
+	v, err := scorePredictions(pred, s.metric)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	r.Value = v
+	return r
+}
+
+func lastLine(s string, err error) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if l := lines[len(lines)-1]; l != "" {
+		return l
+	}
+	return err.Error()
+}
+
+// scorePredictions reads a CSV of (target, prediction) columns, as 'rfm
+// predict --keep TARGET' writes it, and returns the accuracy (labels
+// compared as text, or as numbers when both parse) or the RMSE or MSE.
+func scorePredictions(path, metric string) (float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	r := csv.NewReader(bufio.NewReader(f))
+	r.ReuseRecord = true
+	if _, err := r.Read(); err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	n, hit, se := 0, 0, 0.0
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", path, err)
+		}
+		if len(rec) < 2 {
+			return 0, fmt.Errorf("%s: line %d has %d columns, want the target and the prediction", path, n+2, len(rec))
+		}
+		n++
+		if metric == "accuracy" {
+			a, b := strings.TrimSpace(rec[0]), strings.TrimSpace(rec[1])
+			x, e1 := strconv.ParseFloat(a, 64)
+			y, e2 := strconv.ParseFloat(b, 64)
+			if a == b || (e1 == nil && e2 == nil && x == y) {
+				hit++
+			}
+			continue
+		}
+		y, e1 := strconv.ParseFloat(rec[0], 64)
+		p, e2 := strconv.ParseFloat(rec[1], 64)
+		if e1 != nil || e2 != nil {
+			return 0, fmt.Errorf("%s: line %d: %q, %q are not numbers", path, n+1, rec[0], rec[1])
+		}
+		se += (y - p) * (y - p)
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("%s: no predictions", path)
+	}
+	switch metric {
+	case "accuracy":
+		return float64(hit) / float64(n), nil
+	case "rmse":
+		return math.Sqrt(se / float64(n)), nil
+	}
+	return se / float64(n), nil
+}
+
+var scaleColumns = []string{"set", "method", "train_rows", "test_rows", "fit_seconds", "peak_rss_mb", "predict_rows_per_s", "metric", "value", "flags", "error"}
+
+func writeScaleResults(path string, runs []scaleRun) error {
+	return atomicWrite(path, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		bw.WriteString(strings.Join(scaleColumns, "\t") + "\n")
+		for _, r := range runs {
+			fmt.Fprintf(bw, "%s\t%s\t%d\t%d\t%.2f\t%.0f\t%.0f\t%s\t%.6g\t%s\t%s\n", r.Set, r.Method, r.Train, r.Test, r.FitSeconds, r.PeakRSSMB, r.PredictRowsPerSec, r.Metric, r.Value, r.Flags, strings.ReplaceAll(r.Error, "\t", " "))
+		}
+		return bw.Flush()
+	})
+}
+
+func readScaleResults(path string) ([]scaleRun, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []scaleRun
+	for i, line := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
+		f := strings.Split(line, "\t")
+		if i == 0 || len(f) != len(scaleColumns) || f[10] != "" {
+			continue // the header, or a failed run to redo
+		}
+		r := scaleRun{Set: f[0], Method: f[1], Metric: f[7], Flags: f[9]}
+		r.Train, _ = strconv.Atoi(f[2])
+		r.Test, _ = strconv.Atoi(f[3])
+		r.FitSeconds, _ = strconv.ParseFloat(f[4], 64)
+		r.PeakRSSMB, _ = strconv.ParseFloat(f[5], 64)
+		r.PredictRowsPerSec, _ = strconv.ParseFloat(f[6], 64)
+		r.Value, _ = strconv.ParseFloat(f[8], 64)
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func writeScaleTable(w io.Writer, runs []scaleRun) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "set\tmethod\ttrain rows\tfit s\tpeak RSS MB\tpredict rows/s\tscore")
+	for _, r := range runs {
+		score := fmt.Sprintf("%s %.5g", r.Metric, r.Value)
+		if r.Error != "" {
+			score = "failed: " + r.Error
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.0f\t%.0f\t%s\n", r.Set, r.Method, r.Train, r.FitSeconds, r.PeakRSSMB, r.PredictRowsPerSec, score)
+	}
+	return tw.Flush()
+}
+
+// writeScaleSummary writes summary.md, summary.json and, for the synthetic
+// sizes, the curves of fit time and test MSE against n.
+func writeScaleSummary(dir string, runs []scaleRun) error {
+	var md bytes.Buffer
+	md.WriteString("| set | method | train rows | fit s | peak RSS MB | predict rows/s | score |\n|---|---|---|---|---|---|---|\n")
+	for _, r := range runs {
+		score := fmt.Sprintf("%s %.5g", r.Metric, r.Value)
+		if r.Error != "" {
+			score = "failed: " + r.Error
+		}
+		fmt.Fprintf(&md, "| %s | %s | %d | %.1f | %.0f | %.0f | %s |\n", r.Set, r.Method, r.Train, r.FitSeconds, r.PeakRSSMB, r.PredictRowsPerSec, score)
+	}
+	if err := atomicWrite(filepath.Join(dir, "summary.md"), func(w io.Writer) error { _, err := w.Write(md.Bytes()); return err }); err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(runs, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := atomicWrite(filepath.Join(dir, "summary.json"), func(w io.Writer) error { _, err := w.Write(append(js, '\n')); return err }); err != nil {
+		return err
+	}
+	// Curves over the synthetic sizes.
+	var sizes []float64
+	for _, r := range runs {
+		if strings.HasPrefix(r.Set, "synth-") && r.Method != "xgboost" && !slices.Contains(sizes, float64(r.Train)) && r.Method != "exact" {
+			sizes = append(sizes, float64(r.Train))
+		}
+	}
+	slices.Sort(sizes)
+	if len(sizes) < 2 {
+		return nil
+	}
+	xs := make([]float64, len(sizes))
+	for i, n := range sizes {
+		xs[i] = math.Log10(n)
+	}
+	times, scores := map[string][]float64{}, map[string][]float64{}
+	for _, r := range runs {
+		if !strings.HasPrefix(r.Set, "synth-") || r.Error != "" {
+			continue
+		}
+		n, _ := strconv.Atoi(strings.TrimPrefix(r.Set, "synth-"))
+		i := slices.Index(sizes, float64(n))
+		if i < 0 {
+			continue
+		}
+		name := r.Method
+		if r.Method == "exact" {
+			name = "exact (subset)"
+		}
+		if _, ok := times[name]; !ok {
+			times[name], scores[name] = nanSlice(len(sizes)), nanSlice(len(sizes))
+		}
+		times[name][i], scores[name][i] = r.FitSeconds, r.Value
+	}
+	if len(times) == 0 {
+		return nil
+	}
+	if err := plot.Curve(filepath.Join(dir, "scale_time.png"), xs, times, "log10 training rows", "fit seconds", "Fit time against n (synthetic low-rank, d = 20)"); err != nil {
+		return err
+	}
+	return plot.Curve(filepath.Join(dir, "scale_score.png"), xs, scores, "log10 training rows", "test MSE", "Test MSE against n (synthetic low-rank, d = 20)")
+}
+
+func nanSlice(n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = math.NaN()
+	}
+	return out
+}
+
+// atomicWrite writes a result file whole or not at all.
+func atomicWrite(path string, write func(io.Writer) error) error {
+	return modelfile.WriteAtomic(path, write)
+}
