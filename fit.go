@@ -283,7 +283,7 @@ func (f *fitter) score(s []float64, ds *Dataset, mean, std []float64) (acc, loss
 	c := f.c
 	n := ds.N
 	if f.task == Classification {
-		pred := argmax(s, n, c)
+		pred := Argmax(s, n, c)
 		hit := 0
 		for i, l := range ds.Labels {
 			if pred[i] == l {

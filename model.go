@@ -135,6 +135,14 @@ func prepareX(x []float64, n, d int, normalize bool, sel []int) []float64 {
 	return o2
 }
 
+// NormalizedRows returns a copy of the n rows of x (n×d) scaled to unit
+// Euclidean norm (Config.NormalizeRows); an all-zero row stays zero.
+func NormalizedRows(x []float64, n, d int) []float64 {
+	out := append([]float64(nil), x[:n*d]...)
+	normalizeRows(out, n, d)
+	return out
+}
+
 // normalizeRows scales each row to unit norm; an all-zero row stays zero.
 func normalizeRows(x []float64, n, d int) {
 	for i := 0; i < n; i++ {
@@ -185,7 +193,7 @@ func (m *Model) PredictClass(ctx context.Context, x []float64, n int) ([]int, er
 	if err != nil {
 		return nil, err
 	}
-	return argmax(s, n, m.Outputs), nil
+	return Argmax(s, n, m.Outputs), nil
 }
 
 // ProbEps bounds probabilities away from 0 and 1.
@@ -202,7 +210,13 @@ func (m *Model) PredictProba(ctx context.Context, x []float64, n int) ([]float64
 	if err != nil {
 		return nil, err
 	}
-	c := m.Outputs
+	Probabilities(s, n, m.Outputs)
+	return s, nil
+}
+
+// Probabilities turns n×c class scores into probabilities in place: each
+// clipped to [ProbEps, 1−ProbEps], each row renormalized to sum to one.
+func Probabilities(s []float64, n, c int) {
 	for i := 0; i < n; i++ {
 		row := s[i*c : i*c+c]
 		sum := 0.0
@@ -214,10 +228,11 @@ func (m *Model) PredictProba(ctx context.Context, x []float64, n int) ([]float64
 			row[j] /= sum
 		}
 	}
-	return s, nil
 }
 
-func argmax(s []float64, n, c int) []int {
+// Argmax returns the index of the largest of each row's c scores (the
+// first on ties): the predicted classes.
+func Argmax(s []float64, n, c int) []int {
 	out := make([]int, n)
 	for i := 0; i < n; i++ {
 		best := 0

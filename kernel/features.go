@@ -279,3 +279,22 @@ func EigSym(d int, m []float64) ([]float64, []float64, error) {
 	}
 	return vals, vecs, nil
 }
+
+// Oriented flips v in place so that its largest-magnitude entry is
+// positive (the first of equal magnitude), and returns it: the sign
+// convention of eigenvectors here, so that the same data give the same
+// vectors on every backend and in every figure.
+func Oriented(v []float64) []float64 {
+	best := 0
+	for j, x := range v {
+		if math.Abs(x) > math.Abs(v[best]) {
+			best = j
+		}
+	}
+	if len(v) > 0 && v[best] < 0 {
+		for j := range v {
+			v[j] = -v[j]
+		}
+	}
+	return v
+}

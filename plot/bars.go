@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/rfmkit/rfm/kernel"
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -344,21 +345,7 @@ func Eigenvectors(path string, names []string, vecs [][]float64, eigenvalues []f
 // Oriented returns a copy of v flipped so that its largest-magnitude entry
 // is positive: the sign convention of Eigenvectors, for callers that draw
 // the same vectors elsewhere (as images) and want them to agree.
-func Oriented(v []float64) []float64 {
-	out := slices.Clone(v)
-	best := 0
-	for j, x := range v {
-		if math.Abs(x) > math.Abs(v[best]) {
-			best = j
-		}
-	}
-	if v[best] < 0 {
-		for j := range out {
-			out[j] = -out[j]
-		}
-	}
-	return out
-}
+func Oriented(v []float64) []float64 { return kernel.Oriented(slices.Clone(v)) }
 
 // gridCols chooses the number of columns for n panels.
 func gridCols(n int) int {

@@ -76,15 +76,6 @@ func (m *Model) Save(w io.Writer, extra map[string]json.RawMessage) error {
 	return modelfile.Write(w, f)
 }
 
-// SaveFile writes the tree to path atomically.
-func (m *Model) SaveFile(path string, extra map[string]json.RawMessage) error {
-	f, err := m.ToFile(extra)
-	if err != nil {
-		return err
-	}
-	return modelfile.WriteFileAtomic(path, f)
-}
-
 // FromFile unpacks a tree and the caller's extra sections, checking that
 // the nodes form a tree over the leaves and every leaf model loads.
 func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
@@ -220,17 +211,4 @@ func Load(r io.Reader) (*Model, map[string]json.RawMessage, error) {
 		return nil, nil, err
 	}
 	return FromFile(f)
-}
-
-// LoadFile reads a tree model file from disk.
-func LoadFile(path string) (*Model, map[string]json.RawMessage, error) {
-	f, err := modelfile.ReadFile(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	m, extra, err := FromFile(f)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return m, extra, nil
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/agop"
 	"github.com/rfmkit/rfm/internal/linalg"
 	"github.com/rfmkit/rfm/kernel"
 	"github.com/rfmkit/rfm/solve"
@@ -315,9 +316,11 @@ func (g *grower) split(ctx context.Context, node int, rows []int) (left, right [
 	return nil, nil, nil, 0, nil
 }
 
-// sample draws at most SplitSample of the rows, stratified by class.
+// sample draws at most SplitSample of the rows, and at most a quarter of
+// them (but 1 000 at least) for the small nodes near the leaves, stratified
+// by class.
 func (g *grower) sample(rows []int, rng *rand.Rand) []int {
-	s := g.cfg.SplitSample
+	s := min(g.cfg.SplitSample, max(1000, len(rows)/4))
 	if len(rows) <= s {
 		return rows
 	}
@@ -342,36 +345,81 @@ func (g *grower) sample(rows []int, rng *rand.Rand) []int {
 	return out
 }
 
-// agopDirections fits a plain kernel machine on the sample (rounds 0 and 1
-// without validation rows: the kept M is the AGOP of round 0's predictor)
-// and returns the top eigenvectors of that AGOP, best first.
+// agopDirections fits a plain kernel machine (M = I) on the sample and
+// returns the top eigenvectors of the AGOP of its predictor over the
+// sample, best first: the directions its prediction varies most along.
+// (One exact solve and one AGOP: an RFM's later rounds are not needed.)
 func (g *grower) agopDirections(ctx context.Context, sample []int, node int) ([][]float64, error) {
-	ds := g.ds.Subset(sample)
-	if ds.Labels != nil {
-		ds.Classes = g.classes
-		if single(ds.Labels) {
-			return nil, nil // nothing to learn: the PCA-free fallback is the random direction
-		}
-	}
 	cfg := g.cfg
-	cfg.Solver = rfm.SolverExact
-	cfg.Iters, cfg.ValFraction, cfg.Refit, cfg.EarlyStop = 1, 0, false, 0
-	cfg.FinalKernel, cfg.InitialM, cfg.AdaptiveBandwidth = nil, kernel.FeatureMatrix{}, 0
-	cfg.AGOPPower, cfg.MNorm = 1, rfm.MNormMean
-	cfg.Diag = cfg.Diag || ds.D > fullSplitLimit
-	cfg.Seed = cfg.Seed + uint64(node)
-	if g.cfg.MemoryLimit == 0 {
-		cfg.MemoryLimit = solve.AvailableBudget()
+	ds := g.ds.Subset(sample)
+	n, d, c := ds.N, ds.D, ds.NumOutputs()
+	y := make([]float64, n*c)
+	if ds.Labels != nil {
+		if single(ds.Labels) {
+			return nil, nil // nothing to learn: the random direction is the fallback
+		}
+		c = g.classes
+		y = make([]float64, n*c)
+		for i, l := range ds.Labels {
+			y[i*c+l] = 1
+		}
+	} else {
+		copy(y, ds.Y)
 	}
-	cfg.MemoryLimit -= min(cfg.MemoryLimit, uint64(g.ds.N)*uint64(g.ds.D)*16)
-	m, err := rfm.Fit(ctx, cfg, ds, nil, nil)
+	x := ds.X
+	if cfg.NormalizeRows {
+		x = rfm.NormalizedRows(x, n, d)
+	}
+	var shift []float64
+	if cfg.Kernel.Radial() {
+		shift = columnMeans(x, n, d)
+	}
+	fm, err := kernel.NewFeatureMap(kernel.IdentityMatrix(d), shift)
 	if err != nil {
 		return nil, err
 	}
-	if m.M.IsIdentity() {
-		return nil, nil
+	limit := cfg.MemoryLimit
+	if limit == 0 {
+		limit = solve.AvailableBudget()
 	}
-	return topDirections(m.M)
+	limit -= min(limit, uint64(g.ds.N)*uint64(g.ds.D)*16)
+	z := fm.Map(x, n)
+	res, err := solve.KRR(ctx, nil, cfg.Kernel, z, y, c, solve.Options{Ridge: cfg.Ridge, Float32: cfg.Float32, Refine: cfg.Refine, MemoryLimit: limit})
+	if err != nil {
+		return nil, err
+	}
+	diag := cfg.Diag || d > fullSplitLimit
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	p := &agop.Predictor{Kernel: cfg.Kernel, Map: fm, Centers: z, Alpha: res.Alpha, C: c}
+	a, err := agop.Compute(ctx, p, all, agop.Options{Diag: diag, Float32: cfg.Float32})
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range a {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, nil
+		}
+	}
+	if diag {
+		return topDirections(kernel.DiagonalMatrix(a))
+	}
+	return topDirections(kernel.FullMatrix(d, a))
+}
+
+func columnMeans(x []float64, n, d int) []float64 {
+	mu := make([]float64, d)
+	for i := 0; i < n; i++ {
+		for j, v := range x[i*d : i*d+d] {
+			mu[j] += v
+		}
+	}
+	for j := range mu {
+		mu[j] /= float64(n)
+	}
+	return mu
 }
 
 func single(labels []int) bool {
@@ -412,26 +460,9 @@ func topDirections(mt kernel.FeatureMatrix) ([][]float64, error) {
 		for i := 0; i < d; i++ {
 			v[i] = vecs[i*d+k]
 		}
-		out = append(out, canonical(v))
+		out = append(out, kernel.Oriented(v))
 	}
 	return out, nil
-}
-
-// canonical fixes an eigenvector's sign (largest entry positive) so that
-// the same data give the same tree on every backend.
-func canonical(v []float64) []float64 {
-	big := 0
-	for i, x := range v {
-		if math.Abs(x) > math.Abs(v[big]) {
-			big = i
-		}
-	}
-	if v[big] < 0 {
-		for i := range v {
-			v[i] = -v[i]
-		}
-	}
-	return v
 }
 
 // pcaDirections returns the top principal directions of the sample.
@@ -729,18 +760,7 @@ func (m *Model) PredictClass(ctx context.Context, x []float64, n int) ([]int, er
 	if err != nil {
 		return nil, err
 	}
-	c := m.Outputs
-	out := make([]int, n)
-	for i := range out {
-		best := 0
-		for j := 1; j < c; j++ {
-			if s[i*c+j] > s[i*c+best] {
-				best = j
-			}
-		}
-		out[i] = best
-	}
-	return out, nil
+	return rfm.Argmax(s, n, m.Outputs), nil
 }
 
 // PredictProba returns n×classes probabilities as rfm.Model does: scores
@@ -753,18 +773,7 @@ func (m *Model) PredictProba(ctx context.Context, x []float64, n int) ([]float64
 	if err != nil {
 		return nil, err
 	}
-	c := m.Outputs
-	for i := 0; i < n; i++ {
-		row := s[i*c : i*c+c]
-		sum := 0.0
-		for j, v := range row {
-			row[j] = min(max(v, rfm.ProbEps), 1-rfm.ProbEps)
-			sum += row[j]
-		}
-		for j := range row {
-			row[j] /= sum
-		}
-	}
+	rfm.Probabilities(s, n, m.Outputs)
 	return s, nil
 }
 

@@ -642,15 +642,24 @@ func readScaleResults(path string) ([]scaleRun, error) {
 	return out, nil
 }
 
-func writeScaleTable(w io.Writer, runs []scaleRun) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "set\tmethod\ttrain rows\tfit s\tpeak RSS MB\tpredict rows/s\tscore")
+// scaleTable is the results as text cells, a header first.
+func scaleTable(runs []scaleRun) [][]string {
+	rows := [][]string{{"set", "method", "train rows", "fit s", "peak RSS MB", "predict rows/s", "score"}}
 	for _, r := range runs {
 		score := fmt.Sprintf("%s %.5g", r.Metric, r.Value)
 		if r.Error != "" {
 			score = "failed: " + r.Error
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.0f\t%.0f\t%s\n", r.Set, r.Method, r.Train, r.FitSeconds, r.PeakRSSMB, r.PredictRowsPerSec, score)
+		rows = append(rows, []string{r.Set, r.Method, strconv.Itoa(r.Train), fmt.Sprintf("%.1f", r.FitSeconds),
+			fmt.Sprintf("%.0f", r.PeakRSSMB), fmt.Sprintf("%.0f", r.PredictRowsPerSec), score})
+	}
+	return rows
+}
+
+func writeScaleTable(w io.Writer, runs []scaleRun) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, row := range scaleTable(runs) {
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	return tw.Flush()
 }
@@ -659,13 +668,11 @@ func writeScaleTable(w io.Writer, runs []scaleRun) error {
 // sizes, the curves of fit time and test MSE against n.
 func writeScaleSummary(dir string, runs []scaleRun) error {
 	var md bytes.Buffer
-	md.WriteString("| set | method | train rows | fit s | peak RSS MB | predict rows/s | score |\n|---|---|---|---|---|---|---|\n")
-	for _, r := range runs {
-		score := fmt.Sprintf("%s %.5g", r.Metric, r.Value)
-		if r.Error != "" {
-			score = "failed: " + r.Error
+	for i, row := range scaleTable(runs) {
+		fmt.Fprintf(&md, "| %s |\n", strings.Join(row, " | "))
+		if i == 0 {
+			md.WriteString(strings.Repeat("|---", len(row)) + "|\n")
 		}
-		fmt.Fprintf(&md, "| %s | %s | %d | %.1f | %.0f | %.0f | %s |\n", r.Set, r.Method, r.Train, r.FitSeconds, r.PeakRSSMB, r.PredictRowsPerSec, score)
 	}
 	if err := atomicWrite(filepath.Join(dir, "summary.md"), func(w io.Writer) error { _, err := w.Write(md.Bytes()); return err }); err != nil {
 		return err

@@ -498,26 +498,8 @@ func sameFile(a, b string) bool {
 // and probabilities come from one kernel evaluation and always agree with
 // the library. TestClassifyMatchesModel pins the equivalence.
 func classify(scores []float64, n, c int) (classes []int, proba []float64) {
-	classes = make([]int, n)
-	proba = make([]float64, n*c)
-	for i := 0; i < n; i++ {
-		row := scores[i*c : i*c+c]
-		best := 0
-		for j := 1; j < c; j++ {
-			if row[j] > row[best] {
-				best = j
-			}
-		}
-		classes[i] = best
-		p := proba[i*c : i*c+c]
-		sum := 0.0
-		for j, v := range row {
-			p[j] = min(max(v, rfm.ProbEps), 1-rfm.ProbEps)
-			sum += p[j]
-		}
-		for j := range p {
-			p[j] /= sum
-		}
-	}
+	classes = rfm.Argmax(scores, n, c)
+	proba = slices.Clone(scores[:n*c])
+	rfm.Probabilities(proba, n, c)
 	return classes, proba
 }

@@ -188,14 +188,7 @@ rfm fit --data train.csv --target y --valid valid.csv --kernel gaussian --bandwi
 
 // fitJSON is what 'rfm fit --json' prints.
 type fitJSON struct {
-	Model          string      `json:"model"`
-	Data           string      `json:"data"`
-	Rows           int         `json:"rows"`
-	Inputs         int         `json:"inputs"`
-	Features       int         `json:"features"`
-	Target         string      `json:"target"`
-	Task           string      `json:"task"`
-	Classes        []string    `json:"classes,omitempty"`
+	fitData
 	Validation     string      `json:"validation"` // "holdout", "file" or "none"
 	ValidationFile string      `json:"validation_file,omitempty"`
 	ValidationRows int         `json:"validation_rows"`
@@ -206,6 +199,23 @@ type fitJSON struct {
 	Selected       []string    `json:"selected_features,omitempty"`
 	Note           string      `json:"note,omitempty"`
 	Seconds        float64     `json:"seconds"`
+}
+
+// fitData is what every 'rfm fit --json' says of the data and the file.
+type fitData struct {
+	Model    string   `json:"model"`
+	Data     string   `json:"data"`
+	Rows     int      `json:"rows"`
+	Inputs   int      `json:"inputs"`
+	Features int      `json:"features"`
+	Target   string   `json:"target"`
+	Task     string   `json:"task"`
+	Classes  []string `json:"classes,omitempty"`
+}
+
+func newFitData(o *fitOptions, train *rfm.Dataset, p *dataset.Pipeline, tg *dataset.Target) fitData {
+	return fitData{Model: o.out, Data: o.data, Rows: train.N, Inputs: len(p.Inputs), Features: train.D,
+		Target: tg.Name, Task: tg.Task, Classes: tg.Classes}
 }
 
 func cmdFit(e *env, args []string) error {
@@ -295,8 +305,7 @@ func cmdFit(e *env, args []string) error {
 
 	names := p.FeatureNames()
 	res := fitJSON{
-		Model: o.out, Data: o.data, Rows: train.N, Inputs: len(p.Inputs), Features: train.D,
-		Target: tg.Name, Task: tg.Task, Classes: tg.Classes,
+		fitData:    newFitData(&o, train, p, tg),
 		Validation: vinfo.Validation, ValidationFile: vinfo.ValidationFile, ValidationRows: vinfo.ValidationRows,
 		Config: cfg, History: model.History, BestRound: model.BestRound, Refitted: model.Refitted,
 		Note: model.Note, Seconds: elapsed.Seconds(),

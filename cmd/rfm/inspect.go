@@ -137,19 +137,7 @@ func inspectModel(lm *loadedModel, top, eig int) (*inspectJSON, error) {
 	}
 
 	diag := m.FeatureDiagonal()
-	order := make([]int, len(diag))
-	for j := range order {
-		order[j] = j
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case diag[a] > diag[b]:
-			return -1
-		case diag[a] < diag[b]:
-			return 1
-		}
-		return 0
-	})
+	order := rankOrder(diag)
 	largest := 0.0
 	if len(order) > 0 {
 		largest = diag[order[0]]

@@ -42,19 +42,12 @@ type leafJSON struct {
 
 // fitTreeJSON is what 'rfm fit --json' prints for a tree.
 type fitTreeJSON struct {
-	Model    string     `json:"model"`
-	Data     string     `json:"data"`
-	Rows     int        `json:"rows"`
-	Inputs   int        `json:"inputs"`
-	Features int        `json:"features"`
-	Target   string     `json:"target"`
-	Task     string     `json:"task"`
-	Classes  []string   `json:"classes,omitempty"`
-	Solver   string     `json:"solver"`
-	Why      string     `json:"solver_reason"`
-	Config   rfm.Config `json:"config"`
-	Tree     treeJSON   `json:"tree"`
-	Seconds  float64    `json:"seconds"`
+	fitData
+	Solver  string     `json:"solver"`
+	Why     string     `json:"solver_reason"`
+	Config  rfm.Config `json:"config"`
+	Tree    treeJSON   `json:"tree"`
+	Seconds float64    `json:"seconds"`
 }
 
 // fitTree is 'rfm fit' with the tree solver: grow, fit the leaves, save.
@@ -95,8 +88,7 @@ func fitTree(e *env, o *fitOptions, cfg rfm.Config, why string, train, valid *rf
 	elapsed := bar.Elapsed()
 	bar.Finish(fmt.Sprintf("fit: %d rows, a tree of %d leaves (depth %d), %s; model written to %s", train.N, len(tm.Leaves), tm.Depth(), seconds(elapsed), o.out))
 	res := fitTreeJSON{
-		Model: o.out, Data: o.data, Rows: train.N, Inputs: len(p.Inputs), Features: train.D,
-		Target: tg.Name, Task: tg.Task, Classes: tg.Classes, Solver: string(cfg.Solver), Why: why,
+		fitData: newFitData(o, train, p, tg), Solver: string(cfg.Solver), Why: why,
 		Config: tm.Config, Tree: summary, Seconds: elapsed.Seconds(),
 	}
 	if o.common.json {
@@ -124,17 +116,10 @@ func fitTree(e *env, o *fitOptions, cfg rfm.Config, why string, train, valid *rf
 // treeValScore is accuracy (classification) or the MSE of the targets in
 // their units (regression) of the tree's scores s on ds.
 func treeValScore(tm *tree.Model, s []float64, ds *rfm.Dataset) float64 {
-	c := tm.Outputs
 	if tm.Task == rfm.Classification {
 		hit := 0
-		for i, l := range ds.Labels {
-			best := 0
-			for k := 1; k < c; k++ {
-				if s[i*c+k] > s[i*c+best] {
-					best = k
-				}
-			}
-			if best == l {
+		for i, l := range rfm.Argmax(s, ds.N, tm.Outputs) {
+			if l == ds.Labels[i] {
 				hit++
 			}
 		}
