@@ -104,9 +104,17 @@ func Fit(ctx context.Context, cfg Config, train, valid *Dataset, progress func(P
 // an RFM learned before): no AGOP rounds and no holdout, α fitted on all of
 // train with cfg's kernel, ridge and solver options.
 func FitWithM(ctx context.Context, cfg Config, m kernel.FeatureMatrix, train *Dataset, progress func(Progress)) (*Model, error) {
-	cfg.Iters, cfg.ValFraction, cfg.InitialM = 0, 0, m
-	cfg.Diag = m.Form == kernel.Diagonal
+	cfg = cfg.WithM(m)
+	cfg.ValFraction = 0
 	return Fit(ctx, cfg, train, nil, progress)
+}
+
+// WithM is the configuration of a kernel machine with the fixed feature
+// matrix m: no AGOP rounds (Iters 0), M_0 = m.
+func (c Config) WithM(m kernel.FeatureMatrix) Config {
+	c.Iters, c.InitialM = 0, m
+	c.Diag = m.Form == kernel.Diagonal
+	return c
 }
 
 func withClasses(ds *Dataset, c int) *Dataset {

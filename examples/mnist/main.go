@@ -234,10 +234,8 @@ func run(ctx context.Context, o options) (*report, error) {
 		return nil, fmt.Errorf("RFM round %d: %w", rfmRound, err)
 	}
 	fixedM := func(cfg rfm.Config) rfm.Config {
-		cfg.Diag = rfmBest.cfg.Diag
 		cfg.NormalizeRows = rfmBest.cfg.NormalizeRows
-		cfg.InitialM, cfg.Iters = learned.M, 0
-		return cfg
+		return cfg.WithM(learned.M)
 	}
 
 	// 3. NTK on pixels and on the RFM features.
