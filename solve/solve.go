@@ -175,7 +175,7 @@ func KRR(ctx context.Context, ws *Workspace, s kernel.Spec, z kernel.Points[floa
 	}
 	if opt.Float32 {
 		res, err := krr32(ctx, ws, s, z, y, c, opt)
-		if !errors.Is(err, ErrNotPD) || Plan(n, false, opt.MemoryLimit) != nil {
+		if !(errors.Is(err, ErrNotPD) || errors.Is(err, ErrNonFinite)) || Plan(n, false, opt.MemoryLimit) != nil {
 			return res, err
 		}
 		// Redo it in float64 when that fits: the float32 kernel matrix can
@@ -341,10 +341,15 @@ func wellPosed[T float32 | float64](l []T, n int, diagMax, tol float64) bool {
 	return true
 }
 
+// ErrNonFinite is returned (wrapped) when the coefficients came out NaN
+// or infinite: the system is too ill-conditioned for the precision used.
+// A float32 solve that gives them is redone in float64 when that fits.
+var ErrNonFinite = errors.New("the system is too ill-conditioned")
+
 func checkFinite(x []float64) error {
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("solve: coefficient %d is %v: the system is too ill-conditioned; increase the ridge λ", i, v)
+			return fmt.Errorf("solve: coefficient %d is %v: %w; increase the ridge λ", i, v, ErrNonFinite)
 		}
 	}
 	return nil

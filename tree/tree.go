@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/rfmkit/rfm"
@@ -668,6 +669,26 @@ func (g *grower) fitLeaf(ctx context.Context, i int, rows []int, cfg rfm.Config)
 		return lf, fmt.Errorf("a leaf needs at least 2 rows")
 	}
 	mdl, err := rfm.Fit(ctx, cfg, ds, nil, nil)
+	// A leaf is a small corner of the data: duplicated rows there can make
+	// its system too ill-conditioned for float32, or for the ridge. One
+	// leaf must not sink the whole tree: retry in float64, then with a
+	// ridge 100 times larger, and say so.
+	for _, retry := range []struct {
+		why   string
+		apply func(*rfm.Config)
+	}{
+		{"refitted in float64", func(c *rfm.Config) { c.Float32 = false }},
+		{"refitted with ridge ×100", func(c *rfm.Config) { c.Ridge = max(100*c.Ridge, 1e-3) }},
+	} {
+		if err == nil || ctx.Err() != nil || !(errors.Is(err, solve.ErrNotPD) || errors.Is(err, solve.ErrNonFinite)) {
+			break
+		}
+		first := err
+		retry.apply(&cfg)
+		if mdl, err = rfm.Fit(ctx, cfg, ds, nil, nil); err == nil {
+			lf.Note = strings.TrimPrefix(lf.Note+"; ", "; ") + retry.why + " (" + first.Error() + ")"
+		}
+	}
 	if err != nil {
 		return lf, err
 	}
