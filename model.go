@@ -18,9 +18,11 @@ type Round struct {
 	Jitter      float64 `json:"jitter,omitempty"`       // δ the solver had to add
 	// Float64Solve: a Float32 fit whose float32 matrix was not positive
 	// definite, solved again in float64.
-	Float64Solve bool    `json:"float64_solve,omitempty"`
-	FitSeconds   float64 `json:"fit_seconds"`
-	AGOPSeconds  float64 `json:"agop_seconds,omitempty"`
+	Float64Solve bool `json:"float64_solve,omitempty"`
+	// Wall-clock timings, for reports: model files leave them out (ToFile)
+	// so that equal fits give equal bytes.
+	FitSeconds  float64 `json:"fit_seconds,omitempty"`
+	AGOPSeconds float64 `json:"agop_seconds,omitempty"`
 }
 
 // Model is a fitted RFM. Its exported fields are its whole state: it
