@@ -1,17 +1,19 @@
 package uci
 
 import (
+	"context"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/rfmkit/rfm/internal/atomicfile"
 )
 
 // writePlot draws the per-data-set test error of RFM against that of the
@@ -85,20 +87,11 @@ func writePlot(path string, rep *Report) error {
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+	if err := atomicfile.Write(context.Background(), path, func(w io.Writer) error {
+		_, err := wt.WriteTo(w)
+		return err
+	}); err != nil {
 		return fmt.Errorf("plot: %w", err)
-	}
-	_, err = wt.WriteTo(tmp)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("plot %s: %w", path, err)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -296,7 +297,7 @@ type trainingInfo struct {
 }
 
 // saveModel writes the model with its pipeline and target atomically.
-func saveModel(path string, m *rfm.Model, p *dataset.Pipeline, tg *dataset.Target, info trainingInfo) error {
+func saveModel(ctx context.Context, path string, m *rfm.Model, p *dataset.Pipeline, tg *dataset.Target, info trainingInfo) error {
 	extra := map[string]json.RawMessage{}
 	for key, v := range map[string]any{extraPipeline: p, extraTarget: tg, extraTraining: info} {
 		b, err := json.Marshal(v)
@@ -310,7 +311,7 @@ func saveModel(path string, m *rfm.Model, p *dataset.Pipeline, tg *dataset.Targe
 		return err
 	}
 	f.CreatedBy = "rfm " + versionString()
-	return modelfile.WriteFileAtomic(path, f)
+	return modelfile.WriteFileAtomicContext(ctx, path, f)
 }
 
 // loadedModel is a model file with the CLI's sections decoded.

@@ -378,7 +378,7 @@ func cmdFit(e *env, args []string) error {
 		return err
 	}
 	info := trainingInfo{Data: o.data, Rows: train.N, Validation: describeValidation(vinfo, cfg, tg), Version: versionString()}
-	if err := saveModel(o.out, model, p, tg, info); err != nil {
+	if err := saveModel(e.ctx, o.out, model, p, tg, info); err != nil {
 		bar.Abort()
 		return err
 	}

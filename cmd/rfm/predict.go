@@ -146,7 +146,7 @@ func cmdPredict(e *env, args []string) error {
 		}
 		return bw.Flush()
 	}
-	if err := modelfile.WriteAtomic(o.out, write); err != nil {
+	if err := modelfile.WriteAtomicContext(e.ctx, o.out, write); err != nil {
 		return err
 	}
 	if !o.common.quiet {
