@@ -56,6 +56,9 @@ func Fit(ctx context.Context, cfg Config, train, valid *Dataset, progress func(P
 		}
 	}
 	train = withClasses(train, c)
+	if err := checkFitMemory(cfg, train, valid, c); err != nil {
+		return nil, err
+	}
 	tr, va := train, valid
 	if va == nil && cfg.ValFraction > 0 && train.N >= 5 {
 		ti, vi := Holdout(train.N, train.Labels, cfg.ValFraction, cfg.Seed)

@@ -109,6 +109,13 @@ rfm cv --data train.csv --target churn --diag --ridge 0.01 --per-fold --json`)
 	}
 	features := p.InputColumns()
 	trains, tests := rfm.KFold(n, labels, o.folds, cfg.Seed)
+	largest := 0
+	for _, tr := range trains {
+		largest = max(largest, len(tr))
+	}
+	if err := planFit(cfg, largest, p.Width(), tg); err != nil {
+		return err
+	}
 
 	bar := newProgress(e.stderr, e.tty(), o.common.quiet)
 	res := cvJSON{Data: o.data, Target: tg.Name, Task: tg.Task, Rows: n, Folds: o.folds, Stratified: labels != nil, Config: cfg}

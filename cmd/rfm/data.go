@@ -107,7 +107,7 @@ func (c *columnFlags) register(f *flagSet) {
 // chunk is a multiple of the kernel's 128-row bands and a row's prediction
 // depends only on the row, so the numbers are those of one Predict call.
 func predictChunked(e *env, m *rfm.Model, x []float64, n int, quiet bool, verb string) ([]float64, error) {
-	const chunk = 32 * 128
+	const chunk = predictChunkRows
 	bar := newProgress(e.stderr, e.tty(), quiet)
 	defer bar.Abort() // the caller prints its own summary
 	out := make([]float64, 0, n*m.Outputs)

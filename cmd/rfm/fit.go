@@ -339,6 +339,9 @@ func cmdFit(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := planFit(cfg, t.NRows(), p.Width(), tg); err != nil {
+		return err
+	}
 	train, err := encodeRows(t, o.data, p, tg)
 	if err != nil {
 		return err

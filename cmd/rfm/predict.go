@@ -96,6 +96,16 @@ func cmdPredict(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	textCols := 1
+	if o.proba {
+		textCols += lm.model.Outputs
+	}
+	if o.keep != "" {
+		textCols++
+	}
+	if err := planPredict(lm, t.NRows(), textCols); err != nil {
+		return err
+	}
 	x, n, _, err := lm.pipeline.Transform(t)
 	if err != nil {
 		return inFile(o.data, err)
