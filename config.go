@@ -75,7 +75,9 @@ type Config struct {
 	Selection string `json:"selection,omitempty"`
 	// Seed drives every random choice (holdout, AGOP sampling).
 	Seed uint64 `json:"seed"`
-	// MemoryLimit caps the n×n matrix in bytes (0 = 90% of available memory).
+	// MemoryLimit caps the fit's planned memory in bytes (PlanFit: the
+	// n×n matrix, a full M's d×d matrices, copies of the data, per-thread
+	// blocks); 0 = 90% of available memory.
 	MemoryLimit uint64 `json:"-"`
 	// InitialM, when set, replaces M_0 = I: d entries with Diag, d×d
 	// otherwise. With Iters = 0 this fits a kernel machine with a given,

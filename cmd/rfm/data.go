@@ -37,13 +37,13 @@ func (c *commonFlags) register(f *flagSet, withJSON bool) {
 		f.Bool(&c.json, "json", false, "print the result as JSON on stdout")
 	}
 	f.Bool(&c.quiet, "quiet", false, "no progress bar or summary on stderr")
-	f.Int(&c.threads, "threads", 0, "threads for the linear algebra (`N`; 0 = one per CPU)")
+	f.Int(&c.threads, "threads", 0, "threads for the linear algebra (`N`; 0 = one per CPU, at most 256)")
 }
 
 // apply sets the thread count for the backend and the Go scheduler.
 func (c *commonFlags) apply() error {
-	if c.threads < 0 {
-		return usagef("--threads %d: must be ≥ 0 (0 = one per CPU)", c.threads)
+	if err := linalg.CheckThreads(c.threads); err != nil {
+		return usagef("--threads %d: %v", c.threads, err)
 	}
 	if c.threads > 0 {
 		runtime.GOMAXPROCS(c.threads)

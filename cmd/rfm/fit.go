@@ -80,7 +80,7 @@ func (g *engineFlags) register(f *flagSet) {
 	f.Section("Solver")
 	f.Bool(&g.float32, "float32", def.Float32, "store and factor the kernel matrix in float32 (half the memory)")
 	f.Int(&g.refine, "refine", def.Refine, "float64 refinement steps `K` of a float32 solve")
-	f.String(&g.memory, "memory-limit", "", "cap `SIZE` on the kernel matrix, e.g. 8G (default: 90% of available memory)")
+	f.String(&g.memory, "memory-limit", "", "cap `SIZE` on the whole fit's memory (kernel matrix, M, copies of the data, per-thread blocks), e.g. 8G (default: 90% of available memory)")
 }
 
 // config builds and checks the engine configuration, naming the flag at
