@@ -67,3 +67,38 @@ func TestOldFileWithTimingsLoads(t *testing.T) {
 		t.Errorf("old timings read back as %+v", m2.History[0])
 	}
 }
+
+// Classes of one or two rows: the stratified holdout rounds to no rows.
+// The fit goes on without validation and says so in Note.
+func TestEmptyHoldoutIsExplained(t *testing.T) {
+	x := []float64{0, 0, 1, 0, 0, 1, 1, 1, 2, 2, 2, 3}
+	tests := []struct {
+		labels []int
+		want   []string
+	}{
+		{[]int{0, 0, 1, 1, 2, 2}, []string{"stratified 20% holdout rounds to no rows", "the largest class has 2 rows", "fitted on all 6 rows and the last one kept"}},
+		{[]int{0, 1, 0, 1}, []string{"4 training rows are too few for a 20% holdout"}},
+	}
+	for _, tt := range tests {
+		n := len(tt.labels)
+		cfg := DefaultConfig()
+		cfg.Iters = 1
+		m, err := Fit(context.Background(), cfg, &Dataset{X: x[:2*n], N: n, D: 2, Labels: tt.labels}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(m.Note, w) {
+				t.Errorf("%d rows: note %q lacks %q", n, m.Note, w)
+			}
+		}
+	}
+	// A holdout that works, or none asked for: no note.
+	cfg := DefaultConfig()
+	cfg.Iters = 1
+	cfg.ValFraction = 0
+	m, err := Fit(context.Background(), cfg, &Dataset{X: x, N: 6, D: 2, Labels: []int{0, 0, 1, 1, 2, 2}}, nil, nil)
+	if err != nil || m.Note != "" {
+		t.Errorf("no holdout asked: note %q, err %v", m.Note, err)
+	}
+}

@@ -426,6 +426,9 @@ func describeValidation(v fitJSON, cfg rfm.Config, tg *dataset.Target) string {
 		}
 		return s + ")"
 	}
+	if cfg.ValFraction > 0 && v.ValidationFile == "" {
+		return "none: the holdout would have no rows (see the note); every round is kept in turn and the last one wins"
+	}
 	return "none: every round is kept in turn and the last one wins"
 }
 
