@@ -56,7 +56,7 @@ func Fit(ctx context.Context, cfg Config, train, valid *Dataset, progress func(P
 		}
 	}
 	train = withClasses(train, c)
-	if err := checkFitMemory(cfg, train, valid, c); err != nil {
+	if err := checkFit(cfg, train, valid, c); err != nil {
 		return nil, err
 	}
 	tr, va, note := holdout(cfg, train, valid)

@@ -158,6 +158,9 @@ func (m *Model) Predict(ctx context.Context, x []float64, n int) ([]float64, err
 	}
 	dm := m.Dm()
 	zq := mp.metric.Map(xs, n)
+	if err := m.Kernel.CheckScale(zq, n, dm, false); err != nil { // NTK/NNGP values would overflow
+		return nil, err
+	}
 	out, err := kernel.Apply(ctx, m.Kernel, zq, n, kernel.Norms(zq, n, dm), mp.z, m.N, mp.norms, dm, m.Alpha, m.Outputs)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rfmkit/rfm/internal/linalg"
+	"github.com/rfmkit/rfm/kernel"
 	"github.com/rfmkit/rfm/solve"
 )
 
@@ -219,13 +220,33 @@ func PlanFit(s FitShape, cfg Config) *MemoryPlan {
 
 // agopBlockRows mirrors agop's default block size (its buffers near 64 MB,
 // at least 128 points).
-// checkFitMemory is Fit's check, before anything is allocated.
-func checkFitMemory(cfg Config, train, valid *Dataset, outputs int) error {
+// checkFit is Fit's check before anything is allocated: the memory plan,
+// and that a homogeneous kernel's values (NTK, NNGP) will be finite.
+func checkFit(cfg Config, train, valid *Dataset, outputs int) error {
 	s := FitShape{N: train.N, D: train.D, Outputs: outputs, DataHeld: true}
 	if valid != nil {
 		s.Valid = valid.N
 	}
-	return PlanFit(s, cfg).Check(cfg.MemoryLimit)
+	if err := PlanFit(s, cfg).Check(cfg.MemoryLimit); err != nil {
+		return err
+	}
+	if cfg.NormalizeRows { // unit rows: nothing can overflow
+		return nil
+	}
+	for _, k := range []*kernel.Spec{&cfg.Kernel, cfg.FinalKernel} {
+		if k == nil {
+			continue
+		}
+		if err := k.CheckScale(train.X, train.N, train.D, cfg.Float32 && k == &cfg.Kernel); err != nil {
+			return fmt.Errorf("training data: %w", err)
+		}
+		if valid != nil {
+			if err := k.CheckScale(valid.X, valid.N, valid.D, false); err != nil {
+				return fmt.Errorf("validation data: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 func agopBlockRows(c, d int) int {
