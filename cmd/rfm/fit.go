@@ -516,13 +516,23 @@ func describeBest(m *rfm.Model, validated bool) string {
 }
 
 // writeHistory prints the per-round table; the chosen round is starred.
+// The timing columns appear for a fit just made: model files do not store
+// timings (so that equal fits give equal files), and inspect leaves them out.
 func writeHistory(w io.Writer, h []rfm.Round, best int, task rfm.Task, validated bool) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	if task == rfm.Classification {
-		fmt.Fprint(tw, "round\tbandwidth\tval_accuracy\tval_loss\tfit_s\tagop_s\t\n")
-	} else {
-		fmt.Fprint(tw, "round\tbandwidth\tval_loss\tfit_s\tagop_s\t\n")
+	timed := false
+	for _, r := range h {
+		timed = timed || r.FitSeconds > 0
 	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "round\tbandwidth\t"
+	if task == rfm.Classification {
+		head += "val_accuracy\t"
+	}
+	head += "val_loss\t"
+	if timed {
+		head += "fit_s\tagop_s\t"
+	}
+	fmt.Fprint(tw, head+"\n")
 	for _, r := range h {
 		mark := "  "
 		if r.Round == best {
@@ -536,15 +546,19 @@ func writeHistory(w io.Writer, h []rfm.Round, best int, task rfm.Task, validated
 		if !validated {
 			acc, loss = "-", "-"
 		}
-		agop := "-"
-		if r.AGOPSeconds > 0 {
-			agop = fmt.Sprintf("%.2f", r.AGOPSeconds)
-		}
+		row := fmt.Sprintf("%s%d\t%s\t", mark, r.Round, bw)
 		if task == rfm.Classification {
-			fmt.Fprintf(tw, "%s%d\t%s\t%s\t%s\t%.2f\t%s\t\n", mark, r.Round, bw, acc, loss, r.FitSeconds, agop)
-		} else {
-			fmt.Fprintf(tw, "%s%d\t%s\t%s\t%.2f\t%s\t\n", mark, r.Round, bw, loss, r.FitSeconds, agop)
+			row += acc + "\t"
 		}
+		row += loss + "\t"
+		if timed {
+			agop := "-"
+			if r.AGOPSeconds > 0 {
+				agop = fmt.Sprintf("%.2f", r.AGOPSeconds)
+			}
+			row += fmt.Sprintf("%.2f\t%s\t", r.FitSeconds, agop)
+		}
+		fmt.Fprint(tw, row+"\n")
 	}
 	tw.Flush()
 }
