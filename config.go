@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/rfmkit/rfm/kernel"
-	"github.com/rfmkit/rfm/solve"
 )
 
 // Task is what the model predicts.
@@ -89,21 +88,22 @@ const (
 // two cores) and a tree of leaves is faster.
 const AutoExactRows = 25000
 
-// ChooseSolver resolves SolverAuto for n training rows: exact up to
-// AutoExactRows when the n×n matrix fits the memory budget, tree above.
-// It returns the solver and why, for the command line.
-func ChooseSolver(cfg Config, n int) (Solver, string) {
+// ChooseSolver resolves SolverAuto for a fit of the given shape: exact up
+// to AutoExactRows rows when its memory plan (PlanFit) fits the budget,
+// tree above. It returns the solver and why, for the command line.
+func ChooseSolver(cfg Config, s FitShape) (Solver, string) {
 	switch cfg.Solver {
 	case SolverExact, SolverTree, SolverNystrom:
 		return cfg.Solver, "asked for"
 	}
-	if n > AutoExactRows {
-		return SolverTree, fmt.Sprintf("%d rows are more than an exact solve takes quickly (%d)", n, AutoExactRows)
+	if s.N > AutoExactRows {
+		return SolverTree, fmt.Sprintf("%d rows are more than an exact solve takes quickly (%d)", s.N, AutoExactRows)
 	}
-	if err := solve.Plan(n, cfg.Float32, cfg.MemoryLimit); err != nil {
+	cfg.Solver = SolverExact
+	if err := PlanFit(s, cfg).Check(cfg.MemoryLimit); err != nil {
 		return SolverTree, fmt.Sprintf("the exact solve does not fit: %v", err)
 	}
-	return SolverExact, fmt.Sprintf("%d rows fit one exact solve", n)
+	return SolverExact, fmt.Sprintf("%d rows fit one exact solve", s.N)
 }
 
 // Config holds every hyperparameter of a fit. DefaultConfig gives the
@@ -178,7 +178,9 @@ type Config struct {
 	// CGIters bounds the conjugate-gradient iterations of a Nyström solve
 	// (0: 50).
 	CGIters int `json:"cg_iters,omitempty"`
-	// MemoryLimit caps the n×n matrix in bytes (0 = 90% of available memory).
+	// MemoryLimit caps the fit's planned memory in bytes (PlanFit: the
+	// n×n matrix, a full M's d×d matrices, copies of the data, per-thread
+	// blocks); 0 = 90% of available memory.
 	MemoryLimit uint64 `json:"-"`
 	// InitialM, when set (not the identity), replaces M_0 = I. With
 	// Iters = 0 this fits a kernel machine with a given, previously learned

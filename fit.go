@@ -59,19 +59,17 @@ func Fit(ctx context.Context, cfg Config, train, valid *Dataset, progress func(P
 		}
 	}
 	train = withClasses(train, c)
-	tr, va := train, valid
-	if va == nil && cfg.ValFraction > 0 && train.N >= 5 {
-		ti, vi := Holdout(train.N, train.Labels, cfg.ValFraction, cfg.Seed)
-		if len(vi) > 0 && len(ti) >= 2 {
-			tr, va = train.Subset(ti), train.Subset(vi)
-		}
+	if err := checkFit(cfg, train, valid, c); err != nil {
+		return nil, err
 	}
+	tr, va, note := holdout(cfg, train, valid)
 	f := &fitter{cfg: cfg, task: task, c: c, progress: progress}
 	defer f.ws.Release()
 	m, err := f.run(ctx, tr, va)
 	if err != nil {
 		return nil, err
 	}
+	m.Note = joinNotes(note, m.Note)
 	if cfg.FinalKernel != nil {
 		// "RFM (NTK)": M was learned and the round selected with the base
 		// kernel; α is fitted again with the final kernel on the selected M,

@@ -20,8 +20,10 @@ type Round struct {
 	// definite, solved again in float64.
 	Float64Solve bool `json:"float64_solve,omitempty"`
 	// CGIters: the conjugate-gradient iterations of a Nyström solve.
-	CGIters     int     `json:"cg_iters,omitempty"`
-	FitSeconds  float64 `json:"fit_seconds"`
+	CGIters int `json:"cg_iters,omitempty"`
+	// Wall-clock timings, for reports: model files leave them out (ToFile)
+	// so that equal fits give equal bytes.
+	FitSeconds  float64 `json:"fit_seconds,omitempty"`
 	AGOPSeconds float64 `json:"agop_seconds,omitempty"`
 }
 
@@ -171,7 +173,11 @@ func (m *Model) Predict(ctx context.Context, x []float64, n int) ([]float64, err
 	if err != nil {
 		return nil, err
 	}
-	out, err := kernel.Apply(ctx, m.KernelUsed, mp.fm.Map(xs, n), mp.centers, m.Alpha, m.Outputs)
+	zq := mp.fm.Map(xs, n)
+	if err := m.KernelUsed.CheckScale(zq.Z, n, m.Dm(), false); err != nil { // NTK/NNGP values would overflow
+		return nil, err
+	}
+	out, err := kernel.Apply(ctx, m.KernelUsed, zq, mp.centers, m.Alpha, m.Outputs)
 	if err != nil {
 		return nil, err
 	}

@@ -178,3 +178,46 @@ func TestConfigValidateNTK(t *testing.T) {
 		t.Errorf("adaptive bandwidth with nngp: error %v", err)
 	}
 }
+
+// Inputs of norm ~1e200 overflow the NTK's values (K(x, x) = 3‖x‖²): Fit
+// and Predict refuse them with a message that says so, instead of "not
+// positive definite" or NaN predictions. Norms up to ~1e150 still fit.
+func TestNTKHugeInputs(t *testing.T) {
+	n, d := 30, 3
+	data := func(scale float64) *Dataset {
+		x := make([]float64, n*d)
+		y := make([]float64, n)
+		for i := 0; i < n; i++ {
+			for j := 0; j < d; j++ {
+				x[i*d+j] = scale * float64((i*7+j*3)%11-5) / 5
+			}
+			y[i] = float64(i % 3)
+		}
+		return &Dataset{X: x, N: n, D: d, Y: y}
+	}
+	cfg := DefaultConfig()
+	cfg.Kernel = kernel.Spec{Kind: kernel.NTK, Depth: 2}
+	cfg.Iters = 1
+	ctx := context.Background()
+	_, err := Fit(ctx, cfg, data(1e200), nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "would overflow") || strings.Contains(err.Error(), "positive definite") {
+		t.Fatalf("fit on rows of norm 1e200: %v", err)
+	}
+	if _, err := Fit(ctx, cfg, data(1e150), nil, nil); err != nil {
+		t.Fatalf("fit on rows of norm 1e150: %v", err)
+	}
+	// Prediction: with M = I the query rows reach the kernel as they are
+	// (a learned M may scale them back into range).
+	cfg.Iters = 0
+	m, err := Fit(ctx, cfg, data(1), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Predict(ctx, data(1e200).X[:2*d], 2); err == nil || !strings.Contains(err.Error(), "would overflow") {
+		t.Errorf("predict on rows of norm 1e200: %v", err)
+	}
+	p, err := m.Predict(ctx, data(1e150).X[:2*d], 2)
+	if err != nil || math.IsNaN(p[0]) || math.IsInf(p[0], 0) {
+		t.Errorf("predict on rows of norm 1e150: %v %v", p, err)
+	}
+}

@@ -24,10 +24,36 @@ type fileMeta struct {
 	Extra   map[string]json.RawMessage `json:"extra,omitempty"`
 }
 
+// fileModel is how a Model is written: its rounds without their timings,
+// so that the same fit gives the same bytes (the shallower History and Head
+// fields hide the embedded Model's). Old files with timings still load.
+type fileModel struct {
+	*Model
+	History []Round `json:"history"`
+	Head    *Round  `json:"head,omitempty"`
+}
+
+// untimed returns a copy of the rounds with their wall-clock fields zeroed.
+func untimed(h []Round) []Round {
+	out := append([]Round(nil), h...)
+	for i := range out {
+		out[i].FitSeconds, out[i].AGOPSeconds = 0, 0
+	}
+	return out
+}
+
 // ToFile packs the model (and the caller's extra JSON sections) into a
-// modelfile container.
+// modelfile container. Timings are left out: they are not part of the model.
 func (m *Model) ToFile(extra map[string]json.RawMessage) (*modelfile.File, error) {
-	meta, err := json.Marshal(fileMeta{Model: m, Backend: linalg.Backend(), Extra: extra})
+	fm := fileModel{Model: m, History: untimed(m.History)}
+	if m.Head != nil {
+		fm.Head = &untimed([]Round{*m.Head})[0]
+	}
+	meta, err := json.Marshal(struct {
+		Model   fileModel                  `json:"model"`
+		Backend string                     `json:"backend"`
+		Extra   map[string]json.RawMessage `json:"extra,omitempty"`
+	}{fm, linalg.Backend(), extra})
 	if err != nil {
 		return nil, fmt.Errorf("encode model: %w", err)
 	}

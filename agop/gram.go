@@ -73,11 +73,12 @@ func gramSums(ctx context.Context, p *Predictor, eval []int, opt Options, h []fl
 	s := make([]float64, rows*c)
 	q := make([]float64, rows*d) // Q, then V = diag(w/2)·Z_b − Q
 	var pq kernel.Points[float64]
-	x := make([]float64, d*d)
+	var x []float64 // d×d, for the full AGOP only (a diagonal one with a wide d could not hold it)
 	if opt.Diag {
 		acc = make([]float64, d)
 	} else {
 		acc = make([]float64, d*d)
+		x = make([]float64, d*d)
 	}
 	var colA, sz []float64 // Σ_i A_ij; Σ_i s_ik z_i (C×d): for centring
 	if opt.Centered {

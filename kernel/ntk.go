@@ -164,6 +164,74 @@ func (s Spec) selfFactor() float64 {
 	return float64(s.Depth + 1)
 }
 
+// scaleHeadroom: K(x, x) must stay this far below the largest float of
+// the working precision, so that sums of kernel values (K·α, the
+// factorization's updates) do not overflow either.
+const scaleHeadroom = 1e4
+
+// MaxNorm is the largest Euclidean norm of an input row for which the
+// homogeneous kernels' values stay finite (with headroom for their sums)
+// in float64, or in float32 when single is set. Their values grow with the
+// inputs (K(x, x) = F(1)·‖x‖²), unlike the radial kernels', which stay in
+// [0, 1]: ‖x‖ ≈ 1e155 already overflows float64, 1e18 float32. Radial
+// kernels have no limit (+Inf).
+func (s Spec) MaxNorm(single bool) float64 {
+	if !s.homogeneous() {
+		return math.Inf(1)
+	}
+	top := math.MaxFloat64
+	if single {
+		top = math.MaxFloat32
+	}
+	return math.Sqrt(top / scaleHeadroom / s.selfFactor())
+}
+
+// CheckScale reports the first of n rows of x (n×d, after any metric)
+// whose norm exceeds MaxNorm: its kernel values would overflow to ±Inf or
+// NaN, and a fit would fail with a misleading "not positive definite" (or
+// a prediction come out NaN). The norm is computed scaled, so that even a
+// row whose squared norm overflows is measured. The homogeneous kernels
+// are scale-equivariant (K(ta, tb) = t²K(a, b)), so scaling the inputs
+// down loses nothing but the ridge's relative size.
+func (s Spec) CheckScale(x []float64, n, d int, single bool) error {
+	limit := s.MaxNorm(single)
+	if math.IsInf(limit, 1) {
+		return nil
+	}
+	for i := 0; i < n; i++ {
+		if nr := scaledNorm(x[i*d : i*d+d]); !(nr <= limit) {
+			prec := "float64"
+			if single {
+				prec = "float32"
+			}
+			return fmt.Errorf("kernel %s: input row %d has norm %.3g; its kernel value K(x, x) = %g·‖x‖² would overflow %s (norms up to %.3g are supported): scale the inputs down, e.g. standardize the columns",
+				s.Kind, i, nr, s.selfFactor(), prec, limit)
+		}
+	}
+	return nil
+}
+
+// scaledNorm is ‖v‖ computed as m·‖v/m‖ with m = max|v_i|, finite
+// whenever the result is (NaN if v holds one).
+func scaledNorm(v []float64) float64 {
+	m := 0.0
+	for _, x := range v {
+		if math.IsNaN(x) {
+			return math.NaN()
+		}
+		m = max(m, math.Abs(x))
+	}
+	if m == 0 || math.IsInf(m, 1) {
+		return m
+	}
+	ss := 0.0
+	for _, x := range v {
+		r := x / m
+		ss += r * r
+	}
+	return m * math.Sqrt(ss)
+}
+
 func validateDepth(s Spec) error {
 	if s.Depth < 1 || s.Depth > MaxDepth {
 		return fmt.Errorf("kernel %s: depth %d is outside 1..%d", s.Kind, s.Depth, MaxDepth)

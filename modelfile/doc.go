@@ -53,7 +53,9 @@
 //
 // WriteFileAtomic and ReadFile work on paths. WriteAtomic is the general
 // helper behind WriteFileAtomic: any output (CSV predictions, JSON reports)
-// written through it appears complete or not at all.
+// written through it appears complete or not at all, and temporary files of
+// a killed earlier writer are cleaned up. The ...Context variants let a
+// cancelled context end the wait for a named pipe's reader.
 //
 // What this package is not: a general serialization library (no integer or
 // string arrays, no compression, no memory mapping), nor the place that

@@ -242,8 +242,8 @@ func (d *decoder) decode() (*File, error) {
 		return nil, d.readErr(err)
 	}
 	if !bytes.Equal(sum, stored[:]) {
-		return nil, fmt.Errorf("%w: SHA-256 checksum mismatch (stored %x…, computed %x…); the file was damaged after it was written",
-			ErrCorrupted, stored[:8], sum[:8])
+		return nil, fmt.Errorf("%w: SHA-256 checksum mismatch (%s); the file was damaged after it was written",
+			ErrCorrupted, checksumDiff(stored[:], sum))
 	}
 	if _, err := d.r.ReadByte(); err == nil {
 		return nil, fmt.Errorf("%w: the model file ends at byte %d but the input continues (extra data appended?)", ErrTrailingData, d.n)
@@ -251,6 +251,29 @@ func (d *decoder) decode() (*File, error) {
 		return nil, fmt.Errorf("read model file at byte %d: %w", d.n, err)
 	}
 	return f, nil
+}
+
+// checksumDiff shows two different checksums where they differ: 8 bytes
+// from the first differing one, so a damaged trailer (whose first bytes may
+// still match) never shows two identical excerpts.
+func checksumDiff(stored, computed []byte) string {
+	i := 0
+	for i < len(stored) && stored[i] == computed[i] {
+		i++
+	}
+	j := min(i+8, len(stored))
+	lead, tail := "", ""
+	if i > 0 {
+		lead = "…"
+	}
+	if j < len(stored) {
+		tail = "…"
+	}
+	where := "they differ from the first byte"
+	if i > 0 {
+		where = fmt.Sprintf("they first differ at byte %d of %d", i, len(stored))
+	}
+	return fmt.Sprintf("stored %s%x%s, computed %s%x%s; %s", lead, stored[i:j], tail, lead, computed[i:j], tail, where)
 }
 
 // corruptedOr is called when the header is unusable. A damaged file is far

@@ -1,10 +1,11 @@
 package plot
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"image/color"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -14,6 +15,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/rfmkit/rfm/internal/atomicfile"
 )
 
 // dpi is the resolution of every figure. Layout is computed in device
@@ -128,35 +131,17 @@ func drawSafely(c draw.Canvas, body func(c draw.Canvas) error) (err error) {
 	return body(c)
 }
 
-// writeAtomic writes the PNG to a temporary file in the destination
-// directory and renames it over path.
-func writeAtomic(path string, png vgimg.PngCanvas) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return fmt.Errorf("plot: write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
+// writeAtomic writes the PNG with the project's one atomic writer: a
+// temporary file in the destination directory renamed over path.
+func writeAtomic(path string, png vgimg.PngCanvas) error {
+	err := atomicfile.Write(context.Background(), path, func(w io.Writer) error {
+		if _, err := png.WriteTo(w); err != nil {
+			return fmt.Errorf("encode png: %w", err)
 		}
-	}()
-	if _, err = png.WriteTo(f); err != nil {
-		return fmt.Errorf("plot: write %s: encode png: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("plot: write %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("plot: write %s: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("plot: write %s: %w", path, err)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
 	}
 	return nil
 }

@@ -3,12 +3,16 @@ package uci
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/rfmkit/rfm/internal/atomicfile"
 )
 
 // resultColumns is the header of results.tsv. List-valued cells (one value
@@ -44,29 +48,13 @@ func WriteResults(path string, rs []Result) error {
 	return writeAtomic(path, b.Bytes())
 }
 
-// writeAtomic replaces path by data through a temporary file and a rename.
+// writeAtomic replaces path by data with the project's one atomic writer
+// (which also clears temporary files a killed run left behind).
 func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(context.Background(), path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }
 
 func onOff(b bool) string {

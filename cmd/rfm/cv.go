@@ -111,6 +111,17 @@ rfm cv --data train.csv --target churn --diag --ridge 0.01 --per-fold --json`)
 	}
 	features := p.InputColumns()
 	trains, tests := rfm.KFold(n, labels, o.folds, cfg.Seed)
+	largest := 0
+	for _, tr := range trains {
+		largest = max(largest, len(tr))
+	}
+	if solver, _ := rfm.ChooseSolver(cfg, fitShape(largest, p.Width(), tg)); solver != rfm.SolverTree {
+		c := cfg
+		c.Solver = solver
+		if err := planFit(c, largest, p.Width(), tg); err != nil {
+			return err
+		}
+	}
 
 	bar := newProgress(e.stderr, e.tty(), o.common.quiet)
 	res := cvJSON{Data: o.data, Target: tg.Name, Task: tg.Task, Rows: n, Folds: o.folds, Stratified: labels != nil, Config: cfg}
@@ -181,7 +192,7 @@ func (o *cvOptions) runFold(e *env, cfg rfm.Config, t *dataset.Table, tg *datase
 	fd := &cvFold{TrainRows: trDS.N, TestRows: teDS.N}
 	var model predictor
 	outputs := 0
-	if solver, _ := rfm.ChooseSolver(cfg, trDS.N); solver == rfm.SolverTree {
+	if solver, _ := rfm.ChooseSolver(cfg, fitShape(trDS.N, trDS.D, tg)); solver == rfm.SolverTree {
 		if o.eng.rfmT {
 			return nil, usagef("--rfm-t does not apply to a tree of RFMs (--solver tree, or auto with %d rows)", trDS.N)
 		}

@@ -38,13 +38,13 @@ func (c *commonFlags) register(f *flagSet, withJSON bool) {
 		f.Bool(&c.json, "json", false, "print the result as JSON on stdout")
 	}
 	f.Bool(&c.quiet, "quiet", false, "no progress bar or summary on stderr")
-	f.Int(&c.threads, "threads", 0, "threads for the linear algebra (`N`; 0 = one per CPU)")
+	f.Int(&c.threads, "threads", 0, "threads for the linear algebra (`N`; 0 = one per CPU, at most 256)")
 }
 
 // apply sets the thread count for the backend and the Go scheduler.
 func (c *commonFlags) apply() error {
-	if c.threads < 0 {
-		return usagef("--threads %d: must be ≥ 0 (0 = one per CPU)", c.threads)
+	if err := linalg.CheckThreads(c.threads); err != nil {
+		return usagef("--threads %d: %v", c.threads, err)
 	}
 	if c.threads > 0 {
 		runtime.GOMAXPROCS(c.threads)
@@ -108,7 +108,7 @@ func (c *columnFlags) register(f *flagSet) {
 // chunk is a multiple of the kernel's 128-row bands and a row's prediction
 // depends only on the row, so the numbers are those of one Predict call.
 func predictChunked(e *env, lm *loadedModel, x []float64, n int, quiet bool, verb string) ([]float64, error) {
-	const chunk = 32 * 128
+	const chunk = predictChunkRows
 	bar := newProgress(e.stderr, e.tty(), quiet)
 	defer bar.Abort() // the caller prints its own summary
 	d, m := lm.d(), lm.predictor()
@@ -304,7 +304,7 @@ type fileModel interface {
 }
 
 // saveModel writes the model with its pipeline and target atomically.
-func saveModel(path string, m fileModel, p *dataset.Pipeline, tg *dataset.Target, info trainingInfo) error {
+func saveModel(ctx context.Context, path string, m fileModel, p *dataset.Pipeline, tg *dataset.Target, info trainingInfo) error {
 	extra := map[string]json.RawMessage{}
 	for key, v := range map[string]any{extraPipeline: p, extraTarget: tg, extraTraining: info} {
 		b, err := json.Marshal(v)
@@ -318,7 +318,7 @@ func saveModel(path string, m fileModel, p *dataset.Pipeline, tg *dataset.Target
 		return err
 	}
 	f.CreatedBy = "rfm " + versionString()
-	return modelfile.WriteFileAtomic(path, f)
+	return modelfile.WriteFileAtomicContext(ctx, path, f)
 }
 
 // loadedModel is a model file with the CLI's sections decoded. Exactly one

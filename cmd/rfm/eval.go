@@ -69,6 +69,9 @@ rfm eval --model price.rfm --data test.parquet --json`)
 	if err != nil {
 		return err
 	}
+	if err := planPredict(lm, t.NRows(), 0); err != nil {
+		return err
+	}
 	report, err := evaluate(e, lm, t, o.data, o.common.quiet)
 	if err != nil {
 		return err

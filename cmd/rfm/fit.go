@@ -47,7 +47,7 @@ func (g *engineFlags) register(f *flagSet) {
 	f.Float(&g.threshold, "threshold", rfm.DefaultThreshold, "RFM-T cut `T` in [0, 1) on min-max scaled diag(M)")
 	group(rfm.GroupSelection)
 	group(rfm.GroupSolver)
-	f.String(&g.memory, "memory-limit", "", "cap `SIZE` on the kernel matrix, e.g. 8G (default: 90% of available memory)")
+	f.String(&g.memory, "memory-limit", "", "cap `SIZE` on the whole fit's memory (kernel matrix, M, copies of the data, per-thread blocks), e.g. 8G (default: 90% of available memory)")
 }
 
 // config checks the engine configuration, naming the flag at fault.
@@ -248,6 +248,13 @@ func cmdFit(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	solver, why := rfm.ChooseSolver(cfg, fitShape(t.NRows(), p.Width(), tg))
+	cfg.Solver = solver
+	if solver != rfm.SolverTree { // tree.Fit plans its leaves itself
+		if err := planFit(cfg, t.NRows(), p.Width(), tg); err != nil {
+			return err
+		}
+	}
 	train, err := encodeRows(t, o.data, p, tg)
 	if err != nil {
 		return err
@@ -278,8 +285,6 @@ func cmdFit(e *env, args []string) error {
 		}
 	}
 
-	solver, why := rfm.ChooseSolver(cfg, train.N)
-	cfg.Solver = solver
 	if solver == rfm.SolverTree {
 		if o.eng.rfmT {
 			return usagef("--rfm-t does not apply to a tree of RFMs (--solver tree, or auto with %d rows)", train.N)
@@ -296,7 +301,7 @@ func cmdFit(e *env, args []string) error {
 		return err
 	}
 	info := trainingInfo{Data: o.data, Rows: train.N, Validation: describeValidation(vinfo, cfg, tg), Version: versionString()}
-	if err := saveModel(o.out, model, p, tg, info); err != nil {
+	if err := saveModel(e.ctx, o.out, model, p, tg, info); err != nil {
 		bar.Abort()
 		return err
 	}
@@ -339,6 +344,9 @@ func describeValidation(v fitJSON, cfg rfm.Config, tg *dataset.Target) string {
 			s += ", stratified"
 		}
 		return s + ")"
+	}
+	if cfg.ValFraction > 0 && v.ValidationFile == "" {
+		return "none: the holdout would have no rows (see the note); every round is kept in turn and the last one wins"
 	}
 	return "none: every round is kept in turn and the last one wins"
 }
@@ -427,13 +435,23 @@ func describeBest(m *rfm.Model, validated bool) string {
 }
 
 // writeHistory prints the per-round table; the chosen round is starred.
+// The timing columns appear for a fit just made: model files do not store
+// timings (so that equal fits give equal files), and inspect leaves them out.
 func writeHistory(w io.Writer, h []rfm.Round, best int, task rfm.Task, validated bool) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	if task == rfm.Classification {
-		fmt.Fprint(tw, "round\tbandwidth\tval_accuracy\tval_loss\tfit_s\tagop_s\t\n")
-	} else {
-		fmt.Fprint(tw, "round\tbandwidth\tval_loss\tfit_s\tagop_s\t\n")
+	timed := false
+	for _, r := range h {
+		timed = timed || r.FitSeconds > 0
 	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "round\tbandwidth\t"
+	if task == rfm.Classification {
+		head += "val_accuracy\t"
+	}
+	head += "val_loss\t"
+	if timed {
+		head += "fit_s\tagop_s\t"
+	}
+	fmt.Fprint(tw, head+"\n")
 	for _, r := range h {
 		mark := "  "
 		if r.Round == best {
@@ -447,15 +465,19 @@ func writeHistory(w io.Writer, h []rfm.Round, best int, task rfm.Task, validated
 		if !validated {
 			acc, loss = "-", "-"
 		}
-		agop := "-"
-		if r.AGOPSeconds > 0 {
-			agop = fmt.Sprintf("%.2f", r.AGOPSeconds)
-		}
+		row := fmt.Sprintf("%s%d\t%s\t", mark, r.Round, bw)
 		if task == rfm.Classification {
-			fmt.Fprintf(tw, "%s%d\t%s\t%s\t%s\t%.2f\t%s\t\n", mark, r.Round, bw, acc, loss, r.FitSeconds, agop)
-		} else {
-			fmt.Fprintf(tw, "%s%d\t%s\t%s\t%.2f\t%s\t\n", mark, r.Round, bw, loss, r.FitSeconds, agop)
+			row += acc + "\t"
 		}
+		row += loss + "\t"
+		if timed {
+			agop := "-"
+			if r.AGOPSeconds > 0 {
+				agop = fmt.Sprintf("%.2f", r.AGOPSeconds)
+			}
+			row += fmt.Sprintf("%.2f\t%s\t", r.FitSeconds, agop)
+		}
+		fmt.Fprint(tw, row+"\n")
 	}
 	tw.Flush()
 }

@@ -48,7 +48,7 @@ rfm predict --model churn.rfm --data new.csv --proba > probabilities.csv`)
 	f.Bool(&o.proba, "proba", false, "add one probability column per class (classification)")
 	f.String(&o.keep, "keep", "", "copy column `COL` (an id) from the input to the output, first")
 	f.Bool(&o.common.quiet, "quiet", false, "no summary line on stderr")
-	f.Int(&o.common.threads, "threads", 0, "threads for the linear algebra (`N`; 0 = one per CPU)")
+	f.Int(&o.common.threads, "threads", 0, "threads for the linear algebra (`N`; 0 = one per CPU, at most 256)")
 	return f
 }
 
@@ -94,6 +94,16 @@ func cmdPredict(e *env, args []string) error {
 	}
 	t, err := readRows(o.data, opt, roles)
 	if err != nil {
+		return err
+	}
+	textCols := 1
+	if o.proba {
+		textCols += lm.model.Outputs
+	}
+	if o.keep != "" {
+		textCols++
+	}
+	if err := planPredict(lm, t.NRows(), textCols); err != nil {
 		return err
 	}
 	x, n, _, err := lm.pipeline.Transform(t)
@@ -146,7 +156,7 @@ func cmdPredict(e *env, args []string) error {
 		}
 		return bw.Flush()
 	}
-	if err := modelfile.WriteAtomic(o.out, write); err != nil {
+	if err := modelfile.WriteAtomicContext(e.ctx, o.out, write); err != nil {
 		return err
 	}
 	if !o.common.quiet {

@@ -94,7 +94,7 @@ rfm fit --data lowrank.csv --target y --out lowrank.rfm && rfm inspect --model l
 	if out == "" {
 		return write(e.stdout)
 	}
-	return modelfile.WriteAtomic(out, write)
+	return modelfile.WriteAtomicContext(e.ctx, out, write)
 }
 
 func isTask(name string) bool {

@@ -81,7 +81,7 @@ func fitTree(e *env, o *fitOptions, cfg rfm.Config, why string, train, valid *rf
 		val = "none: each leaf keeps its last round"
 	}
 	info := trainingInfo{Data: o.data, Rows: train.N, Validation: val, Version: versionString()}
-	if err := saveModel(o.out, tm, p, tg, info); err != nil {
+	if err := saveModel(e.ctx, o.out, tm, p, tg, info); err != nil {
 		bar.Abort()
 		return err
 	}

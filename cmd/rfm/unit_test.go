@@ -88,7 +88,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "m.rfm")
-	if err := saveModel(path, m, p, tg, trainingInfo{Data: "train.csv", Rows: ds.N, Validation: "x", Version: "test"}); err != nil {
+	if err := saveModel(ctx, path, m, p, tg, trainingInfo{Data: "train.csv", Rows: ds.N, Validation: "x", Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	lm, err := loadModel(path, true)

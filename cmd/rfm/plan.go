@@ -1,0 +1,56 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/dataset"
+)
+
+// predictChunkRows is how many rows predictChunked maps and scores at once.
+const predictChunkRows = 32 * 128
+
+// planFit checks the whole fit's memory once the table is read and its
+// pipeline fitted, before the rows are encoded (rfm.Fit checks it again
+// with the exact sizes). rows is the training rows of one fit: all of the
+// table for fit, the largest fold's for cv, whose folds run one at a time.
+func planFit(cfg rfm.Config, rows, d int, tg *dataset.Target) error {
+	return rfm.PlanFit(fitShape(rows, d, tg), cfg).Check(cfg.MemoryLimit)
+}
+
+// fitShape is the shape of a fit of rows × d features with tg's outputs.
+func fitShape(rows, d int, tg *dataset.Target) rfm.FitShape {
+	outputs := 1
+	if tg.IsClassification() {
+		outputs = tg.NumClasses()
+	}
+	return rfm.FitShape{N: rows, D: d, Outputs: outputs}
+}
+
+// planPredict checks the memory of predicting rows with a loaded model
+// (in chunks of predictChunkRows) before they are encoded; textCols is the
+// width of the prediction table built as text before it is written (0 for
+// eval, which writes none).
+func planPredict(lm *loadedModel, rows, textCols int) error {
+	m := lm.model
+	if lm.tree != nil {
+		// A tree predicts each chunk leaf by leaf: the largest leaf bounds
+		// the memory beyond the rows and outputs.
+		for _, lf := range lm.tree.Leaves {
+			if lf.Model != nil && (m == nil || lf.Model.N > m.N) {
+				m = lf.Model
+			}
+		}
+		if m == nil { // every leaf a constant class
+			m = &rfm.Model{D: lm.tree.D, N: 1, Outputs: lm.tree.Outputs}
+		}
+	}
+	p := rfm.PlanPredict(m, rows, predictChunkRows, 0)
+	if textCols > 0 {
+		// A cell is a string header (16 B), its slice slot (16 B) and a
+		// number's digits: about 56 bytes.
+		p.Items = append(p.Items, rfm.MemoryItem{What: fmt.Sprintf("the %d×%d prediction table", rows, textCols),
+			Count: rows, Bytes: uint64(textCols) * 56, Hint: "predict fewer rows at once"})
+	}
+	return p.Check(0)
+}
