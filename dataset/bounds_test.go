@@ -186,4 +186,3 @@ func TestColumnBound(t *testing.T) {
 		t.Fatalf("got %v, want %s", err, want)
 	}
 }
-
