@@ -103,6 +103,9 @@ func readParquet(ra io.ReaderAt, size int64, name string, p *plan, opt ReadOptio
 	if err := checkParquetFraming(ra, size); err != nil {
 		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", name, err)
 	}
+	if err := checkParquetFooter(ra, size); err != nil {
+		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", name, err)
+	}
 	// The page index and bloom filters are not needed to read every row,
 	// and skipping them leaves less of a corrupt file to trust.
 	f, err := parquet.OpenFile(ra, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
@@ -129,6 +132,12 @@ func readParquet(ra io.ReaderAt, size int64, name string, p *plan, opt ReadOptio
 	if err := checkParquetLayout(f.Metadata(), size, len(fields), lim, name); err != nil {
 		var pe *ParseError
 		if errors.As(err, &pe) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", name, err)
+	}
+	if err := checkParquetPages(ra, f.Metadata(), lim); err != nil {
+		if isCtxErr(err) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", name, err)
