@@ -13,7 +13,8 @@ import (
 
 // countingReader serves an endless repetition of unit, counting reads.
 type countingReader struct {
-	unit  []byte
+	prefix []byte // served once, first
+	unit   []byte
 	off   int
 	reads int
 	// onRead runs before each read (after the count), e.g. to cancel.
@@ -25,7 +26,8 @@ func (r *countingReader) Read(p []byte) (int, error) {
 	if r.onRead != nil {
 		r.onRead(r.reads)
 	}
-	n := 0
+	n := copy(p, r.prefix)
+	r.prefix = r.prefix[n:]
 	for n < len(p) {
 		k := copy(p[n:], r.unit[r.off:])
 		n += k
@@ -41,15 +43,15 @@ func TestReadCancelledMidStream(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			unit := []byte("1,2\n")
+			unit, prefix := []byte("1,2\n"), []byte(nil)
 			switch format {
 			case "libsvm":
 				unit = []byte("1 1:2\n")
 			case "npy":
-				unit = []byte{1, 2, 3, 4}
+				unit, prefix = []byte{1, 2, 3, 4}, npyBytes(1, "|u1", false, "(1000000000, 1)", nil)
 			}
 			const cancelAt = 50
-			src := &countingReader{unit: unit, onRead: func(n int) {
+			src := &countingReader{prefix: prefix, unit: unit, onRead: func(n int) {
 				if n == cancelAt {
 					cancel()
 				}
@@ -130,7 +132,11 @@ func TestReadBounds(t *testing.T) {
 		{"gzip header cut", gz(rows)[:5], ReadOptions{}, "t.csv: truncated gzip stream: the file ends inside the gzip header"},
 		{"gzip of zeros", gz(string(make([]byte, 1<<20))), ReadOptions{}, "t.csv: line 1, column 1: NUL byte"},
 		{"npy budget", string(npyBytes(1, "<f8", false, "(1000, 10)", make([]byte, 80000))), ReadOptions{Format: "npy", MemoryBudget: 200000}, "t.csv: the array of shape (1000, 10) exceeds the memory budget for reading (195.3 KiB)"},
-		{"binary budget", strings.Repeat("x", 300000), ReadOptions{Format: "npy", MemoryBudget: 200000}, "t.csv: the input (more than 200000 bytes) exceeds the memory budget"},
+		{"binary budget", string(npyBytes(1, "|u1", false, "(100,)", make([]byte, 300000))), ReadOptions{Format: "npy", MemoryBudget: 200000}, "t.csv: the input (more than 200000 bytes) exceeds the memory budget"},
+		{"npy header budget", string(npyBytes(1, "<f8", false, "(1000000, 100)", make([]byte, 100000))), ReadOptions{Format: "npy", MemoryBudget: 1 << 30}, "t.csv: the array of shape (1000000, 100) exceeds the memory budget for reading (1.0 GiB)"},
+		{"not npy", strings.Repeat("\x00", 100000), ReadOptions{Format: "npy"}, `t.csv: not an NPY file (it does not start with \x93NUMPY)`},
+		{"not parquet", strings.Repeat("\x00", 100000), ReadOptions{Format: "parquet"}, `t.csv: not a readable Parquet file: no PAR1 magic at the start`},
+		{"not npz", strings.Repeat("\x00", 100000), ReadOptions{Format: "npz"}, `t.csv: not a valid .npz (zip) archive: it does not start with PK`},
 		{"npz bomb", string(npzBytes(t, zip.Deflate, map[string][]byte{"X.npy": npyBytes(1, "<f8", false, "(100000, 10)", make([]byte, 8000000))})), ReadOptions{Format: "npz", MemoryBudget: 1 << 20}, `t.csv: array "X" (8000128 bytes uncompressed) exceeds the memory budget for reading (1.0 MiB)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -21,7 +21,7 @@ type npyArray struct {
 
 // readNPY reads one .npy array as columns x0..x{d-1}.
 func readNPY(b []byte, name string, lim *limits) (*Table, error) {
-	a, err := decodeNPY(b, name, lim, 0)
+	a, err := decodeNPY(b, name, lim, 0, false)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func readNPZ(b []byte, name string, lim *limits) (*Table, error) {
 			}
 			return nil, fmt.Errorf("%s: array %q: %w", name, key, err)
 		}
-		a, err := decodeNPY(data, name+"["+key+"]", lim, held)
+		a, err := decodeNPY(data, name+"["+key+"]", lim, held, false)
 		if err == nil {
 			held += uint64(len(data)) + uint64(a.rows)*uint64(len(a.cols))*cellCost
 		}
@@ -156,7 +156,9 @@ func shapeString(shape []int) string {
 // decodeNPY parses the NPY format (versions 1.0, 2.0, 3.0): magic, version,
 // header length, a Python dict literal header, then the raw data.
 // held is what the caller already holds against the budget besides b.
-func decodeNPY(b []byte, name string, lim *limits, held uint64) (*npyArray, error) {
+// With headerOnly, b may end after the header: only the shape is checked
+// (against MaxColumns and the budget), before the data is read.
+func decodeNPY(b []byte, name string, lim *limits, held uint64, headerOnly bool) (*npyArray, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %s", name, fmt.Sprintf(format, args...))
 	}
@@ -235,6 +237,16 @@ func decodeNPY(b []byte, name string, lim *limits, held uint64) (*npyArray, erro
 	}
 	if rows == 0 || cols == 0 {
 		return nil, bad("the array has shape %s; it needs at least one row and one column", shapeString(shape))
+	}
+	if headerOnly {
+		if cols > MaxColumns {
+			return nil, bad("the array has %d columns; at most %d are supported", cols, MaxColumns)
+		}
+		if uint64(rows) > (1<<62)/uint64(cols)/uint64(size) ||
+			!lim.cellsFit(held+uint64(start+hlen)+uint64(rows)*uint64(cols)*uint64(size), uint64(rows)*uint64(cols)) {
+			return nil, lim.budgetError(name, fmt.Sprintf("the array of shape %s", shapeString(shape)))
+		}
+		return &npyArray{shape: shape, rows: rows}, nil
 	}
 	data := b[start+hlen:]
 	if cols > len(data)/size/rows { // rows*cols*size > len(data), without overflow
