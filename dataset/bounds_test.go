@@ -15,8 +15,8 @@ import (
 type countingReader struct {
 	prefix []byte // served once, first
 	unit   []byte
-	off   int
-	reads int
+	off    int
+	reads  int
 	// onRead runs before each read (after the count), e.g. to cancel.
 	onRead func(n int)
 }
