@@ -359,28 +359,36 @@ func mayBlock(r io.Reader) bool {
 	return true
 }
 
-// readAllBounded reads a binary input whole, at most max bytes (0 =
-// unlimited), looking at the context between chunks.
-func readAllBounded(r io.Reader, l *limits, name string, max uint64) ([]byte, error) {
+// readAllBounded reads an input whole, at most limit bytes (0 =
+// unlimited), looking at the context between chunks. The buffer grows by
+// doubling but never past limit+1, so a refused input costs at most about
+// 1.5 times the limit. On error it returns what was read with the error.
+func readAllBounded(r io.Reader, l *limits, name string, limit uint64) ([]byte, error) {
 	var b []byte
 	for {
 		if err := l.ctx.Err(); err != nil {
-			return nil, err
+			return b, err
 		}
 		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
+			c := max(2*cap(b), checkChunk)
+			if limit > 0 && uint64(c) > limit+1 {
+				c = int(limit + 1)
+			}
+			nb := make([]byte, len(b), c)
+			copy(nb, b)
+			b = nb
 		}
 		room := min(cap(b)-len(b), checkChunk)
 		n, err := r.Read(b[len(b) : len(b)+room])
 		b = b[:len(b)+n]
-		if max > 0 && uint64(len(b)) > max {
-			return nil, l.budgetError(name, fmt.Sprintf("the input (more than %d bytes)", max))
+		if limit > 0 && uint64(len(b)) > limit {
+			return b, l.budgetError(name, fmt.Sprintf("the input (more than %d bytes)", limit))
 		}
 		if err == io.EOF {
 			return b, nil
 		}
 		if err != nil {
-			return nil, err
+			return b, err
 		}
 	}
 }

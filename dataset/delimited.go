@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // readDelimited reads CSV-like text: RFC 4180 quoting (a field that starts
@@ -22,9 +22,11 @@ import (
 // pass (only when needed) collects the cells of categorical columns. Cells
 // are substrings, so neither pass allocates per cell.
 func readDelimited(br *bufio.Reader, name string, delim rune, noHeader bool, p *plan, lim *limits) (*Table, error) {
-	var sb strings.Builder
-	_, err := io.Copy(&sb, newTextChecker(br, lim, name, lim.budget))
-	text := sb.String()
+	// The checker stops at the budget with a message naming the line; the
+	// buffer's own limit only keeps its growth from overshooting it.
+	buf, err := readAllBounded(newTextChecker(br, lim, name, lim.budget), lim, name, lim.budget)
+	// The bytes are never written again, so the string can share them.
+	text := unsafe.String(unsafe.SliceData(buf), len(buf))
 	if delim == 0 {
 		const sampleSize = 64 << 10
 		sample := strings.TrimPrefix(text[:min(len(text), sampleSize)], "\uFEFF")

@@ -17,6 +17,7 @@ type npyArray struct {
 	shape []int
 	rows  int
 	cols  [][]float64
+	need  uint64 // headerOnly: the file's length from its header
 }
 
 // readNPY reads one .npy array as columns x0..x{d-1}.
@@ -246,7 +247,7 @@ func decodeNPY(b []byte, name string, lim *limits, held uint64, headerOnly bool)
 			!lim.cellsFit(held+uint64(start+hlen)+uint64(rows)*uint64(cols)*uint64(size), uint64(rows)*uint64(cols)) {
 			return nil, lim.budgetError(name, fmt.Sprintf("the array of shape %s", shapeString(shape)))
 		}
-		return &npyArray{shape: shape, rows: rows}, nil
+		return &npyArray{shape: shape, rows: rows, need: uint64(start+hlen) + uint64(rows)*uint64(cols)*uint64(size)}, nil
 	}
 	data := b[start+hlen:]
 	if cols > len(data)/size/rows { // rows*cols*size > len(data), without overflow

@@ -208,12 +208,22 @@ func ReadContext(ctx context.Context, r io.Reader, name string, opt ReadOptions)
 	case formatParquet, formatNPY, formatNPZ:
 		// Refuse what is plainly not the format (/dev/zero, a text file)
 		// and an NPY array too large for the budget before reading it all.
-		if err := checkMagic(br, name, format, lim); err != nil {
+		var need uint64
+		need, err = checkMagic(br, name, format, lim)
+		if err != nil {
 			return nil, err
 		}
+		limit := lim.budget
+		if need > 0 && (limit == 0 || need < limit) {
+			limit = need
+		}
 		var b []byte
-		b, err = readAllBounded(br, lim, name, lim.budget)
+		b, err = readAllBounded(br, lim, name, limit)
+		if err != nil && need > 0 && limit == need && uint64(len(b)) > need {
+			return nil, fmt.Errorf("%s: the data runs past the %d bytes that the NPY header's shape and type make", name, need)
+		}
 		if err != nil {
+			b = nil
 			var pe *ParseError
 			if errors.As(err, &pe) || isCtxErr(err) {
 				return nil, err
@@ -246,37 +256,41 @@ func ReadContext(ctx context.Context, r io.Reader, name string, opt ReadOptions)
 var gzipMagic = []byte{0x1f, 0x8b}
 
 // checkMagic looks at the first bytes of a binary format before the input
-// is read whole; for NPY it also checks the shape in the header.
-func checkMagic(br *bufio.Reader, name, format string, lim *limits) error {
+// is read whole. For NPY it also checks the shape in the header against the
+// budget and returns the file's exact length (0 when unknown).
+func checkMagic(br *bufio.Reader, name, format string, lim *limits) (uint64, error) {
 	head, _ := br.Peek(8)
 	switch format {
 	case formatParquet:
 		if !bytes.HasPrefix(head, []byte("PAR1")) {
-			return fmt.Errorf("%s: not a readable Parquet file: no PAR1 magic at the start", name)
+			return 0, fmt.Errorf("%s: not a readable Parquet file: no PAR1 magic at the start", name)
 		}
 	case formatNPZ:
 		if !bytes.HasPrefix(head, []byte("PK")) {
-			return fmt.Errorf("%s: not a valid .npz (zip) archive: it does not start with PK", name)
+			return 0, fmt.Errorf("%s: not a valid .npz (zip) archive: it does not start with PK", name)
 		}
 	case formatNPY:
 		if !bytes.HasPrefix(head, []byte("\x93NUMPY")) {
-			return fmt.Errorf("%s: not an NPY file (it does not start with \\x93NUMPY)", name)
+			return 0, fmt.Errorf("%s: not an NPY file (it does not start with \\x93NUMPY)", name)
 		}
 		// The header is short (numpy pads it to 64 bytes or a few times
 		// that); its shape is checked now unless the whole input is already
 		// in the buffer (then decoding it says best what is wrong).
 		b, err := br.Peek(br.Size())
 		if err != nil {
-			return nil
+			return 0, nil
 		}
-		if _, err := decodeNPY(b, name, lim, 0, true); err != nil {
+		a, err := decodeNPY(b, name, lim, 0, true)
+		if err != nil {
 			var pe *ParseError
 			if errors.As(err, &pe) {
-				return err // the budget or the column bound
+				return 0, err // the budget or the column bound
 			}
+			return 0, nil
 		}
+		return a.need, nil
 	}
-	return nil
+	return 0, nil
 }
 
 // formatFromName resolves the format from an explicit option or the name.
