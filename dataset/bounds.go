@@ -52,14 +52,15 @@ func memAvailable() (uint64, bool) {
 }
 
 // DefaultMemoryBudget is the budget a read gets when ReadOptions.MemoryBudget
-// is 0: half the memory available now, leaving the rest to the fit; 0 (no
-// budget) when that cannot be read.
+// is 0: a third of the memory available now (a buffer growing to the budget
+// briefly holds 1.5 times it, and the fit needs the rest); 0 (no budget)
+// when that cannot be read.
 func DefaultMemoryBudget() uint64 {
 	avail, ok := memAvailable()
 	if !ok {
 		return 0
 	}
-	return avail / 2
+	return avail / 3
 }
 
 // limits carries one read's context and memory budget.
