@@ -376,7 +376,14 @@ func readAllBounded(r io.Reader, l *limits, name string, limit uint64) ([]byte, 
 				c = int(limit + 1)
 			}
 			nb := make([]byte, len(b), c)
-			copy(nb, b)
+			// Copy in pieces, so that an interrupt need not wait for a
+			// copy of hundreds of megabytes.
+			for i := 0; i < len(b); i += 8 << 20 {
+				if err := l.ctx.Err(); err != nil {
+					return b, err
+				}
+				copy(nb[i:], b[i:min(i+8<<20, len(b))])
+			}
 			b = nb
 		}
 		room := min(cap(b)-len(b), checkChunk)
