@@ -65,8 +65,10 @@ func DefaultMemoryBudget() uint64 {
 
 // limits carries one read's context and memory budget.
 type limits struct {
-	ctx    context.Context
-	budget uint64 // bytes; 0 = unlimited
+	ctx      context.Context
+	budget   uint64 // bytes; 0 = unlimited
+	sizeHint int64  // the input's length if known, else 0
+	gzipped  bool   // the input is decompressed: sizeHint says nothing
 }
 
 func newLimits(ctx context.Context, opt ReadOptions) *limits {
@@ -162,9 +164,16 @@ func (c *textChecker) Read(p []byte) (int, error) {
 			c.err = err
 			return 0, err
 		}
-		copy(c.buf, c.pend[:c.npend])
-		n, err := c.r.Read(c.buf[c.npend : c.npend+checkChunk])
-		data := c.buf[:c.npend+n]
+		// Read straight into p when it has room for more than a held-back
+		// rune; else into the checker's buffer, served from there.
+		direct := len(p) > 2*utf8.UTFMax
+		dst := c.buf[:c.npend+checkChunk]
+		if direct {
+			dst = p[:min(len(p), c.npend+checkChunk)]
+		}
+		copy(dst, c.pend[:c.npend])
+		n, err := c.r.Read(dst[c.npend:])
+		data := dst[:c.npend+n]
 		c.npend = 0
 		if err == nil {
 			// Hold back a rune cut by the chunk end; at the end of the
@@ -175,13 +184,19 @@ func (c *textChecker) Read(p []byte) (int, error) {
 			}
 		}
 		good, bad := c.check(data)
-		c.ready = data[:good]
 		switch {
 		case bad != nil:
 			c.err = bad
 		case err != nil:
 			c.err = err
 		}
+		if direct {
+			if good > 0 {
+				return good, nil // an error comes with the next call
+			}
+			continue
+		}
+		c.ready = data[:good]
 	}
 	n := copy(p, c.ready)
 	c.ready = c.ready[n:]
@@ -366,6 +381,15 @@ func mayBlock(r io.Reader) bool {
 // 1.5 times the limit. On error it returns what was read with the error.
 func readAllBounded(r io.Reader, l *limits, name string, limit uint64) ([]byte, error) {
 	var b []byte
+	if l.sizeHint > 0 && !l.gzipped {
+		// One allocation of the right size (one more byte to see the end);
+		// a file that grows while read falls back to doubling.
+		c := uint64(l.sizeHint) + 1
+		if limit > 0 {
+			c = min(c, limit+1)
+		}
+		b = make([]byte, 0, c)
+	}
 	for {
 		if err := l.ctx.Err(); err != nil {
 			return b, err

@@ -108,7 +108,11 @@ func ReadFileContext(ctx context.Context, path string, opt ReadOptions) (*Table,
 		}
 		return readParquet(f, st.Size(), path, plan, opt, newLimits(ctx, opt))
 	}
-	return ReadContext(ctx, f, path, opt)
+	var hint int64
+	if st.Mode().IsRegular() && !gz {
+		hint = st.Size()
+	}
+	return readContext(ctx, f, path, opt, hint)
 }
 
 // openContext opens a file for reading. Opening a named pipe blocks until a
@@ -158,6 +162,21 @@ func Read(r io.Reader, name string, opt ReadOptions) (*Table, error) {
 // ReadContext is Read that gives up with ctx.Err() when ctx is done, also
 // while a read from r (a pipe, a terminal) waits for data.
 func ReadContext(ctx context.Context, r io.Reader, name string, opt ReadOptions) (*Table, error) {
+	var hint int64
+	switch v := r.(type) { // in-memory readers know their length
+	case *bytes.Reader:
+		hint = int64(v.Len())
+	case *strings.Reader:
+		hint = int64(v.Len())
+	case *bytes.Buffer:
+		hint = int64(v.Len())
+	}
+	return readContext(ctx, r, name, opt, hint)
+}
+
+// readContext is ReadContext with the input's size when it is known (a
+// regular file), so that it is read into one buffer of the right size.
+func readContext(ctx context.Context, r io.Reader, name string, opt ReadOptions, sizeHint int64) (*Table, error) {
 	format, gz, err := formatFromName(name, opt.Format)
 	if err != nil {
 		return nil, err
@@ -167,6 +186,7 @@ func ReadContext(ctx context.Context, r io.Reader, name string, opt ReadOptions)
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	lim := newLimits(ctx, opt)
+	lim.sizeHint = sizeHint
 	if mayBlock(r) {
 		r = newCtxReader(lim.ctx, r)
 	}
@@ -188,6 +208,7 @@ func ReadContext(ctx context.Context, r io.Reader, name string, opt ReadOptions)
 		}
 		defer zr.Close()
 		br = bufio.NewReaderSize(gzipErrors{zr, name}, 1<<16)
+		lim.gzipped = true
 	}
 	if format == "" {
 		format = sniffFormat(br)
