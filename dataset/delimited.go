@@ -2,12 +2,12 @@ package dataset
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+	"unsafe"
 )
 
 // readDelimited reads CSV-like text: RFC 4180 quoting (a field that starts
@@ -21,20 +21,28 @@ import (
 // pass parses numbers for every column that still looks numeric, a second
 // pass (only when needed) collects the cells of categorical columns. Cells
 // are substrings, so neither pass allocates per cell.
-func readDelimited(br *bufio.Reader, name string, delim rune, noHeader bool, p *plan) (*Table, error) {
-	var sb strings.Builder
-	if _, err := io.Copy(&sb, br); err != nil {
-		return nil, fmt.Errorf("%s: read failed: %w", name, err)
-	}
-	text := strings.TrimPrefix(sb.String(), "\uFEFF")
+func readDelimited(br *bufio.Reader, name string, delim rune, noHeader bool, p *plan, lim *limits) (*Table, error) {
+	// The checker stops at the budget with a message naming the line; the
+	// buffer's own limit only keeps its growth from overshooting it.
+	buf, err := readAllBounded(newTextChecker(br, lim, name, lim.budget), lim, name, lim.budget)
+	// The bytes are never written again, so the string can share them.
+	text := unsafe.String(unsafe.SliceData(buf), len(buf))
 	if delim == 0 {
 		const sampleSize = 64 << 10
-		sample := text[:min(len(text), sampleSize)]
-		delim = detectDelimiter([]byte(sample), len(text) <= sampleSize)
+		sample := strings.TrimPrefix(text[:min(len(text), sampleSize)], "\uFEFF")
+		delim = detectDelimiter([]byte(sample), err == nil && len(text) <= sampleSize)
 	}
-	if !utf8.ValidString(text) {
-		return nil, invalidUTF8(text, name, delim)
+	if err != nil {
+		var bad *badByteError
+		if errors.As(err, &bad) {
+			return nil, badByte(text, name, delim, bad)
+		}
+		return nil, readFailed(name, err)
 	}
+	text = strings.TrimPrefix(text, "\uFEFF")
+	// The text is held whole; the cells are charged as they are parsed.
+	held := uint64(len(text))
+	var cells uint64
 	s := &csvScanner{text: text, delim: string(delim), name: name}
 
 	var (
@@ -45,11 +53,14 @@ func readDelimited(br *bufio.Reader, name string, delim rune, noHeader bool, p *
 		firstLine int
 		lines     []int // source line of each data row
 	)
-	err := s.records(func(line int, rec []string) error {
+	err = s.records(func(line int, rec []string) error {
 		if ncols < 0 {
 			// The first record: the header, or data named c0, c1, ...
 			var err error
 			ncols, firstLine = len(rec), line
+			if ncols > MaxColumns {
+				return &ParseError{File: name, Line: line, Msg: fmt.Sprintf("%d fields; at most %d columns are supported", ncols, MaxColumns)}
+			}
 			if names, err = header(rec, name, line, noHeader); err != nil {
 				return err
 			}
@@ -75,6 +86,18 @@ func readDelimited(br *bufio.Reader, name string, delim rune, noHeader bool, p *
 				Msg: fmt.Sprintf("%d fields, but %s %d; check the delimiter (%q) and quoting", len(rec), what, ncols, delim)}
 		}
 		row := len(lines)
+		// Each row costs its line number and its kept cells.
+		cells += uint64(len(keep)) + 1
+		if row%64 == 0 {
+			if err := lim.ctx.Err(); err != nil {
+				return err
+			}
+			if !lim.cellsFit(held, cells) {
+				e := lim.budgetError(name, fmt.Sprintf("the table (%d rows of %d columns so far)", row, len(keep))).(*ParseError)
+				e.Line = line
+				return e
+			}
+		}
 		for k, j := range keep {
 			cols[k].add(row, strings.TrimSpace(rec[j]), p.ms)
 		}
@@ -250,21 +273,14 @@ func lineBreak(text string, pos int) int {
 	return 0
 }
 
-// invalidUTF8 locates the first invalid UTF-8 sequence: its line, and its
-// field (counting delimiters outside quotes from the start of the line),
-// named from the header when the header itself is valid.
-func invalidUTF8(text, name string, delim rune) *ParseError {
-	i := 0
-	for i < len(text) {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		if r == utf8.RuneError && size == 1 {
-			break
-		}
-		i += size
-	}
-	start := strings.LastIndexByte(text[:i], '\n') + 1
+// badByte locates a bad byte found at the end of text (all that was read
+// before it): its line, and its field (counting delimiters outside quotes
+// from the start of the line), named from the header when the header
+// itself is complete and valid.
+func badByte(text, name string, delim rune, bad *badByteError) *ParseError {
+	start := strings.LastIndexByte(text, '\n') + 1
 	col, quoted := 1, false
-	for _, r := range text[start:i] {
+	for _, r := range text[start:] {
 		switch {
 		case r == '"':
 			quoted = !quoted
@@ -272,10 +288,11 @@ func invalidUTF8(text, name string, delim rune) *ParseError {
 			col++
 		}
 	}
-	e := &ParseError{File: name, Line: 1 + strings.Count(text[:i], "\n"), Col: col, Msg: "invalid UTF-8; save the file as UTF-8"}
+	e := &ParseError{File: name, Line: bad.line, Col: col, Msg: bad.msg()}
 	if end := strings.IndexByte(text, '\n'); end > 0 && start > 0 {
-		if hdr := strings.Split(strings.TrimRight(text[:end], "\r"), string(delim)); col <= len(hdr) && utf8.ValidString(hdr[col-1]) {
-			e.Column = strings.Trim(strings.TrimSpace(hdr[col-1]), `"`)
+		hdr := strings.TrimPrefix(strings.TrimRight(text[:end], "\r"), "\uFEFF")
+		if f := strings.Split(hdr, string(delim)); col <= len(f) {
+			e.Column = strings.Trim(strings.TrimSpace(f[col-1]), `"`)
 		}
 	}
 	return e

@@ -2,11 +2,11 @@ package dataset
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // maxDenseCells and maxFeatures bound the dense table built from sparse
@@ -21,7 +21,7 @@ var (
 // strictly ascending indices into a dense table: column "label" (typed like
 // a text column) and numeric columns f1..fmax, where absent entries are 0.
 // "qid:n" tokens (ranking data) are skipped.
-func readLIBSVM(br *bufio.Reader, name string, p *plan) (*Table, error) {
+func readLIBSVM(in *bufio.Reader, name string, p *plan, lim *limits) (*Table, error) {
 	var (
 		labels   []string
 		lines    []int
@@ -33,10 +33,18 @@ func readLIBSVM(br *bufio.Reader, name string, p *plan) (*Table, error) {
 	bad := func(line int, format string, args ...any) error {
 		return &ParseError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
 	}
+	// The checker bounds line length and rejects binary bytes; the parsed
+	// entries are charged against the budget as they come.
+	br := bufio.NewReaderSize(newTextChecker(in, lim, name, 0), 1<<16)
+	var cells uint64
 	for lineNo := 1; ; lineNo++ {
 		text, err := br.ReadString('\n')
 		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("%s: read failed: %w", name, err)
+			var bb *badByteError
+			if errors.As(err, &bb) {
+				return nil, &ParseError{File: name, Line: bb.line, Msg: fmt.Sprintf("%s (byte %d of the line)", bb.msg(), bb.byteCol)}
+			}
+			return nil, readFailed(name, err)
 		}
 		if text == "" && err == io.EOF {
 			break
@@ -44,8 +52,13 @@ func readLIBSVM(br *bufio.Reader, name string, p *plan) (*Table, error) {
 		if lineNo == 1 {
 			text = strings.TrimPrefix(text, "\uFEFF")
 		}
-		if !utf8.ValidString(text) {
-			return nil, bad(lineNo, "invalid UTF-8; save the file as UTF-8")
+		// A label, a line number and a row start per line, and an index and a
+		// value per entry: about two cells per entry.
+		cells += 2 + 2*uint64(strings.Count(text, ":"))
+		if !lim.cellsFit(0, cells) {
+			e := lim.budgetError(name, fmt.Sprintf("the data (%d lines so far)", lineNo)).(*ParseError)
+			e.Line = lineNo
+			return nil, e
 		}
 		if k := strings.IndexByte(text, '#'); k >= 0 {
 			text = text[:k]
@@ -98,6 +111,9 @@ func readLIBSVM(br *bufio.Reader, name string, p *plan) (*Table, error) {
 	}
 	if maxIdx > maxDenseCells/n {
 		return nil, &ParseError{File: name, Msg: fmt.Sprintf("%d rows × %d features is too large to densify (limit %d cells)", n, maxIdx, maxDenseCells)}
+	}
+	if !lim.cellsFit(0, uint64(n)*uint64(maxIdx+1)) {
+		return nil, &ParseError{File: name, Msg: fmt.Sprintf("%d rows × %d features is too large to densify within the memory budget for reading (%s); use fewer rows or features or raise the budget (rfm: --memory-limit)", n, maxIdx, human(lim.budget))}
 	}
 	rowStart = append(rowStart, len(idxs))
 

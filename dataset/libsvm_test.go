@@ -80,7 +80,7 @@ func TestReadLIBSVMErrors(t *testing.T) {
 		{"overflow", "1 1:1e999\n", `d.svm: line 1: index 1: "1e999" overflows float64`, 1},
 		{"inf value", "1 1:inf\n", `d.svm: line 1: index 1: "inf" is not a finite number; use a finite value or mark the cell missing (for example NA)`, 1},
 		{"huge index", "1 999999999:1\n", `d.svm: line 1: index 999999999 is too large: at most 262144 features can be densified`, 1},
-		{"invalid utf8", "1 1:1\n\xff 1:2\n", `d.svm: line 2: invalid UTF-8; save the file as UTF-8`, 2},
+		{"invalid utf8", "1 1:1\n\xff 1:2\n", `d.svm: line 2: invalid UTF-8; save the file as UTF-8 (byte 1 of the line)`, 2},
 		{"label inf", "inf 1:1\n", `d.svm: line 1, column 1 ("label"): "inf" is not a finite number; use a finite value or mark the cell missing (for example NA)`, 1},
 	}
 	for _, tc := range cases {

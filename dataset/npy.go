@@ -4,8 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
-	"io"
 	"math"
 	"sort"
 	"strconv"
@@ -17,11 +17,12 @@ type npyArray struct {
 	shape []int
 	rows  int
 	cols  [][]float64
+	need  uint64 // headerOnly: the file's length from its header
 }
 
 // readNPY reads one .npy array as columns x0..x{d-1}.
-func readNPY(b []byte, name string) (*Table, error) {
-	a, err := decodeNPY(b, name)
+func readNPY(b []byte, name string, lim *limits) (*Table, error) {
+	a, err := decodeNPY(b, name, lim, 0, false)
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +35,7 @@ func readNPY(b []byte, name string) (*Table, error) {
 
 // readNPZ reads a NumPy .npz archive: features from array "X" (or "x"),
 // plus an optional target "y"; an archive with a single array is that array.
-func readNPZ(b []byte, name string) (*Table, error) {
+func readNPZ(b []byte, name string, lim *limits) (*Table, error) {
 	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a valid .npz (zip) archive: %w", name, err)
@@ -50,17 +51,39 @@ func readNPZ(b []byte, name string) (*Table, error) {
 		arrays = append(arrays, key)
 	}
 	sort.Strings(arrays)
+	// held counts the archive and the arrays decoded so far against the
+	// budget: a small archive can inflate to any size.
+	held := uint64(len(b))
 	load := func(key string) (*npyArray, error) {
-		rc, err := files[key].Open()
+		zf := files[key]
+		if lim.budget > 0 && (held > lim.budget || zf.UncompressedSize64 > lim.budget-held) {
+			return nil, lim.budgetError(name, fmt.Sprintf("array %q (%d bytes uncompressed)", key, zf.UncompressedSize64))
+		}
+		rc, err := zf.Open()
 		if err != nil {
 			return nil, fmt.Errorf("%s: array %q: %w", name, key, err)
 		}
 		defer rc.Close()
-		data, err := io.ReadAll(rc)
+		var max uint64
+		if lim.budget > 0 {
+			max = lim.budget - held
+		}
+		data, err := readAllBounded(rc, lim, name, max)
 		if err != nil {
+			if isCtxErr(err) {
+				return nil, err
+			}
+			var pe *ParseError
+			if errors.As(err, &pe) {
+				return nil, lim.budgetError(name, fmt.Sprintf("array %q (more than %d bytes uncompressed)", key, max))
+			}
 			return nil, fmt.Errorf("%s: array %q: %w", name, key, err)
 		}
-		return decodeNPY(data, name+"["+key+"]")
+		a, err := decodeNPY(data, name+"["+key+"]", lim, held, false)
+		if err == nil {
+			held += uint64(len(data)) + uint64(a.rows)*uint64(len(a.cols))*cellCost
+		}
+		return a, err
 	}
 
 	xKey := ""
@@ -133,7 +156,10 @@ func shapeString(shape []int) string {
 
 // decodeNPY parses the NPY format (versions 1.0, 2.0, 3.0): magic, version,
 // header length, a Python dict literal header, then the raw data.
-func decodeNPY(b []byte, name string) (*npyArray, error) {
+// held is what the caller already holds against the budget besides b.
+// With headerOnly, b may end after the header: only the shape is checked
+// (against MaxColumns and the budget), before the data is read.
+func decodeNPY(b []byte, name string, lim *limits, held uint64, headerOnly bool) (*npyArray, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %s", name, fmt.Sprintf(format, args...))
 	}
@@ -213,12 +239,28 @@ func decodeNPY(b []byte, name string) (*npyArray, error) {
 	if rows == 0 || cols == 0 {
 		return nil, bad("the array has shape %s; it needs at least one row and one column", shapeString(shape))
 	}
+	if headerOnly {
+		if cols > MaxColumns {
+			return nil, bad("the array has %d columns; at most %d are supported", cols, MaxColumns)
+		}
+		if uint64(rows) > (1<<62)/uint64(cols)/uint64(size) ||
+			!lim.cellsFit(held+uint64(start+hlen)+uint64(rows)*uint64(cols)*uint64(size), uint64(rows)*uint64(cols)) {
+			return nil, lim.budgetError(name, fmt.Sprintf("the array of shape %s", shapeString(shape)))
+		}
+		return &npyArray{shape: shape, rows: rows, need: uint64(start+hlen) + uint64(rows)*uint64(cols)*uint64(size)}, nil
+	}
 	data := b[start+hlen:]
 	if cols > len(data)/size/rows { // rows*cols*size > len(data), without overflow
 		return nil, bad("truncated data: shape %s of %s needs more than the %d bytes present", shapeString(shape), descr, len(data))
 	}
 	if rows*cols*size != len(data) {
 		return nil, bad("data is %d bytes but shape %s of %s needs %d", len(data), shapeString(shape), descr, rows*cols*size)
+	}
+	if cols > MaxColumns {
+		return nil, bad("the array has %d columns; at most %d are supported", cols, MaxColumns)
+	}
+	if !lim.cellsFit(held+uint64(len(b)), uint64(rows)*uint64(cols)) {
+		return nil, lim.budgetError(name, fmt.Sprintf("the array of shape %s", shapeString(shape)))
 	}
 	a := &npyArray{shape: shape, rows: rows, cols: make([][]float64, cols)}
 	for j := range a.cols {

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -38,10 +39,61 @@ func checkParquetFraming(ra io.ReaderAt, size int64) error {
 	return nil
 }
 
+// checkParquetLayout checks the footer's sizes and counts before any page is
+// decoded: every column chunk lies inside the file, the row groups' row
+// counts add up to the file's, each chunk has one value per row (the
+// columns are flat), and the cells fit the memory budget. A mutated footer
+// otherwise sends the decoder after data that is not there.
+func checkParquetLayout(md *format.FileMetaData, size int64, ncols int, lim *limits, name string) error {
+	if ncols > MaxColumns {
+		return fmt.Errorf("%d columns; at most %d are supported", ncols, MaxColumns)
+	}
+	if md.NumRows < 0 {
+		return fmt.Errorf("negative row count %d", md.NumRows)
+	}
+	var rows, uncompressed int64
+	for g, rg := range md.RowGroups {
+		if rg.NumRows < 0 || rg.NumRows > md.NumRows-rows {
+			return fmt.Errorf("row group %d has %d rows, more than the file's %d", g+1, rg.NumRows, md.NumRows)
+		}
+		rows += rg.NumRows
+		if len(rg.Columns) != ncols {
+			return fmt.Errorf("row group %d has %d column chunks for %d columns", g+1, len(rg.Columns), ncols)
+		}
+		for j, cc := range rg.Columns {
+			m := cc.MetaData
+			if cc.FilePath != "" {
+				return fmt.Errorf("column %d refers to another file (%q); only self-contained files are supported", j+1, cc.FilePath)
+			}
+			if m.NumValues != rg.NumRows {
+				return fmt.Errorf("row group %d, column %d: %d values for %d rows", g+1, j+1, m.NumValues, rg.NumRows)
+			}
+			start := m.DataPageOffset
+			if m.DictionaryPageOffset > 0 && m.DictionaryPageOffset < start {
+				start = m.DictionaryPageOffset
+			}
+			if start < 4 || m.TotalCompressedSize < 0 || m.TotalCompressedSize > size-start {
+				return fmt.Errorf("row group %d, column %d: data at bytes %d..%d+%d is outside the file (%d bytes)", g+1, j+1, start, start, m.TotalCompressedSize, size)
+			}
+			if m.TotalUncompressedSize < 0 {
+				return fmt.Errorf("row group %d, column %d: negative size %d", g+1, j+1, m.TotalUncompressedSize)
+			}
+			uncompressed += min(m.TotalUncompressedSize, 1<<62-uncompressed)
+		}
+	}
+	if rows != md.NumRows {
+		return fmt.Errorf("the row groups hold %d rows, the footer says %d", rows, md.NumRows)
+	}
+	if !lim.cellsFit(uint64(size)+uint64(uncompressed), uint64(rows)*uint64(ncols)) {
+		return lim.budgetError(name, fmt.Sprintf("%d rows × %d columns (%d bytes of pages uncompressed)", rows, ncols, uncompressed))
+	}
+	return nil
+}
+
 // readParquet reads a flat Parquet file: boolean, integer and floating
 // columns become Numeric (booleans as 0/1, integer decimals scaled), string
 // and byte-array columns Categorical, and nulls missing.
-func readParquet(ra io.ReaderAt, size int64, name string, p *plan, opt ReadOptions) (t *Table, err error) {
+func readParquet(ra io.ReaderAt, size int64, name string, p *plan, opt ReadOptions, lim *limits) (t *Table, err error) {
 	// The library can panic on corrupt input; a bad file must stay an error.
 	defer func() {
 		if r := recover(); r != nil {
@@ -51,7 +103,12 @@ func readParquet(ra io.ReaderAt, size int64, name string, p *plan, opt ReadOptio
 	if err := checkParquetFraming(ra, size); err != nil {
 		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", name, err)
 	}
-	f, err := parquet.OpenFile(ra, size)
+	if err := checkParquetFooter(ra, size); err != nil {
+		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", name, err)
+	}
+	// The page index and bloom filters are not needed to read every row,
+	// and skipping them leaves less of a corrupt file to trust.
+	f, err := parquet.OpenFile(ra, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", name, err)
 	}
@@ -72,12 +129,29 @@ func readParquet(ra io.ReaderAt, size int64, name string, p *plan, opt ReadOptio
 	if len(f.Schema().Columns()) != len(fields) {
 		return nil, fmt.Errorf("%s: nested Parquet schemas are not supported; flatten the columns", name)
 	}
+	if err := checkParquetLayout(f.Metadata(), size, len(fields), lim, name); err != nil {
+		var pe *ParseError
+		if errors.As(err, &pe) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", name, err)
+	}
+	if err := checkParquetPages(ra, f.Metadata(), lim); err != nil {
+		if isCtxErr(err) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", name, err)
+	}
 
 	buf := make([]parquet.Row, 256)
 	row := 0
 	for _, rg := range f.RowGroups() {
 		rows := rg.Rows()
 		for {
+			if err := lim.ctx.Err(); err != nil {
+				rows.Close()
+				return nil, err
+			}
 			k, rerr := rows.ReadRows(buf)
 			for _, r := range buf[:k] {
 				if len(r) != len(cols) {

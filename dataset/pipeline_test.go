@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -251,5 +252,63 @@ func TestPipelineJSON(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"inputs":[{"name":"a","kind":"text"}]}`), &q); err == nil {
 		t.Error("unknown kind accepted")
+	}
+}
+
+// Column finds columns by name through an index, and stays right when the
+// exported Columns slice is changed after the index was built.
+func TestColumnLookupAfterChanges(t *testing.T) {
+	tab := &Table{}
+	for j := range 1000 {
+		tab.Columns = append(tab.Columns, &Column{Name: "c" + strconv.Itoa(j), Num: []float64{float64(j)}})
+	}
+	for j := range 1000 {
+		c, ok := tab.Column("c" + strconv.Itoa(j))
+		if !ok || c.Num[0] != float64(j) {
+			t.Fatalf("c%d: %v %v", j, c, ok)
+		}
+	}
+	if _, ok := tab.Column("nope"); ok {
+		t.Fatal("found a column that does not exist")
+	}
+	// Rename, swap, append and drop behind the index's back.
+	tab.Columns[5].Name = "renamed"
+	tab.Columns[1], tab.Columns[2] = tab.Columns[2], tab.Columns[1]
+	tab.Columns = append(tab.Columns, &Column{Name: "new", Num: []float64{-1}})
+	tab.Columns = tab.Columns[10:]
+	for _, tc := range []struct {
+		name string
+		want float64
+		ok   bool
+	}{{"renamed", 5, false}, {"c5", 0, false}, {"c1", 0, false}, {"c11", 11, true}, {"new", -1, true}, {"c999", 999, true}} {
+		c, ok := tab.Column(tc.name)
+		if ok != tc.ok || ok && c.Num[0] != tc.want {
+			t.Errorf("%s: got %v %v, want %v %v", tc.name, c, ok, tc.want, tc.ok)
+		}
+	}
+	tab.Columns = append(tab.Columns[:1], &Column{Name: "renamed", Num: []float64{7}})
+	if c, ok := tab.Column("renamed"); !ok || c.Num[0] != 7 {
+		t.Errorf("renamed: %v %v", c, ok)
+	}
+}
+
+// BenchmarkTransformWide encodes a 3-row table of 100 000 columns: the
+// column lookups must not grow with the square of the width.
+func BenchmarkTransformWide(b *testing.B) {
+	const d = 100000
+	tab := &Table{}
+	names := make([]string, d)
+	for j := range d {
+		names[j] = "c" + strconv.Itoa(j)
+		tab.Columns = append(tab.Columns, &Column{Name: names[j], Num: []float64{1, 2, float64(j)}})
+	}
+	p, err := FitPipeline(tab, names)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, _, _, err := p.Transform(tab); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -41,6 +43,10 @@ type ReadOptions struct {
 	// missing in text cells; empty means DefaultMissingTokens. An empty cell
 	// is always missing.
 	MissingTokens []string
+	// MemoryBudget caps in bytes what a read may hold: the input text (or
+	// bytes of a binary format) plus the table's cells, each charged as
+	// cellCost bytes. 0 means DefaultMemoryBudget.
+	MemoryBudget uint64
 }
 
 // The recognised formats.
@@ -64,8 +70,18 @@ var extFormats = map[string]string{
 
 // ReadFile reads a table from a file; see ReadOptions for the formats.
 func ReadFile(path string, opt ReadOptions) (*Table, error) {
-	f, err := os.Open(path)
+	return ReadFileContext(context.Background(), path, opt)
+}
+
+// ReadFileContext is ReadFile that gives up with ctx.Err() when ctx is done,
+// including while waiting for a writer to open a named pipe (FIFO) or for
+// data to arrive from one.
+func ReadFileContext(ctx context.Context, path string, opt ReadOptions) (*Table, error) {
+	f, err := openContext(ctx, path)
 	if err != nil {
+		if isCtxErr(err) {
+			return nil, err
+		}
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
@@ -84,20 +100,83 @@ func ReadFile(path string, opt ReadOptions) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	if format == formatParquet && !gz {
+	if format == formatParquet && !gz && st.Mode().IsRegular() {
 		// Parquet needs random access; an *os.File avoids loading it whole.
 		plan, err := newPlan(opt)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		return readParquet(f, st.Size(), path, plan, opt)
+		return readParquet(f, st.Size(), path, plan, opt, newLimits(ctx, opt))
 	}
-	return Read(f, path, opt)
+	var hint int64
+	if st.Mode().IsRegular() && !gz {
+		hint = st.Size()
+	}
+	return readContext(ctx, f, path, opt, hint)
+}
+
+// openContext opens a file for reading. Opening a named pipe blocks until a
+// writer opens it too, so that open runs aside and gives way to ctx.
+func openContext(ctx context.Context, path string) (*os.File, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(path)
+	if err != nil || st.Mode()&fs.ModeNamedPipe == 0 {
+		return os.Open(path)
+	}
+	type result struct {
+		f   *os.File
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		f, err := os.Open(path)
+		done <- result{f, err}
+	}()
+	select {
+	case r := <-done:
+		return r.f, r.err
+	case <-ctx.Done():
+		// Release the blocked open: open the pipe for writing without
+		// blocking (a reader is waiting, so this succeeds) and close it;
+		// the abandoned open then returns and its file is closed.
+		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+		go func() {
+			if r := <-done; r.f != nil {
+				r.f.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
 }
 
 // Read reads a table from r. name is used in messages and, unless
 // opt.Format is set, to pick the format by extension.
 func Read(r io.Reader, name string, opt ReadOptions) (*Table, error) {
+	return ReadContext(context.Background(), r, name, opt)
+}
+
+// ReadContext is Read that gives up with ctx.Err() when ctx is done, also
+// while a read from r (a pipe, a terminal) waits for data.
+func ReadContext(ctx context.Context, r io.Reader, name string, opt ReadOptions) (*Table, error) {
+	var hint int64
+	switch v := r.(type) { // in-memory readers know their length
+	case *bytes.Reader:
+		hint = int64(v.Len())
+	case *strings.Reader:
+		hint = int64(v.Len())
+	case *bytes.Buffer:
+		hint = int64(v.Len())
+	}
+	return readContext(ctx, r, name, opt, hint)
+}
+
+// readContext is ReadContext with the input's size when it is known (a
+// regular file), so that it is read into one buffer of the right size.
+func readContext(ctx context.Context, r io.Reader, name string, opt ReadOptions, sizeHint int64) (*Table, error) {
 	format, gz, err := formatFromName(name, opt.Format)
 	if err != nil {
 		return nil, err
@@ -106,17 +185,36 @@ func Read(r io.Reader, name string, opt ReadOptions) (*Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	lim := newLimits(ctx, opt)
+	lim.sizeHint = sizeHint
+	if mayBlock(r) {
+		r = newCtxReader(lim.ctx, r)
+	}
 	br := bufio.NewReaderSize(r, 1<<16)
-	if magic, _ := br.Peek(2); gz || bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+	if magic, _ := br.Peek(2); gz || bytes.Equal(magic, gzipMagic) {
+		isGzip := bytes.Equal(magic, gzipMagic)
+		if err := lim.ctx.Err(); err != nil {
+			return nil, err
+		}
 		zr, err := gzip.NewReader(br)
 		if err != nil {
+			if ctxErr := lim.ctx.Err(); ctxErr != nil {
+				return nil, ctxErr
+			}
+			if isGzip && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)) {
+				return nil, fmt.Errorf("%s: truncated gzip stream: the file ends inside the gzip header", name)
+			}
 			return nil, fmt.Errorf("%s: not a valid gzip stream: %w", name, err)
 		}
 		defer zr.Close()
-		br = bufio.NewReaderSize(zr, 1<<16)
+		br = bufio.NewReaderSize(gzipErrors{zr, name}, 1<<16)
+		lim.gzipped = true
 	}
 	if format == "" {
 		format = sniffFormat(br)
+	}
+	if err := lim.ctx.Err(); err != nil {
+		return nil, err
 	}
 	var t *Table
 	switch format {
@@ -125,22 +223,41 @@ func Read(r io.Reader, name string, opt ReadOptions) (*Table, error) {
 		if delim == 0 && format == formatTSV {
 			delim = '\t'
 		}
-		t, err = readDelimited(br, name, delim, opt.NoHeader, plan)
+		t, err = readDelimited(br, name, delim, opt.NoHeader, plan, lim)
 	case formatLIBSVM:
-		t, err = readLIBSVM(br, name, plan)
+		t, err = readLIBSVM(br, name, plan, lim)
 	case formatParquet, formatNPY, formatNPZ:
-		var b []byte
-		b, err = io.ReadAll(br)
+		// Refuse what is plainly not the format (/dev/zero, a text file)
+		// and an NPY array too large for the budget before reading it all.
+		var need uint64
+		need, err = checkMagic(br, name, format, lim)
 		if err != nil {
+			return nil, err
+		}
+		limit := lim.budget
+		if need > 0 && (limit == 0 || need < limit) {
+			limit = need
+		}
+		var b []byte
+		b, err = readAllBounded(br, lim, name, limit)
+		if err != nil && need > 0 && limit == need && uint64(len(b)) > need {
+			return nil, fmt.Errorf("%s: the data runs past the %d bytes that the NPY header's shape and type make", name, need)
+		}
+		if err != nil {
+			b = nil
+			var pe *ParseError
+			if errors.As(err, &pe) || isCtxErr(err) {
+				return nil, err
+			}
 			return nil, fmt.Errorf("%s: read failed: %w", name, err)
 		}
 		switch format {
 		case formatParquet:
-			return readParquet(bytes.NewReader(b), int64(len(b)), name, plan, opt)
+			return readParquet(bytes.NewReader(b), int64(len(b)), name, plan, opt, lim)
 		case formatNPY:
-			t, err = readNPY(b, name)
+			t, err = readNPY(b, name, lim)
 		default:
-			t, err = readNPZ(b, name)
+			t, err = readNPZ(b, name, lim)
 		}
 		if err == nil {
 			err = plan.apply(t)
@@ -155,6 +272,46 @@ func Read(r io.Reader, name string, opt ReadOptions) (*Table, error) {
 	t.missingTokens = slices.Clone(opt.MissingTokens)
 	t.noHeader = opt.NoHeader
 	return t, nil
+}
+
+var gzipMagic = []byte{0x1f, 0x8b}
+
+// checkMagic looks at the first bytes of a binary format before the input
+// is read whole. For NPY it also checks the shape in the header against the
+// budget and returns the file's exact length (0 when unknown).
+func checkMagic(br *bufio.Reader, name, format string, lim *limits) (uint64, error) {
+	head, _ := br.Peek(8)
+	switch format {
+	case formatParquet:
+		if !bytes.HasPrefix(head, []byte("PAR1")) {
+			return 0, fmt.Errorf("%s: not a readable Parquet file: no PAR1 magic at the start", name)
+		}
+	case formatNPZ:
+		if !bytes.HasPrefix(head, []byte("PK")) {
+			return 0, fmt.Errorf("%s: not a valid .npz (zip) archive: it does not start with PK", name)
+		}
+	case formatNPY:
+		if !bytes.HasPrefix(head, []byte("\x93NUMPY")) {
+			return 0, fmt.Errorf("%s: not an NPY file (it does not start with \\x93NUMPY)", name)
+		}
+		// The header is short (numpy pads it to 64 bytes or a few times
+		// that); its shape is checked now unless the whole input is already
+		// in the buffer (then decoding it says best what is wrong).
+		b, err := br.Peek(br.Size())
+		if err != nil {
+			return 0, nil
+		}
+		a, err := decodeNPY(b, name, lim, 0, true)
+		if err != nil {
+			var pe *ParseError
+			if errors.As(err, &pe) {
+				return 0, err // the budget or the column bound
+			}
+			return 0, nil
+		}
+		return a.need, nil
+	}
+	return 0, nil
 }
 
 // formatFromName resolves the format from an explicit option or the name.

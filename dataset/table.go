@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync/atomic"
 )
 
 // Kind is the type of a column.
@@ -114,6 +115,12 @@ type Table struct {
 
 	missingTokens []string // as read; FitPipeline carries them into the model
 	noHeader      bool
+
+	// index maps a name to its position in Columns, built on first use so
+	// that looking up every column of a wide table is linear, not quadratic.
+	// Columns is exported and may change under it, so a hit is checked
+	// against Columns and a miss falls back to a scan (which rebuilds it).
+	index atomic.Pointer[map[string]int]
 }
 
 // NRows returns the number of rows (0 for a table without columns).
@@ -124,14 +131,38 @@ func (t *Table) NRows() int {
 	return t.Columns[0].Len()
 }
 
-// Column returns the column with the given name.
+// Column returns the column with the given name (the first, if names
+// repeat). It is safe for concurrent use while Columns does not change.
 func (t *Table) Column(name string) (*Column, bool) {
-	for _, c := range t.Columns {
-		if c.Name == name {
-			return c, true
+	if m := t.index.Load(); m != nil {
+		if j, ok := (*m)[name]; ok && j < len(t.Columns) && t.Columns[j] != nil && t.Columns[j].Name == name {
+			return t.Columns[j], true
 		}
 	}
-	return nil, false
+	found := -1
+	for j, c := range t.Columns {
+		if c != nil && c.Name == name {
+			found = j
+			break
+		}
+	}
+	if found < 0 && t.index.Load() != nil {
+		return nil, false // a miss: no need to rebuild an index that may well be current
+	}
+	m := make(map[string]int, len(t.Columns))
+	for j, c := range t.Columns {
+		if c == nil {
+			continue
+		}
+		if _, dup := m[c.Name]; !dup {
+			m[c.Name] = j
+		}
+	}
+	t.index.Store(&m)
+	if found < 0 {
+		return nil, false
+	}
+	return t.Columns[found], true
 }
 
 // Names returns the column names in table order.

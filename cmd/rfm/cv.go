@@ -93,7 +93,7 @@ rfm cv --data train.csv --target churn --diag --ridge 0.01 --per-fold --json`)
 	if err := o.common.apply(); err != nil {
 		return err
 	}
-	t, tg, p, err := o.readTraining()
+	t, tg, p, err := o.readTraining(e.ctx, cfg.MemoryLimit)
 	if err != nil {
 		return err
 	}

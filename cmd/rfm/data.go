@@ -125,8 +125,9 @@ func predictChunked(e *env, lm *loadedModel, x []float64, n int, quiet bool, ver
 	return out, nil
 }
 
-// readTable reads a data file, naming it in every error.
-func readTable(path string, opt dataset.ReadOptions) (*dataset.Table, error) {
+// readTable reads a data file, naming it in every error. It gives way to
+// ctx (an interrupt) also while waiting on a pipe or FIFO.
+func readTable(ctx context.Context, path string, opt dataset.ReadOptions) (*dataset.Table, error) {
 	if path == "" {
 		return nil, usagef("--data is required: the table to read")
 	}
@@ -134,13 +135,13 @@ func readTable(path string, opt dataset.ReadOptions) (*dataset.Table, error) {
 		if opt.Format == "" {
 			opt.Format = "csv"
 		}
-		t, err := dataset.Read(os.Stdin, "<stdin>", opt)
+		t, err := dataset.ReadContext(ctx, os.Stdin, "<stdin>", opt)
 		if err != nil {
 			return nil, inFile("<stdin>", err)
 		}
 		return t, nil
 	}
-	t, err := dataset.ReadFile(path, opt)
+	t, err := dataset.ReadFileContext(ctx, path, opt)
 	if err != nil {
 		return nil, inFile(path, err)
 	}
@@ -150,6 +151,9 @@ func readTable(path string, opt dataset.ReadOptions) (*dataset.Table, error) {
 // inFile makes sure a data error names the file: the dataset package's
 // messages do, except for a few that only name a column or a count.
 func inFile(path string, err error) error {
+	if errors.Is(err, context.Canceled) {
+		return err // an interrupt, reported as such
+	}
 	var pe *dataset.ParseError
 	if errors.As(err, &pe) && pe.File != "" {
 		return err
@@ -242,10 +246,10 @@ func encodeRows(t *dataset.Table, path string, p *dataset.Pipeline, tg *dataset.
 // lacks as, e.g., `numeric column "age" not found`; roles says what each
 // such column is to the user ("input column of the model", "target column",
 // "--keep column") so the message can say that instead.
-func readRows(path string, opt dataset.ReadOptions, roles map[string]string) (*dataset.Table, error) {
-	t, err := readTable(path, opt)
-	if err == nil {
-		return t, nil
+func readRows(ctx context.Context, path string, opt dataset.ReadOptions, roles map[string]string) (*dataset.Table, error) {
+	t, err := readTable(ctx, path, opt)
+	if err == nil || errors.Is(err, context.Canceled) {
+		return t, err
 	}
 	var pe *dataset.ParseError
 	if errors.As(err, &pe) {

@@ -199,7 +199,7 @@ func TestPredictionsAreBitIdentical(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, err := readTable(filepath.Join(dir, "test.csv"), opt)
+	tab, err := readTable(context.Background(), filepath.Join(dir, "test.csv"), opt)
 	if err != nil {
 		t.Fatal(err)
 	}

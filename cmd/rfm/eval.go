@@ -65,7 +65,7 @@ rfm eval --model price.rfm --data test.parquet --json`)
 	}
 	roles := inputRoles(lm.pipeline)
 	roles[lm.target.Name] = "target column"
-	t, err := readRows(o.data, opt, roles)
+	t, err := readRows(e.ctx, o.data, opt, roles)
 	if err != nil {
 		return err
 	}

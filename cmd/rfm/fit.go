@@ -130,8 +130,9 @@ func (o *fitOptions) registerData(f *flagSet, withValid bool) {
 	o.read.register(f, true)
 }
 
-// readTraining reads the training table and fits the encodings.
-func (o *fitOptions) readTraining() (*dataset.Table, *dataset.Target, *dataset.Pipeline, error) {
+// readTraining reads the training table, within budget bytes (0: the
+// reader's default share of available memory), and fits the encodings.
+func (o *fitOptions) readTraining(ctx context.Context, budget uint64) (*dataset.Table, *dataset.Target, *dataset.Pipeline, error) {
 	switch o.task {
 	case dataset.TaskAuto, dataset.TaskClassification, dataset.TaskRegression:
 	default:
@@ -140,11 +141,11 @@ func (o *fitOptions) readTraining() (*dataset.Table, *dataset.Target, *dataset.P
 	if o.target != "" && slices.Contains(o.cols.ignore, o.target) {
 		return nil, nil, nil, usagef("--target %q is also in --ignore", o.target)
 	}
-	opt := dataset.ReadOptions{Categorical: o.cols.categorical, Numeric: o.cols.numeric, Ignore: o.cols.ignore}
+	opt := dataset.ReadOptions{Categorical: o.cols.categorical, Numeric: o.cols.numeric, Ignore: o.cols.ignore, MemoryBudget: budget}
 	if err := o.read.apply(&opt); err != nil {
 		return nil, nil, nil, err
 	}
-	t, err := readTable(o.data, opt)
+	t, err := readTable(ctx, o.data, opt)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -244,7 +245,7 @@ func cmdFit(e *env, args []string) error {
 		return err
 	}
 
-	t, tg, p, err := o.readTraining()
+	t, tg, p, err := o.readTraining(e.ctx, cfg.MemoryLimit)
 	if err != nil {
 		return err
 	}
@@ -269,7 +270,8 @@ func cmdFit(e *env, args []string) error {
 		}
 		roles := inputRoles(p)
 		roles[tg.Name] = "target column"
-		vt, err := readRows(o.valid, vopt, roles)
+		vopt.MemoryBudget = cfg.MemoryLimit
+		vt, err := readRows(e.ctx, o.valid, vopt, roles)
 		if err != nil {
 			return err
 		}

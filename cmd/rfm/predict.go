@@ -92,7 +92,7 @@ func cmdPredict(e *env, args []string) error {
 	if o.keep != "" {
 		roles[o.keep] = "--keep column"
 	}
-	t, err := readRows(o.data, opt, roles)
+	t, err := readRows(e.ctx, o.data, opt, roles)
 	if err != nil {
 		return err
 	}
