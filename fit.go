@@ -268,10 +268,11 @@ func inputShift(s kernel.Spec, x []float64, n, d int) []float64 {
 	if !s.Radial() {
 		return nil
 	}
-	return columnMeans(x, n, d)
+	return ColumnMeans(x, n, d)
 }
 
-func columnMeans(x []float64, n, d int) []float64 {
+// ColumnMeans returns the mean of each of the d columns of x (n×d).
+func ColumnMeans(x []float64, n, d int) []float64 {
 	mu := make([]float64, d)
 	for i := 0; i < n; i++ {
 		for j, v := range x[i*d : i*d+d] {

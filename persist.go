@@ -98,12 +98,9 @@ func (m *Model) SaveFile(path string, extra map[string]json.RawMessage) error {
 // FromFile unpacks a model and the caller's extra sections, checking that
 // every array has the size the metadata implies.
 func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
-	if f.Kind != FileKind {
-		return nil, nil, fmt.Errorf("model file holds a %q, not an RFM model", f.Kind)
-	}
 	var meta fileMeta
-	if err := json.Unmarshal(f.Meta, &meta); err != nil {
-		return nil, nil, fmt.Errorf("model metadata: %w", err)
+	if err := modelfile.DecodeMeta(f, FileKind, "an RFM model", &meta); err != nil {
+		return nil, nil, err
 	}
 	m := meta.Model
 	if m == nil {

@@ -216,3 +216,15 @@ func maxElems(size int64) int64 {
 	}
 	return limit
 }
+
+// DecodeMeta checks that f holds the given kind (what names it in the
+// message, e.g. "an RFM model") and decodes its JSON document into meta.
+func DecodeMeta(f *File, kind, what string, meta any) error {
+	if f.Kind != kind {
+		return fmt.Errorf("model file holds a %q, not %s", f.Kind, what)
+	}
+	if err := json.Unmarshal(f.Meta, meta); err != nil {
+		return fmt.Errorf("%s: metadata: %w", what, err)
+	}
+	return nil
+}

@@ -67,24 +67,12 @@ func (m *Model) ToFile(extra map[string]json.RawMessage) (*modelfile.File, error
 	return f, nil
 }
 
-// Save writes the tree to w.
-func (m *Model) Save(w io.Writer, extra map[string]json.RawMessage) error {
-	f, err := m.ToFile(extra)
-	if err != nil {
-		return err
-	}
-	return modelfile.Write(w, f)
-}
-
 // FromFile unpacks a tree and the caller's extra sections, checking that
 // the nodes form a tree over the leaves and every leaf model loads.
 func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
-	if f.Kind != FileKind {
-		return nil, nil, fmt.Errorf("model file holds a %q, not a tree model", f.Kind)
-	}
 	var meta fileMeta
-	if err := json.Unmarshal(f.Meta, &meta); err != nil {
-		return nil, nil, fmt.Errorf("tree metadata: %w", err)
+	if err := modelfile.DecodeMeta(f, FileKind, "a tree model", &meta); err != nil {
+		return nil, nil, err
 	}
 	m := meta.Model
 	if m == nil {

@@ -373,7 +373,7 @@ func (g *grower) agopDirections(ctx context.Context, sample []int, node int) ([]
 	}
 	var shift []float64
 	if cfg.Kernel.Radial() {
-		shift = columnMeans(x, n, d)
+		shift = rfm.ColumnMeans(x, n, d)
 	}
 	fm, err := kernel.NewFeatureMap(kernel.IdentityMatrix(d), shift)
 	if err != nil {
@@ -410,18 +410,6 @@ func (g *grower) agopDirections(ctx context.Context, sample []int, node int) ([]
 	return topDirections(kernel.FullMatrix(d, a))
 }
 
-func columnMeans(x []float64, n, d int) []float64 {
-	mu := make([]float64, d)
-	for i := 0; i < n; i++ {
-		for j, v := range x[i*d : i*d+d] {
-			mu[j] += v
-		}
-	}
-	for j := range mu {
-		mu[j] /= float64(n)
-	}
-	return mu
-}
 
 func single(labels []int) bool {
 	for _, l := range labels {
@@ -468,40 +456,21 @@ func topDirections(mt kernel.FeatureMatrix) ([][]float64, error) {
 
 // pcaDirections returns the top principal directions of the sample.
 func pcaDirections(ds *rfm.Dataset, sample []int) ([][]float64, error) {
-	d := ds.D
+	d, n := ds.D, len(sample)
+	xc := ds.Subset(sample).X
+	mean := rfm.ColumnMeans(xc, n, d)
+	for i := 0; i < n; i++ {
+		for j := range mean {
+			xc[i*d+j] -= mean[j]
+		}
+	}
 	if d > fullSplitLimit {
 		// The coordinate of largest variance.
-		mean, vr := make([]float64, d), make([]float64, d)
-		for _, r := range sample {
-			for j, v := range ds.X[r*d : r*d+d] {
-				mean[j] += v
-			}
-		}
-		for j := range mean {
-			mean[j] /= float64(len(sample))
-		}
-		for _, r := range sample {
-			for j, v := range ds.X[r*d : r*d+d] {
-				vr[j] += (v - mean[j]) * (v - mean[j])
-			}
+		vr := make([]float64, d)
+		for i, v := range xc {
+			vr[i%d] += v * v
 		}
 		return topDirections(kernel.DiagonalMatrix(vr))
-	}
-	n := len(sample)
-	xc := make([]float64, n*d)
-	mean := make([]float64, d)
-	for _, r := range sample {
-		for j, v := range ds.X[r*d : r*d+d] {
-			mean[j] += v
-		}
-	}
-	for j := range mean {
-		mean[j] /= float64(n)
-	}
-	for i, r := range sample {
-		for j, v := range ds.X[r*d : r*d+d] {
-			xc[i*d+j] = v - mean[j]
-		}
 	}
 	cov := make([]float64, d*d)
 	linalg.Gemm(true, false, d, d, n, 1, xc, d, xc, d, 0, cov, d)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/synth"
 )
 
@@ -34,6 +35,24 @@ func classes(t *testing.T, n int, seed uint64) *rfm.Dataset {
 	}
 	ds.Y = nil
 	return ds
+}
+
+// saveLoad writes the tree as a model file and reads it back.
+func saveLoad(t *testing.T, tm *Model) *Model {
+	t.Helper()
+	f, err := tm.ToFile(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := modelfile.Write(&buf, f); err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back
 }
 
 func small() rfm.Config {
@@ -103,14 +122,7 @@ func TestRoutingConsistentAndSaved(t *testing.T) {
 					t.Fatalf("leaf %d trained on %d rows, %d training rows route to it", i, lf.N, count[i])
 				}
 			}
-			var buf bytes.Buffer
-			if err := tm.Save(&buf, nil); err != nil {
-				t.Fatal(err)
-			}
-			back, _, err := Load(&buf)
-			if err != nil {
-				t.Fatal(err)
-			}
+			back := saveLoad(t, tm)
 			r1, r2 := tm.Route(test.X, test.N), back.Route(test.X, test.N)
 			p1, err := tm.PredictProba(context.Background(), test.X, test.N)
 			if err != nil {
@@ -258,14 +270,7 @@ func TestConstantLeaf(t *testing.T) {
 	if cls[0] != 0 || cls[1] != 1 || tm.Leaves[0].Model != nil {
 		t.Fatalf("classes %v, leaves %+v", cls, tm.Leaves)
 	}
-	var buf bytes.Buffer
-	if err := tm.Save(&buf, nil); err != nil {
-		t.Fatal(err)
-	}
-	back, _, err := Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := saveLoad(t, tm)
 	if c2, _ := back.PredictClass(context.Background(), []float64{5, 150}, 2); c2[0] != 0 || c2[1] != 1 {
 		t.Fatalf("after load: %v", c2)
 	}
@@ -319,8 +324,12 @@ func TestLoadRefusesLoops(t *testing.T) {
 	tm.Nodes[tm.Nodes[0].Left].Leaf = -1
 	tm.Nodes[tm.Nodes[0].Left].Left = 0
 	tm.Nodes[tm.Nodes[0].Left].Right = 0
+	f, err := tm.ToFile(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var buf bytes.Buffer
-	if err := tm.Save(&buf, nil); err != nil {
+	if err := modelfile.Write(&buf, f); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := Load(&buf); err == nil || !strings.Contains(err.Error(), "reached twice") && !strings.Contains(err.Error(), "dirs") {

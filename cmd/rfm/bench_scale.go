@@ -473,7 +473,12 @@ func (b *scaleBench) run(s *scaleSet, method string, flags []string) scaleRun {
 		return r
 	}
 	r.PredictRowsPerSec = float64(s.nTest) / secs
-	v, err := scorePredictions(pred, s.metric)
+	return r.scored(pred)
+}
+
+// scored fills in the score of the predictions in pred, or the error.
+func (r scaleRun) scored(pred string) scaleRun {
+	v, err := scorePredictions(pred, r.Metric)
 	if err != nil {
 		r.Error = err.Error()
 		return r
@@ -531,13 +536,7 @@ func (b *scaleBench) runXGBoost(s *scaleSet, script string) scaleRun {
 	if err := json.Unmarshal(out.Bytes(), &info); err == nil {
 		r.FitSeconds, r.PredictRowsPerSec, r.Flags = info.FitSeconds, info.PredictRowsS, info.Params
 	}
-	v, err := scorePredictions(pred, s.metric)
-	if err != nil {
-		r.Error = err.Error()
-		return r
-	}
-	r.Value = v
-	return r
+	return r.scored(pred)
 }
 
 func lastLine(s string, err error) string {

@@ -190,21 +190,29 @@ func featureNames(lm *loadedModel) []string {
 	return names
 }
 
+// writeFileHeader prints where a model file came from: its path and
+// writer, its training data and validation, its target.
+func writeFileHeader(tw io.Writer, lm *loadedModel) {
+	fmt.Fprintf(tw, "model\t%s", lm.path)
+	if lm.createdBy != "" {
+		fmt.Fprintf(tw, " (written by %s)", lm.createdBy)
+	}
+	fmt.Fprint(tw, "\n")
+	if lm.training != nil {
+		fmt.Fprintf(tw, "trained on\t%s, %d rows\n", lm.training.Data, lm.training.Rows)
+		fmt.Fprintf(tw, "validation\t%s\n", lm.training.Validation)
+	}
+	if lm.target != nil {
+		fmt.Fprintf(tw, "target\t%s\n", describeTarget(lm.target))
+	}
+}
+
 func writeInspectText(w io.Writer, r *inspectJSON, lm *loadedModel) error {
 	var b strings.Builder
 	m := lm.model
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "model\t%s", r.Model)
-	if r.CreatedBy != "" {
-		fmt.Fprintf(tw, " (written by %s)", r.CreatedBy)
-	}
-	fmt.Fprint(tw, "\n")
-	if r.Training != nil {
-		fmt.Fprintf(tw, "trained on\t%s, %d rows\n", r.Training.Data, r.Training.Rows)
-		fmt.Fprintf(tw, "validation\t%s\n", r.Training.Validation)
-	}
+	writeFileHeader(tw, lm)
 	if lm.target != nil {
-		fmt.Fprintf(tw, "target\t%s\n", describeTarget(lm.target))
 		fmt.Fprintf(tw, "inputs\t%d columns → %d features\n", len(r.Inputs), r.Features)
 	} else {
 		fmt.Fprintf(tw, "task\t%s, %d outputs, %d features (no column pipeline in the file)\n", r.Task, m.Outputs, r.Features)

@@ -300,18 +300,7 @@ func inspectTree(e *env, lm *loadedModel, top int, plots string, shape *imageDim
 	}
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "model\t%s", res.Model)
-	if res.CreatedBy != "" {
-		fmt.Fprintf(tw, " (written by %s)", res.CreatedBy)
-	}
-	fmt.Fprint(tw, "\n")
-	if res.Training != nil {
-		fmt.Fprintf(tw, "trained on\t%s, %d rows\n", res.Training.Data, res.Training.Rows)
-		fmt.Fprintf(tw, "validation\t%s\n", res.Training.Validation)
-	}
-	if lm.target != nil {
-		fmt.Fprintf(tw, "target\t%s\n", describeTarget(lm.target))
-	}
+	writeFileHeader(tw, lm)
 	fmt.Fprintf(tw, "leaves\t%s\n", describeConfig(tm.Config))
 	tw.Flush()
 	b.WriteString("\n")
