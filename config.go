@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rfmkit/rfm/kernel"
+	"github.com/rfmkit/rfm/solve"
 )
 
 // Task is what the model predicts.
@@ -89,8 +90,10 @@ const (
 const AutoExactRows = 25000
 
 // ChooseSolver resolves SolverAuto for a fit of the given shape: exact up
-// to AutoExactRows rows when its memory plan (PlanFit) fits the budget,
-// tree above. It returns the solver and why, for the command line.
+// to AutoExactRows rows when the n×n kernel matrix fits the memory budget,
+// tree above. (What does not depend on the rows, such as a full M for a
+// very wide table, a tree would not shrink: the whole plan is checked
+// after the choice.) It returns the solver and why, for the command line.
 func ChooseSolver(cfg Config, s FitShape) (Solver, string) {
 	switch cfg.Solver {
 	case SolverExact, SolverTree, SolverNystrom:
@@ -99,8 +102,7 @@ func ChooseSolver(cfg Config, s FitShape) (Solver, string) {
 	if s.N > AutoExactRows {
 		return SolverTree, fmt.Sprintf("%d rows are more than an exact solve takes quickly (%d)", s.N, AutoExactRows)
 	}
-	cfg.Solver = SolverExact
-	if err := PlanFit(s, cfg).Check(cfg.MemoryLimit); err != nil {
+	if err := solve.Plan(s.N, cfg.Float32, cfg.MemoryLimit); err != nil {
 		return SolverTree, fmt.Sprintf("the exact solve does not fit: %v", err)
 	}
 	return SolverExact, fmt.Sprintf("%d rows fit one exact solve", s.N)

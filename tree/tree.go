@@ -103,20 +103,13 @@ func (p Plan) String() string {
 // ErrTooLarge is returned (wrapped) when not even one leaf fits the budget.
 var ErrTooLarge = errors.New("tree leaf does not fit in memory")
 
-// leafBytes bounds the memory of an exact RFM fit on n rows of d features
-// with c outputs: the n×n matrix, the mapped copies of the rows and the
-// d×d matrices of a full M.
-func leafBytes(n, d, c int, cfg rfm.Config) uint64 {
-	b := solve.MatrixBytes(n, cfg.Float32)
-	b += uint64(n) * uint64(d) * 8 * 6 // rows, mapped rows, validation copies
-	b += uint64(n) * uint64(c) * 8 * 4
-	if !cfg.Diag {
-		b += uint64(d) * uint64(d) * 8 * 6
-	}
-	// The AGOP's block buffers (about 64 MB at most, less for few rows)
-	// and each thread's kernel tiles.
-	blocks := min(uint64(64<<20), 2*uint64(n)*uint64(c)*uint64(d+1)*16)
-	return b + blocks + uint64(linalg.Threads())*(4<<20)
+// leafBytes is the memory plan (rfm.PlanFit) of a leaf's exact RFM fit on
+// n rows of d features with c outputs, with the threads of one of par
+// leaves in flight.
+func leafBytes(n, d, c, par int, cfg rfm.Config) uint64 {
+	cfg.Solver = rfm.SolverExact
+	s := rfm.FitShape{N: n, D: d, Outputs: c, Threads: max(1, linalg.Threads()/par), DataHeld: true}
+	return rfm.PlanFit(s, cfg).Total()
 }
 
 // MakePlan picks the leaf size and the leaves in flight for n rows of d
@@ -132,24 +125,31 @@ func MakePlan(cfg rfm.Config, n, d, c int) (Plan, error) {
 	fixed := uint64(n) * uint64(d) * 8 * 2
 	if p.LeafSize == 0 {
 		p.LeafSize = DefaultLeafSize
-		for p.LeafSize > 1000 && leafBytes(p.LeafSize, d, c, cfg)+fixed > budget {
+		for p.LeafSize > 1000 && leafBytes(p.LeafSize, d, c, 1, cfg)+fixed > budget {
 			p.LeafSize = p.LeafSize * 3 / 4
 		}
 	}
 	p.LeafSize = min(p.LeafSize, max(n, 10))
-	p.LeafBytes = leafBytes(p.LeafSize, d, c, cfg)
+	p.LeafBytes = leafBytes(p.LeafSize, d, c, 1, cfg)
 	if p.LeafBytes+fixed > budget {
 		return p, fmt.Errorf("%w: a leaf of %d rows × %d features needs %s (and the %d training rows %s more), %s available; lower --leaf-size, use --float32 or --diag",
 			ErrTooLarge, p.LeafSize, d, human(p.LeafBytes), n, human(fixed), human(budget))
 	}
-	most := int((budget - fixed) / p.LeafBytes)
-	p.Parallel = max(1, min(most, linalg.Threads()))
+	// As many leaves at once as threads, while they fit (each then has
+	// fewer threads, so fewer per-thread blocks).
+	p.Parallel = 1
+	for par := linalg.Threads(); par > 1; par-- {
+		if b := leafBytes(p.LeafSize, d, c, par, cfg); uint64(par)*b+fixed <= budget {
+			p.Parallel, p.LeafBytes = par, b
+			break
+		}
+	}
 	// A split fits one kernel machine on its sample, alone.
 	p.SplitSample = cfg.SplitSample
 	if p.SplitSample == 0 {
 		p.SplitSample = DefaultSplitSample
 	}
-	for p.SplitSample > 10 && leafBytes(p.SplitSample, d, c, cfg)+fixed > budget {
+	for p.SplitSample > 10 && leafBytes(p.SplitSample, d, c, 1, cfg)+fixed > budget {
 		p.SplitSample = p.SplitSample * 3 / 4
 	}
 	return p, nil
@@ -409,7 +409,6 @@ func (g *grower) agopDirections(ctx context.Context, sample []int, node int) ([]
 	}
 	return topDirections(kernel.FullMatrix(d, a))
 }
-
 
 func single(labels []int) bool {
 	for _, l := range labels {

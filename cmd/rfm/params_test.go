@@ -38,6 +38,13 @@ func kernelFor(p *rfm.Param) []string {
 			return []string{"--kernel", string(k)}
 		}
 	}
+	for _, s := range []rfm.Solver{rfm.SolverAuto, rfm.SolverTree, rfm.SolverNystrom} {
+		c := rfm.DefaultConfig()
+		c.Solver = s
+		if p.Applies(&c) {
+			return []string{"--solver", string(s)}
+		}
+	}
 	return nil
 }
 

@@ -57,8 +57,10 @@ func TestTreeSolverEndToEnd(t *testing.T) {
 		t.Errorf("inspect text:\n%s", txt.stdout)
 	}
 
-	// auto: 1500 rows need 18 MB in float64; a 12 MB limit sends it to a tree.
-	auto := mustRun(t, dir, "fit", "--data", "train.csv", "--target", "y", "--memory-limit", "12M", "--iters", "0", "--leaf-size", "500", "--out", "auto.rfm")
+	// auto: 3000 rows need a 72 MB kernel matrix in float64; a 60 MB limit
+	// sends them to a tree of 500-row leaves (about 20 MB each).
+	mustRun(t, dir, "synth", "--task", "lowrank", "--n", "3000", "--d", "8", "--seed", "5", "--out", "train3000.csv")
+	auto := mustRun(t, dir, "fit", "--data", "train3000.csv", "--target", "y", "--memory-limit", "60M", "--iters", "0", "--leaf-size", "500", "--out", "auto.rfm")
 	if !strings.Contains(auto.stdout, "solver      tree: the exact solve does not fit") {
 		t.Errorf("auto with a small memory limit:\n%s", auto.stdout)
 	}
