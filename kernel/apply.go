@@ -63,7 +63,7 @@ func Product[T Float](ctx context.Context, s Spec, e Entries, q, c Points[T], r 
 	}
 	var zero T
 	size := int(unsafe.Sizeof(zero))
-	rows, cols := blockRows, min(blockCols, nc)
+	rows, cols := min(blockRows, nq), min(blockCols, nc)
 	chunk := w
 	if r.M == nil {
 		chunk = max(1, min(w, rhsBytes/(size*cols)))

@@ -108,7 +108,12 @@ func (c *columnFlags) register(f *flagSet) {
 // chunk is a multiple of the kernel's 128-row bands and a row's prediction
 // depends only on the row, so the numbers are those of one Predict call.
 func predictChunked(e *env, lm *loadedModel, x []float64, n int, quiet bool, verb string) ([]float64, error) {
-	const chunk = predictChunkRows
+	chunk := predictChunkRows
+	if lm.tree != nil {
+		// A tree splits each chunk among its leaves: a chunk a few leaves'
+		// worth of rows would leave each leaf a handful.
+		chunk = treePredictChunkRows
+	}
 	bar := newProgress(e.stderr, e.tty(), quiet)
 	defer bar.Abort() // the caller prints its own summary
 	d, m := lm.d(), lm.predictor()

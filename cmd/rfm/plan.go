@@ -10,6 +10,10 @@ import (
 // predictChunkRows is how many rows predictChunked maps and scores at once.
 const predictChunkRows = 32 * 128
 
+// treePredictChunkRows is the chunk of a tree model: its rows are divided
+// among the leaves, each scoring its share at once.
+const treePredictChunkRows = 2048 * 128
+
 // planFit checks the whole fit's memory once the table is read and its
 // pipeline fitted, before the rows are encoded (rfm.Fit checks it again
 // with the exact sizes). rows is the training rows of one fit: all of the
@@ -45,7 +49,11 @@ func planPredict(lm *loadedModel, rows, textCols int) error {
 			m = &rfm.Model{D: lm.tree.D, N: 1, Outputs: lm.tree.Outputs}
 		}
 	}
-	p := rfm.PlanPredict(m, rows, predictChunkRows, 0)
+	chunk := predictChunkRows
+	if lm.tree != nil {
+		chunk = treePredictChunkRows
+	}
+	p := rfm.PlanPredict(m, rows, chunk, 0)
 	if textCols > 0 {
 		// A cell is a string header (16 B), its slice slot (16 B) and a
 		// number's digits: about 56 bytes.
