@@ -26,6 +26,11 @@ type fileMeta struct {
 	Extra    map[string]json.RawMessage `json:"extra,omitempty"`
 }
 
+// maxOutputs bounds the classes of a tree file: a tree whose leaves are all
+// constant has no leaf model to check the count against, and predictions
+// allocate rows × outputs.
+const maxOutputs = 1 << 16
+
 func leafPrefix(i int) string { return fmt.Sprintf("leaf%d/", i) }
 
 // ToFile packs the tree (and the caller's extra JSON sections) into a
@@ -80,6 +85,9 @@ func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
 	}
 	if m.D < 1 || m.Outputs < 1 || len(m.Nodes) == 0 || len(m.Leaves) == 0 || len(meta.LeafMeta) != len(m.Leaves) {
 		return nil, nil, fmt.Errorf("tree metadata: bad sizes d=%d outputs=%d nodes=%d leaves=%d (%d leaf models)", m.D, m.Outputs, len(m.Nodes), len(m.Leaves), len(meta.LeafMeta))
+	}
+	if m.Outputs > maxOutputs {
+		return nil, nil, fmt.Errorf("tree metadata: %d outputs (at most %d)", m.Outputs, maxOutputs)
 	}
 	if m.Task != rfm.Classification && m.Task != rfm.Regression {
 		return nil, nil, fmt.Errorf("tree metadata: unknown task %q", m.Task)

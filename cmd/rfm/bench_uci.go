@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/internal/linalg"
 	"github.com/rfmkit/rfm/uci"
 )
 
@@ -69,8 +70,10 @@ rfm bench uci --data ../shared/data/uci121 --protocol tuned --float32 --jobs 2`)
 		return usagef("--protocol %q: want one of %s", opt.Protocol, strings.Join(uci.Protocols(), ", "))
 	case opt.Jobs < 1:
 		return usagef("--jobs %d: must be ≥ 1", opt.Jobs)
-	case opt.Threads < 0:
-		return usagef("--threads %d: must be ≥ 0", opt.Threads)
+	case linalg.CheckThreads(opt.Threads) != nil:
+		return usagef("--threads %d: %v", opt.Threads, linalg.CheckThreads(opt.Threads))
+	case opt.Jobs > linalg.MaxThreads:
+		return usagef("--jobs %d: at most %d", opt.Jobs, linalg.MaxThreads)
 	case opt.Seed == 0:
 		return usagef("--seed 0: must be ≥ 1")
 	}
