@@ -73,6 +73,14 @@ func TestValidateEnforcesDeclaredRanges(t *testing.T) {
 			if p.Name == "depth" {
 				c.Kernel = kernel.Spec{Kind: kernel.NTK, Depth: 2}
 			}
+			for _, s := range []Solver{SolverTree, SolverNystrom} { // the solver options apply to their solver
+				if c2 := c; !p.Applies(&c2) {
+					c2.Solver = s
+					if p.Applies(&c2) {
+						c.Solver = s
+					}
+				}
+			}
 			if p.Type == ParamInt {
 				p.set(&c, int(pr.v))
 			} else {
