@@ -117,16 +117,6 @@ func Plan(n int, float32 bool, limit uint64) error {
 	return nil
 }
 
-// AvailableBudget is the default memory budget: 90% of MemAvailable, or
-// 1 TiB when the system does not say (no /proc/meminfo).
-func AvailableBudget() uint64 {
-	avail, ok := memAvailable()
-	if !ok {
-		return 1 << 40
-	}
-	return avail / 10 * 9
-}
-
 func human(b uint64) string {
 	switch {
 	case b >= 1<<30:

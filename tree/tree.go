@@ -100,6 +100,16 @@ func (p Plan) String() string {
 		p.LeafSize, p.Parallel, human(p.LeafBytes), human(p.BudgetBytes))
 }
 
+// defaultBudget is 90% of the available memory (rfm.MemoryAvailable), or
+// 1 TiB when the system does not say.
+func defaultBudget() uint64 {
+	avail, ok := rfm.MemoryAvailable()
+	if !ok {
+		return 1 << 40
+	}
+	return avail / 10 * 9
+}
+
 // ErrTooLarge is returned (wrapped) when not even one leaf fits the budget.
 var ErrTooLarge = errors.New("tree leaf does not fit in memory")
 
@@ -118,7 +128,7 @@ func leafBytes(n, d, c, par int, cfg rfm.Config) uint64 {
 func MakePlan(cfg rfm.Config, n, d, c int) (Plan, error) {
 	budget := cfg.MemoryLimit
 	if budget == 0 {
-		budget = solve.AvailableBudget()
+		budget = defaultBudget()
 	}
 	p := Plan{LeafSize: cfg.LeafSize, BudgetBytes: budget}
 	// The rows themselves and the routing buffers are held for the whole fit.
@@ -381,7 +391,7 @@ func (g *grower) agopDirections(ctx context.Context, sample []int, node int) ([]
 	}
 	limit := cfg.MemoryLimit
 	if limit == 0 {
-		limit = solve.AvailableBudget()
+		limit = defaultBudget()
 	}
 	limit -= min(limit, uint64(g.ds.N)*uint64(g.ds.D)*16)
 	z := fm.Map(x, n)
