@@ -110,8 +110,10 @@ func defaultBudget() uint64 {
 	return avail / 10 * 9
 }
 
-// ErrTooLarge is returned (wrapped) when not even one leaf fits the budget.
-var ErrTooLarge = errors.New("tree leaf does not fit in memory")
+// ErrTooLarge is returned (wrapped) when not even one leaf fits the
+// budget: rfm.ErrTooLarge, so that one errors.Is test catches every
+// memory refusal.
+var ErrTooLarge = rfm.ErrTooLarge
 
 // leafBytes is the memory plan (rfm.PlanFit) of a leaf's exact RFM fit on
 // n rows of d features with c outputs, with the threads of one of par
@@ -142,7 +144,7 @@ func MakePlan(cfg rfm.Config, n, d, c int) (Plan, error) {
 	p.LeafSize = min(p.LeafSize, max(n, 10))
 	p.LeafBytes = leafBytes(p.LeafSize, d, c, 1, cfg)
 	if p.LeafBytes+fixed > budget {
-		return p, fmt.Errorf("%w: a leaf of %d rows × %d features needs %s (and the %d training rows %s more), %s available; lower --leaf-size, use --float32 or --diag",
+		return p, fmt.Errorf("%w for the tree: a leaf of %d rows × %d features needs %s (and the %d training rows %s more), %s available; lower --leaf-size, use --float32 or --diag",
 			ErrTooLarge, p.LeafSize, d, human(p.LeafBytes), n, human(fixed), human(budget))
 	}
 	// As many leaves at once as threads, while they fit (each then has
