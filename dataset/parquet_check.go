@@ -7,6 +7,8 @@ import (
 	"io"
 
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/rfmkit/rfm/internal/sysmem"
 )
 
 // parquet-go decodes the footer and the page headers (Thrift compact
@@ -235,7 +237,7 @@ func checkParquetPages(ra io.ReaderAt, md *format.FileMetaData, lim *limits) err
 				}
 				uncompressed += uint64(usize)
 				if lim.budget > 0 && uncompressed > lim.budget {
-					return fmt.Errorf("pages of %d bytes uncompressed exceed the memory budget for reading (%s)", uncompressed, human(lim.budget))
+					return fmt.Errorf("pages of %d bytes uncompressed exceed the memory budget for reading (%s)", uncompressed, sysmem.Human(lim.budget))
 				}
 				pos += hdrLen + csize
 			}

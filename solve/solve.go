@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/rfmkit/rfm/internal/linalg"
+	"github.com/rfmkit/rfm/internal/sysmem"
 	"github.com/rfmkit/rfm/kernel"
 )
 
@@ -99,12 +97,9 @@ var ErrTooLarge = errors.New("kernel matrix does not fit in memory")
 // Plan checks that an n×n kernel matrix fits before it is allocated.
 func Plan(n int, float32 bool, limit uint64) error {
 	need := MatrixBytes(n, float32)
-	if limit == 0 {
-		avail, ok := memAvailable()
-		if !ok {
-			return nil
-		}
-		limit = avail / 10 * 9
+	limit, ok := defaultLimit(limit)
+	if !ok {
+		return nil
 	}
 	if need > limit {
 		hint := "use float32 (halves it), fewer training rows"
@@ -112,7 +107,7 @@ func Plan(n int, float32 bool, limit uint64) error {
 			hint = "use fewer training rows"
 		}
 		return fmt.Errorf("%w: n = %d needs %s for the %d×%d matrix, %s available; %s",
-			ErrTooLarge, n, human(need), n, n, human(limit), hint)
+			ErrTooLarge, n, sysmem.Human(need), n, n, sysmem.Human(limit), hint)
 	}
 	return nil
 }
@@ -120,37 +115,20 @@ func Plan(n int, float32 bool, limit uint64) error {
 // AvailableBudget is the default memory budget: 90% of MemAvailable, or
 // 1 TiB when the system does not say (no /proc/meminfo).
 func AvailableBudget() uint64 {
-	avail, ok := memAvailable()
-	if !ok {
-		return 1 << 40
+	if limit, ok := defaultLimit(0); ok {
+		return limit
 	}
-	return avail / 10 * 9
+	return 1 << 40
 }
 
-func human(b uint64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+// defaultLimit is limit, or when it is 0, 90% of MemAvailable; ok is false
+// when it is 0 and the system does not say (nothing to check against).
+func defaultLimit(limit uint64) (uint64, bool) {
+	if limit != 0 {
+		return limit, true
 	}
-	return fmt.Sprintf("%d B", b)
-}
-
-func memAvailable() (uint64, bool) {
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0, false
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemAvailable:" {
-			kb, err := strconv.ParseUint(f[1], 10, 64)
-			if err == nil {
-				return kb * 1024, true
-			}
-		}
-	}
-	return 0, false
+	avail, ok := sysmem.Available()
+	return avail / 10 * 9, ok
 }
 
 // KRR solves (K(Z,Z) + λI)α = Y for the mapped points z and targets y
