@@ -7,16 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rfmkit/rfm/internal/testutil"
 	"github.com/rfmkit/rfm/kernel"
 )
-
-func randn(r *rand.Rand, n int) []float64 {
-	x := make([]float64, n)
-	for i := range x {
-		x[i] = r.NormFloat64()
-	}
-	return x
-}
 
 func predictor(t *testing.T, s kernel.Spec, kind kernel.Form, m []float64, x []float64, n, d int, alpha []float64, c int) *Predictor {
 	t.Helper()
@@ -39,11 +32,11 @@ func (p *Predictor) f(x []float64) []float64 {
 func TestGradientFiniteDifferences(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	n, d, c, nq := 40, 4, 2, 6
-	x := randn(r, n*d)
-	alpha := randn(r, n*c)
-	xq := randn(r, nq*d)
+	x := testutil.Randn(r, n*d)
+	alpha := testutil.Randn(r, n*c)
+	xq := testutil.Randn(r, nq*d)
 	full := make([]float64, d*d)
-	b := randn(r, d*d)
+	b := testutil.Randn(r, d*d)
 	for i := 0; i < d; i++ {
 		for j := 0; j < d; j++ {
 			for k := 0; k < d; k++ {
@@ -148,10 +141,10 @@ func naiveAGOP(t *testing.T, p *Predictor, x []float64, eval []int, diag, center
 func TestComputeMatchesNaive(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	n, d, c := 57, 5, 3
-	x := randn(r, n*d)
+	x := testutil.Randn(r, n*d)
 	// Include an exact duplicate row: its self/duplicate terms must be dropped.
 	copy(x[d:2*d], x[:d])
-	alpha := randn(r, n*c)
+	alpha := testutil.Randn(r, n*c)
 	eval := []int{0, 1, 3, 5, 8, 13, 21, 34, 55, 2, 4}
 	for _, mk := range []kernel.Form{kernel.Identity, kernel.Diagonal, kernel.Full} {
 		var m []float64
@@ -205,7 +198,7 @@ func TestComputeMatchesNaive(t *testing.T) {
 
 func TestComputeRejectsBadInput(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
-	p := predictor(t, kernel.DefaultSpec(), kernel.Identity, nil, randn(r, 20), 10, 2, randn(r, 10), 1)
+	p := predictor(t, kernel.DefaultSpec(), kernel.Identity, nil, testutil.Randn(r, 20), 10, 2, testutil.Randn(r, 10), 1)
 	if _, err := Compute(context.Background(), p, nil, Options{}); err == nil {
 		t.Error("empty eval set accepted")
 	}
@@ -224,8 +217,8 @@ func TestComputeRejectsBadInput(t *testing.T) {
 func TestComputeFloat32(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 16))
 	n, d, c := 300, 6, 2
-	x := randn(r, n*d)
-	p := predictor(t, kernel.DefaultSpec(), kernel.Identity, nil, x, n, d, randn(r, n*c), c)
+	x := testutil.Randn(r, n*d)
+	p := predictor(t, kernel.DefaultSpec(), kernel.Identity, nil, x, n, d, testutil.Randn(r, n*c), c)
 	eval := make([]int, n)
 	for i := range eval {
 		eval[i] = i
@@ -255,7 +248,7 @@ func TestComputeFloat32(t *testing.T) {
 func TestRHSBlocks(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	n, d, c := 6, 3, 4
-	p := &Predictor{Centers: kernel.NewPoints(randn(r, n*d), n, d), Alpha: randn(r, n*c), C: c}
+	p := &Predictor{Centers: kernel.NewPoints(testutil.Randn(r, n*d), n, d), Alpha: testutil.Randn(r, n*c), C: c}
 	e := newEngine[float64](p, 1)
 	w := c * (d + 1)
 	full := make([]float64, n*w)
@@ -293,9 +286,9 @@ func TestRHSBlocks(t *testing.T) {
 func TestComputeAtEvalPoints(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 18))
 	n, d, c, ne := 23, 4, 2, 31
-	x, xe := randn(r, n*d), randn(r, ne*d)
+	x, xe := testutil.Randn(r, n*d), testutil.Randn(r, ne*d)
 	m := []float64{1, 0.5, 2, 0.25}
-	p := predictor(t, kernel.DefaultSpec(), kernel.Diagonal, m, x, n, d, randn(r, n*c), c)
+	p := predictor(t, kernel.DefaultSpec(), kernel.Diagonal, m, x, n, d, testutil.Randn(r, n*c), c)
 	at := p.Map.Map(xe, ne)
 	// Indices beyond the centres' range too: they index xe, not x.
 	eval := []int{0, 2, 3, 5, 7, 11, 13, 22, 23, 29, 30}
@@ -337,7 +330,7 @@ func TestComputeAtEvalPoints(t *testing.T) {
 	if _, err := Compute(context.Background(), p, []int{ne}, Options{EvalPoints: at}); err == nil || !strings.Contains(err.Error(), "out of range") {
 		t.Errorf("index past the evaluation points: err = %v", err)
 	}
-	wrong := kernel.NewPoints(randn(r, 3*(d+1)), 3, d+1)
+	wrong := kernel.NewPoints(testutil.Randn(r, 3*(d+1)), 3, d+1)
 	if _, err := Compute(context.Background(), p, []int{0}, Options{EvalPoints: wrong}); err == nil || !strings.Contains(err.Error(), "do not match") {
 		t.Errorf("evaluation points with %d features: err = %v", d+1, err)
 	}

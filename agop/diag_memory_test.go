@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/rfmkit/rfm/internal/testutil"
 	"github.com/rfmkit/rfm/kernel"
 )
 
@@ -14,8 +15,8 @@ import (
 func TestDiagGramAllocatesNoSquare(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	n, d, c := 20, 3000, 6
-	x := randn(r, n*d)
-	p := predictor(t, kernel.DefaultSpec(), kernel.Identity, nil, x, n, d, randn(r, n*c), c)
+	x := testutil.Randn(r, n*d)
+	p := predictor(t, kernel.DefaultSpec(), kernel.Identity, nil, x, n, d, testutil.Randn(r, n*c), c)
 	eval := make([]int, n)
 	for i := range eval {
 		eval[i] = i

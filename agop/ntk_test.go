@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/rfmkit/rfm/internal/testutil"
 	"github.com/rfmkit/rfm/kernel"
 )
 
@@ -16,7 +17,7 @@ type metricCase struct {
 
 func ntkMetrics(r *rand.Rand, d int) []metricCase {
 	full := make([]float64, d*d)
-	b := randn(r, d*d)
+	b := testutil.Randn(r, d*d)
 	for i := 0; i < d; i++ {
 		for j := 0; j < d; j++ {
 			for k := 0; k < d; k++ {
@@ -84,9 +85,9 @@ func fdWorst(t *testing.T, p *Predictor, xq []float64, nq int, h float64, richar
 func TestNTKGradientFiniteDifferences(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	n, d, c, nq := 40, 4, 2, 6
-	x := randn(r, n*d)
-	alpha := randn(r, n*c)
-	xq := randn(r, nq*d)
+	x := testutil.Randn(r, n*d)
+	alpha := testutil.Randn(r, n*c)
+	xq := testutil.Randn(r, nq*d)
 	for _, s := range []kernel.Spec{{Kind: kernel.NTK, Depth: 1}, {Kind: kernel.NTK, Depth: 3}, {Kind: kernel.NNGP, Depth: 2}} {
 		for _, mt := range ntkMetrics(r, d) {
 			p := predictor(t, s, mt.kind, mt.m, x, n, d, alpha, c)
@@ -112,8 +113,8 @@ func TestNTKGradientFiniteDifferences(t *testing.T) {
 func TestNTKGradientAtCentres(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
 	n, d, c := 30, 4, 2
-	x := randn(r, n*d)
-	alpha := randn(r, n*c)
+	x := testutil.Randn(r, n*d)
+	alpha := testutil.Randn(r, n*c)
 	nq := 5
 	xq := append([]float64(nil), x[:nq*d]...) // the first five centres
 	for _, s := range []kernel.Spec{{Kind: kernel.NTK, Depth: 1}, {Kind: kernel.NTK, Depth: 3}} {
@@ -135,14 +136,14 @@ func TestNTKGradientAtCentres(t *testing.T) {
 func TestNTKComputeMatchesNaive(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 26))
 	n, d, c := 57, 5, 3
-	x := randn(r, n*d)
+	x := testutil.Randn(r, n*d)
 	copy(x[d:2*d], x[:d]) // duplicate of row 0
 	for k := 0; k < d; k++ {
 		x[2*d+k] = 2.5 * x[k]  // positive multiple of row 0
 		x[3*d+k] = -0.5 * x[k] // negative multiple of row 0
 		x[4*d+k] = 0           // zero row
 	}
-	alpha := randn(r, n*c)
+	alpha := testutil.Randn(r, n*c)
 	eval := []int{0, 1, 2, 3, 4, 5, 8, 13, 21, 34, 55}
 	for _, s := range []kernel.Spec{{Kind: kernel.NTK, Depth: 2}, {Kind: kernel.NNGP, Depth: 3}} {
 		for _, mt := range ntkMetrics(r, d) {
@@ -173,9 +174,9 @@ func TestNTKComputeMatchesNaive(t *testing.T) {
 func TestNTKGradientsMatchScalarFormula(t *testing.T) {
 	r := rand.New(rand.NewPCG(27, 28))
 	n, d, c := 20, 3, 2
-	x := randn(r, n*d)
-	alpha := randn(r, n*c)
-	xq := randn(r, d)
+	x := testutil.Randn(r, n*d)
+	alpha := testutil.Randn(r, n*c)
+	xq := testutil.Randn(r, d)
 	s := kernel.Spec{Kind: kernel.NTK, Depth: 4}
 	mt := ntkMetrics(r, d)[2]
 	p := predictor(t, s, mt.kind, mt.m, x, n, d, alpha, c)
@@ -216,7 +217,7 @@ func TestNTKGradientsMatchScalarFormula(t *testing.T) {
 
 func TestNTKRejectsShiftedMetric(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
-	p := predictor(t, kernel.Spec{Kind: kernel.NTK, Depth: 2}, kernel.Identity, nil, randn(r, 20), 10, 2, randn(r, 10), 1)
+	p := predictor(t, kernel.Spec{Kind: kernel.NTK, Depth: 2}, kernel.Identity, nil, testutil.Randn(r, 20), 10, 2, testutil.Randn(r, 10), 1)
 	p.Map.Shift = []float64{0, 0} // zero shift is harmless
 	if _, err := Compute(context.Background(), p, []int{1, 2}, Options{}); err != nil {
 		t.Errorf("zero shift rejected: %v", err)
@@ -240,7 +241,7 @@ func TestNTKRejectsShiftedMetric(t *testing.T) {
 func TestNTKComputeFloat32(t *testing.T) {
 	r := rand.New(rand.NewPCG(29, 30))
 	n, d, c := 300, 6, 2
-	x := randn(r, n*d)
+	x := testutil.Randn(r, n*d)
 	copy(x[d:2*d], x[:d]) // a duplicate
 	eval := make([]int, n)
 	for i := range eval {
@@ -248,7 +249,7 @@ func TestNTKComputeFloat32(t *testing.T) {
 	}
 	for _, s := range []kernel.Spec{{Kind: kernel.NTK, Depth: 1}, {Kind: kernel.NTK, Depth: 5}, {Kind: kernel.NNGP, Depth: 2}} {
 		for _, mt := range ntkMetrics(r, d) {
-			p := predictor(t, s, mt.kind, mt.m, x, n, d, randn(r, n*c), c)
+			p := predictor(t, s, mt.kind, mt.m, x, n, d, testutil.Randn(r, n*c), c)
 			want, err := Compute(context.Background(), p, eval, Options{})
 			if err != nil {
 				t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/rfmkit/rfm/internal/testutil"
 )
 
 // unitPair returns x = (1, 0, 0) and a unit z with xᵀz = ρ.
@@ -66,14 +68,6 @@ func TestNTKSpecVectors(t *testing.T) {
 	}
 }
 
-func randVec(r *rand.Rand, n int) []float64 {
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = r.NormFloat64()
-	}
-	return v
-}
-
 // K(s·x, t·z) = s·t·K(x, z) for s, t > 0; zero rows give 0, not NaN.
 // The cosine is scale-free up to round-off (1e-16), so the check is to
 // 1e-13 relative.
@@ -82,7 +76,7 @@ func TestNTKHomogeneityAndZero(t *testing.T) {
 	d := 6
 	for _, s := range []Spec{{Kind: NTK, Depth: 1}, {Kind: NTK, Depth: 3}, {Kind: NNGP, Depth: 4}} {
 		for trial := 0; trial < 20; trial++ {
-			x, z := randVec(r, d), randVec(r, d)
+			x, z := testutil.Randn(r, d), testutil.Randn(r, d)
 			a, b := math.Exp(2*r.NormFloat64()), math.Exp(2*r.NormFloat64())
 			xs, zs := make([]float64, d), make([]float64, d)
 			for i := range x {
@@ -94,7 +88,7 @@ func TestNTKHomogeneityAndZero(t *testing.T) {
 			}
 		}
 		zero := make([]float64, d)
-		x := randVec(r, d)
+		x := testutil.Randn(r, d)
 		for _, pair := range [][2][]float64{{zero, x}, {x, zero}, {zero, zero}} {
 			if k := cross1(s, pair[0], pair[1]); k != 0 {
 				t.Errorf("%s: K with a zero vector = %v, want 0", s, k)
@@ -107,7 +101,7 @@ func TestNTKHomogeneityAndZero(t *testing.T) {
 		}
 		// A zero row in a symmetric training block: zero row and diagonal.
 		n := 4
-		zz := append(randVec(r, 2*d), append(make([]float64, d), randVec(r, d)...)...)
+		zz := append(testutil.Randn(r, 2*d), append(make([]float64, d), testutil.Randn(r, d)...)...)
 		out := make([]float64, n*n)
 		if err := Symmetric(context.Background(), s, NewPoints(zz, n, d), out, n); err != nil {
 			t.Fatal(err)
@@ -185,7 +179,7 @@ func TestNTKGradAtCone(t *testing.T) {
 func TestNTKMahalanobisMatchesDirect(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	d, na, nb := 5, 6, 7
-	xa, xb := randVec(r, na*d), randVec(r, nb*d)
+	xa, xb := testutil.Randn(r, na*d), testutil.Randn(r, nb*d)
 	full := randPSD(r, d)
 	diag := []float64{0.5, 2, 0, 1, 3}
 	for _, tc := range []struct {
@@ -238,7 +232,7 @@ func TestNTKSymmetricMatchesCross(t *testing.T) {
 	blockRows, blockCols = 37, 53
 	r := rand.New(rand.NewPCG(11, 12))
 	n, d := 200, 4
-	z := randVec(r, n*d)
+	z := testutil.Randn(r, n*d)
 	norms := Norms(z, n, d)
 	for _, s := range []Spec{{Kind: NTK, Depth: 3}, {Kind: NNGP, Depth: 2}} {
 		sym := make([]float64, n*n)
@@ -287,7 +281,7 @@ func TestNTKSymmetricMatchesCross(t *testing.T) {
 func TestGradCoefBlocks(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	na, nb, d := 5, 9, 3
-	a, b := randVec(r, na*d), randVec(r, nb*d)
+	a, b := testutil.Randn(r, na*d), testutil.Randn(r, nb*d)
 	pa, pb := Norms(a, na, d), Norms(b, nb, d)
 	for _, s := range []Spec{DefaultSpec(), {Kind: NTK, Depth: 2}, {Kind: NNGP, Depth: 1}} {
 		outA, outB := make([]float64, na*nb), make([]float64, na*nb)
@@ -345,7 +339,7 @@ func TestNTKValidate(t *testing.T) {
 func TestNTKSymApplyMatchesApply(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 16))
 	n, d, k := 1300, 3, 2 // two 1024-row tiles, the second ragged
-	z, alpha := randVec(r, n*d), randVec(r, n*k)
+	z, alpha := testutil.Randn(r, n*d), testutil.Randn(r, n*k)
 	for _, s := range []Spec{{Kind: NTK, Depth: 3}, {Kind: NNGP, Depth: 1}} {
 		want, err := Apply(context.Background(), s, NewPoints(z, n, d), NewPoints(z, n, d), alpha, k)
 		if err != nil {

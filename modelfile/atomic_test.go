@@ -10,20 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
-}
+	"github.com/rfmkit/rfm/internal/testutil"
+)
 
 func TestWriteAtomic(t *testing.T) {
 	errWrite := errors.New("boom")
@@ -75,7 +64,7 @@ func TestWriteAtomic(t *testing.T) {
 			if absent {
 				want = nil
 			}
-			if names := dirNames(t, dir); !slices.Equal(names, want) {
+			if names := testutil.DirNames(t, dir); !slices.Equal(names, want) {
 				t.Errorf("directory holds %q, want %q (temporary file left behind?)", names, want)
 			}
 		})
@@ -102,7 +91,7 @@ func TestWriteAtomicPanicLeavesNoTrace(t *testing.T) {
 	if got, _ := os.ReadFile(path); string(got) != "old" {
 		t.Errorf("content = %q, want the old file", got)
 	}
-	if names := dirNames(t, dir); !slices.Equal(names, []string{"m.rfm"}) {
+	if names := testutil.DirNames(t, dir); !slices.Equal(names, []string{"m.rfm"}) {
 		t.Errorf("directory holds %q", names)
 	}
 }
@@ -166,7 +155,7 @@ func TestWriteAtomicBadPaths(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.msg) {
 				t.Errorf("error = %v, want one containing %q", err, tt.msg)
 			}
-			if names := dirNames(t, dir); !slices.Equal(names, []string{"sub"}) {
+			if names := testutil.DirNames(t, dir); !slices.Equal(names, []string{"sub"}) {
 				t.Errorf("directory holds %q after a failed write", names)
 			}
 		})
@@ -204,7 +193,7 @@ func TestWriteFileAtomicRoundTrip(t *testing.T) {
 	if !errors.Is(err, ErrDuplicateName) || !strings.Contains(err.Error(), path) {
 		t.Errorf("error = %v, want %v naming the path", err, ErrDuplicateName)
 	}
-	if names := dirNames(t, dir); !slices.Equal(names, []string{"model.rfm"}) {
+	if names := testutil.DirNames(t, dir); !slices.Equal(names, []string{"model.rfm"}) {
 		t.Errorf("directory holds %q", names)
 	}
 	if _, err := ReadFile(path); err != nil {
@@ -297,7 +286,7 @@ func TestWriteAtomicDevicesAndPipes(t *testing.T) {
 	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
 		t.Fatalf("the FIFO was replaced: %v %v", fi, err)
 	}
-	if got := dirNames(t, dir); !slices.Equal(got, []string{"pipe"}) {
+	if got := testutil.DirNames(t, dir); !slices.Equal(got, []string{"pipe"}) {
 		t.Fatalf("directory holds %v, want only the pipe", got)
 	}
 	// A failing write never opens the pipe (opening would block here
@@ -315,7 +304,7 @@ func TestCheckWritable(t *testing.T) {
 	if err := CheckWritable(filepath.Join(dir, "ok.rfm")); err != nil {
 		t.Fatalf("writable directory: %v", err)
 	}
-	if got := dirNames(t, dir); len(got) != 0 {
+	if got := testutil.DirNames(t, dir); len(got) != 0 {
 		t.Fatalf("CheckWritable left %v behind", got)
 	}
 	if err := CheckWritable(dir); err == nil {

@@ -1,0 +1,34 @@
+// Package testutil holds the small helpers that the tests of several
+// packages share (random data, directory listings), so that each is
+// written once.
+package testutil
+
+import (
+	"math/rand/v2"
+	"os"
+	"testing"
+)
+
+// Randn returns n standard normal draws from r.
+func Randn(r *rand.Rand, n int) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = r.NormFloat64()
+	}
+	return x
+}
+
+// DirNames lists the names in dir (sorted, as os.ReadDir gives them),
+// failing the test if it cannot be read.
+func DirNames(t testing.TB, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
