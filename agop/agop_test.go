@@ -35,57 +35,13 @@ func TestGradientFiniteDifferences(t *testing.T) {
 	x := testutil.Randn(r, n*d)
 	alpha := testutil.Randn(r, n*c)
 	xq := testutil.Randn(r, nq*d)
-	full := make([]float64, d*d)
-	b := testutil.Randn(r, d*d)
-	for i := 0; i < d; i++ {
-		for j := 0; j < d; j++ {
-			for k := 0; k < d; k++ {
-				full[i*d+j] += b[i*d+k] * b[j*d+k] / float64(d)
-			}
-		}
-	}
 	specs := []kernel.Spec{
 		{Kind: kernel.Laplace, Bandwidth: 2},
 		{Kind: kernel.GenLaplace, Bandwidth: 2, Exponent: 1.5},
 		{Kind: kernel.Gaussian, Bandwidth: 1.5},
 	}
-	metrics := []struct {
-		kind kernel.Form
-		m    []float64
-	}{{kernel.Identity, nil}, {kernel.Diagonal, []float64{0.5, 2, 1.5, 0.1}}, {kernel.Full, full}}
-	for _, s := range specs {
-		for _, mt := range metrics {
-			p := predictor(t, s, mt.kind, mt.m, x, n, d, alpha, c)
-			grads, err := Gradients(context.Background(), p, xq, nq)
-			if err != nil {
-				t.Fatal(err)
-			}
-			worst := 0.0
-			for i := 0; i < nq; i++ {
-				for k := 0; k < d; k++ {
-					xp := append([]float64(nil), xq[i*d:i*d+d]...)
-					xm := append([]float64(nil), xp...)
-					h := 1e-5
-					xp[k] += h
-					xm[k] -= h
-					fp, fm := p.f(xp), p.f(xm)
-					for o := 0; o < c; o++ {
-						fd := (fp[o] - fm[o]) / (2 * h)
-						got := grads[(i*c+o)*d+k]
-						scale := 0.0
-						for kk := 0; kk < d; kk++ {
-							scale = math.Max(scale, math.Abs(grads[(i*c+o)*d+kk]))
-						}
-						rel := math.Abs(got-fd) / math.Max(scale, 1e-12)
-						worst = math.Max(worst, rel)
-					}
-				}
-			}
-			if worst > 1e-5 {
-				t.Errorf("%s, %s metric: worst relative FD error %.2e > 1e-5", s, mt.kind, worst)
-			}
-		}
-	}
+	metrics := []metricCase{{kernel.Identity, nil}, {kernel.Diagonal, []float64{0.5, 2, 1.5, 0.1}}, {kernel.Full, fullMetric(r, d)}}
+	checkFD(t, specs, func() []metricCase { return metrics }, x, n, d, alpha, c, xq, nq, 1e-5, false, "")
 }
 
 // naiveAGOP sums the outer products of Gradients directly.
@@ -219,10 +175,7 @@ func TestComputeFloat32(t *testing.T) {
 	n, d, c := 300, 6, 2
 	x := testutil.Randn(r, n*d)
 	p := predictor(t, kernel.DefaultSpec(), kernel.Identity, nil, x, n, d, testutil.Randn(r, n*c), c)
-	eval := make([]int, n)
-	for i := range eval {
-		eval[i] = i
-	}
+	eval := allRows(n)
 	want, err := Compute(context.Background(), p, eval, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -231,14 +184,8 @@ func TestComputeFloat32(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scale := 0.0
-	for _, v := range want {
-		scale = math.Max(scale, math.Abs(v))
-	}
-	for i := range want {
-		if math.Abs(got[i]-want[i]) > 1e-4*scale {
-			t.Fatalf("entry %d: float32 %v, float64 %v", i, got[i], want[i])
-		}
+	if w := worstRel(got, want); w > 1e-4 {
+		t.Fatalf("float32 differs from float64 by %.2e of the largest entry > 1e-4", w)
 	}
 }
 
@@ -316,14 +263,8 @@ func TestComputeAtEvalPoints(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			scale := 0.0
-			for _, v := range want {
-				scale = math.Max(scale, math.Abs(v))
-			}
-			for i := range want {
-				if math.Abs(got[i]-want[i]) > 1e-4*scale {
-					t.Fatalf("float32 diag=%v centered=%v: entry %d = %v, want %v", diag, centered, i, got[i], want[i])
-				}
+			if w := worstRel(got, want); w > 1e-4 {
+				t.Fatalf("float32 diag=%v centered=%v: differs by %.2e of the largest entry > 1e-4", diag, centered, w)
 			}
 		}
 	}

@@ -17,10 +17,7 @@ func TestDiagGramAllocatesNoSquare(t *testing.T) {
 	n, d, c := 20, 3000, 6
 	x := testutil.Randn(r, n*d)
 	p := predictor(t, kernel.DefaultSpec(), kernel.Identity, nil, x, n, d, testutil.Randn(r, n*c), c)
-	eval := make([]int, n)
-	for i := range eval {
-		eval[i] = i
-	}
+	eval := allRows(n)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	if _, err := Compute(context.Background(), p, eval, Options{Diag: true, Form: FormGram}); err != nil {

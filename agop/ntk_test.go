@@ -15,7 +15,9 @@ type metricCase struct {
 	m    []float64
 }
 
-func ntkMetrics(r *rand.Rand, d int) []metricCase {
+// fullMetric is a random symmetric positive semi-definite d×d matrix
+// (BBᵀ/d, B standard normal).
+func fullMetric(r *rand.Rand, d int) []float64 {
 	full := make([]float64, d*d)
 	b := testutil.Randn(r, d*d)
 	for i := 0; i < d; i++ {
@@ -25,6 +27,11 @@ func ntkMetrics(r *rand.Rand, d int) []metricCase {
 			}
 		}
 	}
+	return full
+}
+
+func ntkMetrics(r *rand.Rand, d int) []metricCase {
+	full := fullMetric(r, d)
 	diag := make([]float64, d)
 	for i := range diag {
 		diag[i] = 0.1 + 2*r.Float64()
@@ -78,6 +85,44 @@ func fdWorst(t *testing.T, p *Predictor, xq []float64, nq int, h float64, richar
 	return worst
 }
 
+// checkFD fails the test when, for a spec and metric, fdWorst with step h
+// exceeds 1e-5. metrics is called once per spec (the NTK tests draw new
+// metrics for each); where is said after the metric in the messages.
+func checkFD(t *testing.T, specs []kernel.Spec, metrics func() []metricCase, x []float64, n, d int, alpha []float64, c int, xq []float64, nq int, h float64, richardson bool, where string) {
+	t.Helper()
+	for _, s := range specs {
+		for _, mt := range metrics() {
+			p := predictor(t, s, mt.kind, mt.m, x, n, d, alpha, c)
+			if worst := fdWorst(t, p, xq, nq, h, richardson); worst > 1e-5 {
+				t.Errorf("%s, %s metric%s: worst relative FD error %.2e > 1e-5", s, mt.kind, where, worst)
+			} else {
+				t.Logf("%s, %s metric%s: worst relative FD error %.2e", s, mt.kind, where, worst)
+			}
+		}
+	}
+}
+
+// worstRel is the largest |got − want| relative to the largest |want|.
+func worstRel(got, want []float64) float64 {
+	scale, worst := 0.0, 0.0
+	for _, v := range want {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	for i := range want {
+		worst = math.Max(worst, math.Abs(got[i]-want[i])/scale)
+	}
+	return worst
+}
+
+// allRows is the evaluation set of every row 0..n-1.
+func allRows(n int) []int {
+	eval := make([]int, n)
+	for i := range eval {
+		eval[i] = i
+	}
+	return eval
+}
+
 // Central finite differences of f match the closed-form NTK / NNGP
 // gradient at points away from the centres. K is smooth there; step
 // h = 1e-5 on O(1) data: truncation O(h²)·f‴ ≈ 1e-10, round-off
@@ -88,16 +133,8 @@ func TestNTKGradientFiniteDifferences(t *testing.T) {
 	x := testutil.Randn(r, n*d)
 	alpha := testutil.Randn(r, n*c)
 	xq := testutil.Randn(r, nq*d)
-	for _, s := range []kernel.Spec{{Kind: kernel.NTK, Depth: 1}, {Kind: kernel.NTK, Depth: 3}, {Kind: kernel.NNGP, Depth: 2}} {
-		for _, mt := range ntkMetrics(r, d) {
-			p := predictor(t, s, mt.kind, mt.m, x, n, d, alpha, c)
-			if worst := fdWorst(t, p, xq, nq, 1e-5, false); worst > 1e-5 {
-				t.Errorf("%s, %s metric: worst relative FD error %.2e > 1e-5", s, mt.kind, worst)
-			} else {
-				t.Logf("%s, %s metric: worst relative FD error %.2e", s, mt.kind, worst)
-			}
-		}
-	}
+	specs := []kernel.Spec{{Kind: kernel.NTK, Depth: 1}, {Kind: kernel.NTK, Depth: 3}, {Kind: kernel.NNGP, Depth: 2}}
+	checkFD(t, specs, func() []metricCase { return ntkMetrics(r, d) }, x, n, d, alpha, c, xq, nq, 1e-5, false, "")
 }
 
 // At a training centre the point's own term sits on the cone of K
@@ -117,16 +154,8 @@ func TestNTKGradientAtCentres(t *testing.T) {
 	alpha := testutil.Randn(r, n*c)
 	nq := 5
 	xq := append([]float64(nil), x[:nq*d]...) // the first five centres
-	for _, s := range []kernel.Spec{{Kind: kernel.NTK, Depth: 1}, {Kind: kernel.NTK, Depth: 3}} {
-		for _, mt := range ntkMetrics(r, d) {
-			p := predictor(t, s, mt.kind, mt.m, x, n, d, alpha, c)
-			if worst := fdWorst(t, p, xq, nq, 1e-4, true); worst > 1e-5 {
-				t.Errorf("%s, %s metric, at centres: worst relative FD error %.2e > 1e-5", s, mt.kind, worst)
-			} else {
-				t.Logf("%s, %s metric, at centres: worst relative FD error %.2e", s, mt.kind, worst)
-			}
-		}
-	}
+	specs := []kernel.Spec{{Kind: kernel.NTK, Depth: 1}, {Kind: kernel.NTK, Depth: 3}}
+	checkFD(t, specs, func() []metricCase { return ntkMetrics(r, d) }, x, n, d, alpha, c, xq, nq, 1e-4, true, ", at centres")
 }
 
 // The blocked AGOP with the second coefficient block equals the direct sum
@@ -243,10 +272,7 @@ func TestNTKComputeFloat32(t *testing.T) {
 	n, d, c := 300, 6, 2
 	x := testutil.Randn(r, n*d)
 	copy(x[d:2*d], x[:d]) // a duplicate
-	eval := make([]int, n)
-	for i := range eval {
-		eval[i] = i
-	}
+	eval := allRows(n)
 	for _, s := range []kernel.Spec{{Kind: kernel.NTK, Depth: 1}, {Kind: kernel.NTK, Depth: 5}, {Kind: kernel.NNGP, Depth: 2}} {
 		for _, mt := range ntkMetrics(r, d) {
 			p := predictor(t, s, mt.kind, mt.m, x, n, d, testutil.Randn(r, n*c), c)
@@ -258,13 +284,7 @@ func TestNTKComputeFloat32(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			scale, worst := 0.0, 0.0
-			for _, v := range want {
-				scale = math.Max(scale, math.Abs(v))
-			}
-			for i := range want {
-				worst = math.Max(worst, math.Abs(got[i]-want[i])/scale)
-			}
+			worst := worstRel(got, want)
 			t.Logf("%s %s: float32 vs float64 worst relative difference %.2e", s, mt.kind, worst)
 			if worst > 1e-6 {
 				t.Errorf("%s %s: float32 AGOP differs by %.2e relative > 1e-6", s, mt.kind, worst)
