@@ -40,7 +40,7 @@ func TestGradientFiniteDifferences(t *testing.T) {
 		{Kind: kernel.GenLaplace, Bandwidth: 2, Exponent: 1.5},
 		{Kind: kernel.Gaussian, Bandwidth: 1.5},
 	}
-	metrics := []metricCase{{kernel.Identity, nil}, {kernel.Diagonal, []float64{0.5, 2, 1.5, 0.1}}, {kernel.Full, fullMetric(r, d)}}
+	metrics := []metricCase{{kernel.Identity, nil}, {kernel.Diagonal, []float64{0.5, 2, 1.5, 0.1}}, {kernel.Full, testutil.RandPSD(r, d)}}
 	checkFD(t, specs, func() []metricCase { return metrics }, x, n, d, alpha, c, xq, nq, 1e-5, false, "")
 }
 

@@ -15,23 +15,8 @@ type metricCase struct {
 	m    []float64
 }
 
-// fullMetric is a random symmetric positive semi-definite d×d matrix
-// (BBᵀ/d, B standard normal).
-func fullMetric(r *rand.Rand, d int) []float64 {
-	full := make([]float64, d*d)
-	b := testutil.Randn(r, d*d)
-	for i := 0; i < d; i++ {
-		for j := 0; j < d; j++ {
-			for k := 0; k < d; k++ {
-				full[i*d+j] += b[i*d+k] * b[j*d+k] / float64(d)
-			}
-		}
-	}
-	return full
-}
-
 func ntkMetrics(r *rand.Rand, d int) []metricCase {
-	full := fullMetric(r, d)
+	full := testutil.RandPSD(r, d)
 	diag := make([]float64, d)
 	for i := range diag {
 		diag[i] = 0.1 + 2*r.Float64()

@@ -180,67 +180,24 @@ func TestNTKMahalanobisMatchesDirect(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	d, na, nb := 5, 6, 7
 	xa, xb := testutil.Randn(r, na*d), testutil.Randn(r, nb*d)
-	full := randPSD(r, d)
-	diag := []float64{0.5, 2, 0, 1, 3}
-	for _, tc := range []struct {
-		kind Form
-		m    []float64
-	}{{Identity, nil}, {Diagonal, diag}, {Full, full}} {
-		mt, err := NewFeatureMap(FeatureMatrix{Form: tc.kind, D: d, Values: tc.m}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dense := make([]float64, d*d)
-		for i := 0; i < d; i++ {
-			switch tc.kind {
-			case Identity:
-				dense[i*d+i] = 1
-			case Diagonal:
-				dense[i*d+i] = diag[i]
-			case Full:
-				copy(dense[i*d:i*d+d], full[i*d:i*d+d])
-			}
-		}
-		form := func(u, v []float64) float64 {
-			s := 0.0
-			for a := 0; a < d; a++ {
-				for b := 0; b < d; b++ {
-					s += u[a] * dense[a*d+b] * v[b]
-				}
-			}
-			return s
-		}
-		za, zb := mt.Map(xa, na), mt.Map(xb, nb)
-		for _, s := range []Spec{{Kind: NTK, Depth: 2}, {Kind: NNGP, Depth: 3}} {
-			out := make([]float64, na*nb)
-			Cross(s, za, zb, out, nb)
-			for i := 0; i < na; i++ {
-				for j := 0; j < nb; j++ {
-					u, v := xa[i*d:i*d+d], xb[j*d:j*d+d]
-					want := s.DotValue(form(u, v), form(u, u), form(v, v))
-					if math.Abs(out[i*nb+j]-want) > 1e-10*(1+math.Abs(want)) {
-						t.Fatalf("%s %s (%d,%d): %v want %v", tc.kind, s, i, j, out[i*nb+j], want)
-					}
-				}
-			}
-		}
-	}
+	full := testutil.RandPSD(r, d)
+	specs := []Spec{{Kind: NTK, Depth: 2}, {Kind: NNGP, Depth: 3}}
+	checkMahalanobis(t, specs, xa, xb, na, nb, d, full, nil, func(s Spec, m, u, v []float64) (float64, float64) {
+		w := s.DotValue(quadForm(m, d, u, v), quadForm(m, d, u, u), quadForm(m, d, v, v))
+		return w, 1e-10 * (1 + math.Abs(w))
+	})
 }
 
 func TestNTKSymmetricMatchesCross(t *testing.T) {
-	defer func(r, c int) { blockRows, blockCols = r, c }(blockRows, blockCols)
-	blockRows, blockCols = 37, 53
+	smallTiles(t)
 	r := rand.New(rand.NewPCG(11, 12))
 	n, d := 200, 4
 	z := testutil.Randn(r, n*d)
 	norms := Norms(z, n, d)
 	for _, s := range []Spec{{Kind: NTK, Depth: 3}, {Kind: NNGP, Depth: 2}} {
-		sym := make([]float64, n*n)
-		if err := Symmetric(context.Background(), s, NewPoints(z, n, d), sym, n); err != nil {
-			t.Fatal(err)
-		}
-		full := make([]float64, n*n)
-		Cross(s, NewPoints(z, n, d), NewPoints(z, n, d), full, n)
+		// float32 storage: inner products to ~1e-7 relative, K smooth in
+		// them: 1e-5 relative to the diagonal scale ‖z‖² ≈ d.
+		sym, full := symmetricVsCross(t, s, z, n, d, 1e-5*float64(d)*s.SelfValue())
 		for i := 0; i < n; i++ {
 			// Exact diagonal: (Depth+1)‖z‖² (NTK), ‖z‖² (NNGP). The one
 			// computed from the GEMM has a cosine off 1 by an ulp or two,
@@ -249,28 +206,6 @@ func TestNTKSymmetricMatchesCross(t *testing.T) {
 			want := s.SelfValue() * norms[i]
 			if sym[i*n+i] != want || math.Abs(full[i*n+i]-want) > 1e-7*want {
 				t.Fatalf("%s diagonal %d = %v (cross %v), want %v", s, i, sym[i*n+i], full[i*n+i], want)
-			}
-			for j := 0; j < i; j++ {
-				if math.Abs(sym[i*n+j]-full[i*n+j]) > 1e-13 {
-					t.Fatalf("%s (%d,%d): %v vs %v", s, i, j, sym[i*n+j], full[i*n+j])
-				}
-			}
-		}
-		// float32 storage: inner products to ~1e-7 relative, K smooth in
-		// them: 1e-5 relative to the diagonal scale ‖z‖² ≈ d.
-		z32 := make([]float32, n*d)
-		for i, v := range z {
-			z32[i] = float32(v)
-		}
-		sym32 := make([]float32, n*n)
-		if err := Symmetric(context.Background(), s, NewPoints(z32, n, d), sym32, n); err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i < n; i++ {
-			for j := 0; j <= i; j++ {
-				if math.Abs(float64(sym32[i*n+j])-full[i*n+j]) > 1e-5*float64(d)*s.SelfValue() {
-					t.Fatalf("%s float32 (%d,%d): %v vs %v", s, i, j, sym32[i*n+j], full[i*n+j])
-				}
 			}
 		}
 	}

@@ -18,6 +18,21 @@ func Randn(r *rand.Rand, n int) []float64 {
 	return x
 }
 
+// RandPSD is a random symmetric positive semi-definite d×d matrix, BBᵀ/d
+// with B standard normal (d·d draws from r).
+func RandPSD(r *rand.Rand, d int) []float64 {
+	b := Randn(r, d*d)
+	m := make([]float64, d*d)
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			for k := 0; k < d; k++ {
+				m[i*d+j] += b[i*d+k] * b[j*d+k] / float64(d)
+			}
+		}
+	}
+	return m
+}
+
 // DirNames lists the names in dir (sorted, as os.ReadDir gives them),
 // failing the test if it cannot be read.
 func DirNames(t testing.TB, dir string) []string {

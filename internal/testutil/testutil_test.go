@@ -42,3 +42,32 @@ func TestDirNames(t *testing.T) {
 		t.Errorf("got %v, want [a b]", got)
 	}
 }
+
+func TestRandPSD(t *testing.T) {
+	d := 4
+	m := RandPSD(rand.New(rand.NewPCG(3, 4)), d)
+	for i := 0; i < d; i++ {
+		if m[i*d+i] <= 0 {
+			t.Errorf("diagonal %d = %v, want > 0", i, m[i*d+i])
+		}
+		for j := 0; j < d; j++ {
+			if m[i*d+j] != m[j*d+i] {
+				t.Errorf("(%d,%d) = %v but (%d,%d) = %v", i, j, m[i*d+j], j, i, m[j*d+i])
+			}
+		}
+	}
+	// vᵀMv = ‖Bᵀv‖²/d ≥ 0 for any v; try a few.
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 20 {
+		v := Randn(r, d)
+		q := 0.0
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				q += v[i] * m[i*d+j] * v[j]
+			}
+		}
+		if q < -1e-12 {
+			t.Fatalf("vᵀMv = %v < 0", q)
+		}
+	}
+}
