@@ -5,9 +5,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
-
-	"github.com/rfmkit/rfm/internal/testutil"
-	"github.com/rfmkit/rfm/kernel"
 )
 
 // A diagonal AGOP through the Gram form allocates no d×d matrix: with many
@@ -15,8 +12,7 @@ import (
 func TestDiagGramAllocatesNoSquare(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	n, d, c := 20, 3000, 6
-	x := testutil.Randn(r, n*d)
-	p := predictor(t, kernel.DefaultSpec(), kernel.Identity, nil, x, n, d, testutil.Randn(r, n*c), c)
+	p := identityPredictor(t, r, n, d, c)
 	eval := allRows(n)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)

@@ -113,13 +113,21 @@ func allRows(n int) []int {
 // h = 1e-5 on O(1) data: truncation O(h²)·f‴ ≈ 1e-10, round-off
 // 1e-16·|f|/1e-5 ≈ 1e-10, far inside the 1e-5 relative tolerance.
 func TestNTKGradientFiniteDifferences(t *testing.T) {
-	r := rand.New(rand.NewPCG(21, 22))
+	specs := []kernel.Spec{{Kind: kernel.NTK, Depth: 1}, {Kind: kernel.NTK, Depth: 3}, {Kind: kernel.NNGP, Depth: 2}}
+	checkFDAway(t, 21, specs, ntkMetrics)
+}
+
+// checkFDAway runs checkFD with step 1e-5 at six random points away from
+// 40 random centres (d = 4, two outputs), drawn from PCG(seed, seed+1);
+// metrics is drawn anew for each spec.
+func checkFDAway(t *testing.T, seed uint64, specs []kernel.Spec, metrics func(r *rand.Rand, d int) []metricCase) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, seed+1))
 	n, d, c, nq := 40, 4, 2, 6
 	x := testutil.Randn(r, n*d)
 	alpha := testutil.Randn(r, n*c)
 	xq := testutil.Randn(r, nq*d)
-	specs := []kernel.Spec{{Kind: kernel.NTK, Depth: 1}, {Kind: kernel.NTK, Depth: 3}, {Kind: kernel.NNGP, Depth: 2}}
-	checkFD(t, specs, func() []metricCase { return ntkMetrics(r, d) }, x, n, d, alpha, c, xq, nq, 1e-5, false, "")
+	checkFD(t, specs, func() []metricCase { return metrics(r, d) }, x, n, d, alpha, c, xq, nq, 1e-5, false, "")
 }
 
 // At a training centre the point's own term sits on the cone of K

@@ -200,29 +200,28 @@ func TestNewFeatureMapRejectsBadInput(t *testing.T) {
 func TestSymApplyMatchesApply(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	n, d, k := 2500, 3, 2 // more than two 1024-row tiles, ragged last tile
-	z := make([]float64, n*d)
-	for i := range z {
-		z[i] = r.NormFloat64()
-	}
-	alpha := make([]float64, n*k)
-	for i := range alpha {
-		alpha[i] = r.NormFloat64()
-	}
-	s := DefaultSpec()
-	want, err := Apply(context.Background(), s, NewPoints(z, n, d), NewPoints(z, n, d), alpha, k)
+	z, alpha := testutil.Randn(r, n*d), testutil.Randn(r, n*k)
+	// SymApply uses the exact diagonal K(x,x) = 1; Apply's expansion
+	// leaves s ≈ eps·‖z‖² there, so r ≈ 1e-8 and K ≈ 1 − 1e-9: with
+	// |α| ≤ 4 and sums of 2500 terms, 1e-7 absolute.
+	checkSymApply(t, DefaultSpec(), NewPoints(z, n, d), alpha, k, func(float64) float64 { return 1e-7 })
+}
+
+// checkSymApply compares SymApply with Apply of the points to themselves,
+// entry by entry within tol(Apply's value).
+func checkSymApply(t *testing.T, s Spec, z Points[float64], alpha []float64, k int, tol func(want float64) float64) {
+	t.Helper()
+	want, err := Apply(context.Background(), s, z, z, alpha, k)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := SymApply(context.Background(), s, NewPoints(z, n, d), alpha, k)
+	got, err := SymApply(context.Background(), s, z, alpha, k)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range want {
-		// SymApply uses the exact diagonal K(x,x) = 1; Apply's expansion
-		// leaves s ≈ eps·‖z‖² there, so r ≈ 1e-8 and K ≈ 1 − 1e-9: with
-		// |α| ≤ 4 and sums of 2500 terms, 1e-7 absolute.
-		if math.Abs(got[i]-want[i]) > 1e-7 {
-			t.Fatalf("entry %d: %v vs %v", i, got[i], want[i])
+		if math.Abs(got[i]-want[i]) > tol(want[i]) {
+			t.Fatalf("%s entry %d: %v vs %v", s, i, got[i], want[i])
 		}
 	}
 }

@@ -276,18 +276,6 @@ func TestNTKSymApplyMatchesApply(t *testing.T) {
 	n, d, k := 1300, 3, 2 // two 1024-row tiles, the second ragged
 	z, alpha := testutil.Randn(r, n*d), testutil.Randn(r, n*k)
 	for _, s := range []Spec{{Kind: NTK, Depth: 3}, {Kind: NNGP, Depth: 1}} {
-		want, err := Apply(context.Background(), s, NewPoints(z, n, d), NewPoints(z, n, d), alpha, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := SymApply(context.Background(), s, NewPoints(z, n, d), alpha, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range want {
-			if math.Abs(got[i]-want[i]) > 1e-6*(1+math.Abs(want[i])) {
-				t.Fatalf("%s entry %d: %v vs %v", s, i, got[i], want[i])
-			}
-		}
+		checkSymApply(t, s, NewPoints(z, n, d), alpha, k, func(w float64) float64 { return 1e-6 * (1 + math.Abs(w)) })
 	}
 }
