@@ -178,16 +178,7 @@ func TestComputeFloat32(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 16))
 	n, d, c := 300, 6, 2
 	p := identityPredictor(t, r, n, d, c)
-	eval := allRows(n)
-	want, err := Compute(context.Background(), p, eval, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := Compute(context.Background(), p, eval, Options{Float32: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w := worstRel(got, want); w > 1e-4 {
+	if w := float32Worst(t, p, allRows(n)); w > 1e-4 {
 		t.Fatalf("float32 differs from float64 by %.2e of the largest entry > 1e-4", w)
 	}
 }

@@ -99,6 +99,21 @@ func worstRel(got, want []float64) float64 {
 	return worst
 }
 
+// float32Worst is worstRel of p's AGOP over eval computed in float32
+// against the same in float64.
+func float32Worst(t *testing.T, p *Predictor, eval []int) float64 {
+	t.Helper()
+	want, err := Compute(context.Background(), p, eval, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Compute(context.Background(), p, eval, Options{Float32: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return worstRel(got, want)
+}
+
 // allRows is the evaluation set of every row 0..n-1.
 func allRows(n int) []int {
 	eval := make([]int, n)
@@ -269,15 +284,7 @@ func TestNTKComputeFloat32(t *testing.T) {
 	for _, s := range []kernel.Spec{{Kind: kernel.NTK, Depth: 1}, {Kind: kernel.NTK, Depth: 5}, {Kind: kernel.NNGP, Depth: 2}} {
 		for _, mt := range ntkMetrics(r, d) {
 			p := predictor(t, s, mt.kind, mt.m, x, n, d, testutil.Randn(r, n*c), c)
-			want, err := Compute(context.Background(), p, eval, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := Compute(context.Background(), p, eval, Options{Float32: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			worst := worstRel(got, want)
+			worst := float32Worst(t, p, eval)
 			t.Logf("%s %s: float32 vs float64 worst relative difference %.2e", s, mt.kind, worst)
 			if worst > 1e-6 {
 				t.Errorf("%s %s: float32 AGOP differs by %.2e relative > 1e-6", s, mt.kind, worst)
