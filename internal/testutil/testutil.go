@@ -4,6 +4,9 @@
 package testutil
 
 import (
+	"bytes"
+	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"testing"
@@ -31,6 +34,26 @@ func RandPSD(r *rand.Rand, d int) []float64 {
 		}
 	}
 	return m
+}
+
+// CSV is a rows×cols table with the header c0, c1, …, last: cell writes
+// row i's value in column j, the last column's at j = cols.
+func CSV(rows, cols int, last string, cell func(w io.Writer, i, j int)) []byte {
+	var b bytes.Buffer
+	for j := 0; j < cols; j++ {
+		fmt.Fprintf(&b, "c%d,", j)
+	}
+	b.WriteString(last + "\n")
+	for i := 0; i < rows; i++ {
+		for j := 0; j <= cols; j++ {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			cell(&b, i, j)
+		}
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
 }
 
 // DirNames lists the names in dir (sorted, as os.ReadDir gives them),

@@ -1,6 +1,8 @@
 package testutil
 
 import (
+	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -69,5 +71,13 @@ func TestRandPSD(t *testing.T) {
 		if q < -1e-12 {
 			t.Fatalf("vᵀMv = %v < 0", q)
 		}
+	}
+}
+
+func TestCSV(t *testing.T) {
+	got := string(CSV(2, 3, "y", func(w io.Writer, i, j int) { fmt.Fprintf(w, "%d", 10*i+j) }))
+	want := "c0,c1,c2,y\n0,1,2,3\n10,11,12,13\n"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
