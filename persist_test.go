@@ -18,10 +18,7 @@ func TestSaveLoadPredictsBitIdentically(t *testing.T) {
 		cfg := DefaultConfig()
 		cfg.Iters = 2
 		cfg.Diag = diag
-		m, err := Fit(context.Background(), cfg, &Dataset{X: s.X, N: s.N, D: s.D, Y: s.Y}, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := mustFit(t, cfg, &Dataset{X: s.X, N: s.N, D: s.D, Y: s.Y}, nil)
 		var buf bytes.Buffer
 		extra := map[string]json.RawMessage{"pipeline": json.RawMessage(`{"x":1}`)}
 		if err := m.Save(&buf, extra); err != nil {
@@ -72,10 +69,7 @@ func TestFromFileRejectsImpossibleModels(t *testing.T) {
 	}
 	cfg := DefaultConfig()
 	cfg.Iters = 1
-	m, err := Fit(context.Background(), cfg, &Dataset{X: s.X, N: s.N, D: s.D, Labels: labels}, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, cfg, &Dataset{X: s.X, N: s.N, D: s.D, Labels: labels}, nil)
 	var good bytes.Buffer
 	if err := m.Save(&good, nil); err != nil {
 		t.Fatal(err)

@@ -17,10 +17,7 @@ func TestSameFitSameBytes(t *testing.T) {
 	cfg.Iters = 2
 	var files [2][]byte
 	for i := range files {
-		m, err := Fit(context.Background(), cfg, &Dataset{X: s.X, N: s.N, D: s.D, Y: s.Y}, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := mustFit(t, cfg, &Dataset{X: s.X, N: s.N, D: s.D, Y: s.Y}, nil)
 		if m.History[0].FitSeconds <= 0 {
 			t.Fatalf("fit %d: the in-memory model lost its timings: %+v", i, m.History[0])
 		}
@@ -46,10 +43,7 @@ func TestOldFileWithTimingsLoads(t *testing.T) {
 	s, _ := synth.Generate(synth.LowRank, 60, 6, 3)
 	cfg := DefaultConfig()
 	cfg.Iters = 1
-	m, err := Fit(context.Background(), cfg, &Dataset{X: s.X, N: s.N, D: s.D, Y: s.Y}, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, cfg, &Dataset{X: s.X, N: s.N, D: s.D, Y: s.Y}, nil)
 	f, err := m.ToFile(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -83,10 +77,7 @@ func TestEmptyHoldoutIsExplained(t *testing.T) {
 		n := len(tt.labels)
 		cfg := DefaultConfig()
 		cfg.Iters = 1
-		m, err := Fit(context.Background(), cfg, &Dataset{X: x[:2*n], N: n, D: 2, Labels: tt.labels}, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := mustFit(t, cfg, &Dataset{X: x[:2*n], N: n, D: 2, Labels: tt.labels}, nil)
 		for _, w := range tt.want {
 			if !strings.Contains(m.Note, w) {
 				t.Errorf("%d rows: note %q lacks %q", n, m.Note, w)
