@@ -12,12 +12,12 @@ import (
 // Two fits with the same seed must give the same file, byte for byte: the
 // round timings differ between them and must stay out of the file.
 func TestSameFitSameBytes(t *testing.T) {
-	s, _ := synth.Generate(synth.LowRank, 120, 6, 3)
+	ds := regression(t, synth.LowRank, 120, 6, 3)
 	cfg := DefaultConfig()
 	cfg.Iters = 2
 	var files [2][]byte
 	for i := range files {
-		m := mustFit(t, cfg, &Dataset{X: s.X, N: s.N, D: s.D, Y: s.Y}, nil)
+		m := mustFit(t, cfg, ds, nil)
 		if m.History[0].FitSeconds <= 0 {
 			t.Fatalf("fit %d: the in-memory model lost its timings: %+v", i, m.History[0])
 		}
@@ -40,10 +40,10 @@ func TestSameFitSameBytes(t *testing.T) {
 
 // Files written before timings were left out still load.
 func TestOldFileWithTimingsLoads(t *testing.T) {
-	s, _ := synth.Generate(synth.LowRank, 60, 6, 3)
+	ds := regression(t, synth.LowRank, 60, 6, 3)
 	cfg := DefaultConfig()
 	cfg.Iters = 1
-	m := mustFit(t, cfg, &Dataset{X: s.X, N: s.N, D: s.D, Y: s.Y}, nil)
+	m := mustFit(t, cfg, ds, nil)
 	f, err := m.ToFile(nil)
 	if err != nil {
 		t.Fatal(err)

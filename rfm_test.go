@@ -35,6 +35,16 @@ func mustFit(t testing.TB, cfg Config, train, val *Dataset) *Model {
 	return m
 }
 
+// cyclicLabels is ds's rows as a classification set: row i's class is
+// i mod k.
+func cyclicLabels(ds *Dataset, k int) *Dataset {
+	labels := make([]int, ds.N)
+	for i := range labels {
+		labels[i] = i % k
+	}
+	return &Dataset{X: ds.X, N: ds.N, D: ds.D, Labels: labels}
+}
+
 // topEigvecs returns the k eigenvectors of the symmetric d×d matrix with
 // the largest eigenvalues, as columns of a d×k matrix.
 func topEigvecs(t *testing.T, m []float64, d, k int) *mat.Dense {
