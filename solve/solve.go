@@ -179,6 +179,36 @@ func notPD(n int, ridge, jitter float64) error {
 	return fmt.Errorf("solve: the %d×%d %w: K + λI (λ = %g) fails even with jitter %g added; increase the ridge λ or remove duplicate rows", n, n, ErrNotPD, ridge, jitter)
 }
 
+// factorJittered fills a (n×n) with K(z, z) + (λ + jitter)I and factors
+// it in place, trying the jitters of the precision (relative to the
+// diagonal's scale) in turn until the factor is well posed to tol; it
+// returns the jitter that worked.
+func factorJittered[T linalg.Float](ctx context.Context, s kernel.Spec, z kernel.Points[T], a []T, opt Options, float32 bool, tol float64) (float64, error) {
+	n := z.N
+	var jit float64
+	for _, j := range jitters(float32) {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		if err := kernel.Symmetric(ctx, s, z, a, n); err != nil {
+			return 0, err
+		}
+		scale := diagScale(a, n)
+		jit = j * scale
+		for i := 0; i < n; i++ {
+			a[i*n+i] += T(opt.Ridge + jit)
+		}
+		bad, err := linalg.CholeskyProgress(ctx, n, a, n, opt.Progress)
+		if err != nil {
+			return 0, err
+		}
+		if bad < 0 && wellPosed(a, n, scale+opt.Ridge+jit, tol) {
+			return jit, nil
+		}
+	}
+	return 0, notPD(n, opt.Ridge, jit)
+}
+
 func krr64(ctx context.Context, ws *Workspace, s kernel.Spec, z kernel.Points[float64], y []float64, c int, opt Options) (*Result, error) {
 	n := z.N
 	if cap(ws.f64) < n*n {
@@ -186,31 +216,9 @@ func krr64(ctx context.Context, ws *Workspace, s kernel.Spec, z kernel.Points[fl
 		ws.f64 = take[float64](&pool64, n*n)
 	}
 	a := ws.f64[:n*n]
-	var jit float64
-	ok := false
-	for _, j := range jitters(false) {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if err := kernel.Symmetric(ctx, s, z, a, n); err != nil {
-			return nil, err
-		}
-		scale := diagScale(a, n)
-		jit = j * scale
-		for i := 0; i < n; i++ {
-			a[i*n+i] += opt.Ridge + jit
-		}
-		bad, err := linalg.CholeskyProgress(ctx, n, a, n, opt.Progress)
-		if err != nil {
-			return nil, err
-		}
-		if bad < 0 && wellPosed(a, n, scale+opt.Ridge+jit, 1e-13) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return nil, notPD(n, opt.Ridge, jit)
+	jit, err := factorJittered(ctx, s, z, a, opt, false, 1e-13)
+	if err != nil {
+		return nil, err
 	}
 	alpha := append([]float64(nil), y[:n*c]...)
 	linalg.CholSolve(n, c, a, n, alpha, c)
@@ -228,31 +236,9 @@ func krr32(ctx context.Context, ws *Workspace, s kernel.Spec, z kernel.Points[fl
 	}
 	a := ws.f32[:n*n]
 	z32 := kernel.To32(z)
-	var jit float64
-	ok := false
-	for _, j := range jitters(true) {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if err := kernel.Symmetric(ctx, s, z32, a, n); err != nil {
-			return nil, err
-		}
-		scale := diagScale(a, n)
-		jit = j * scale
-		for i := 0; i < n; i++ {
-			a[i*n+i] += float32(opt.Ridge + jit)
-		}
-		bad, err := linalg.CholeskyProgress(ctx, n, a, n, opt.Progress)
-		if err != nil {
-			return nil, err
-		}
-		if bad < 0 && wellPosed(a, n, scale+opt.Ridge+jit, 1e-6) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return nil, notPD(n, opt.Ridge, jit)
+	jit, err := factorJittered(ctx, s, z32, a, opt, true, 1e-6)
+	if err != nil {
+		return nil, err
 	}
 	solve32 := func(rhs []float64) []float64 {
 		b := make([]float32, n*c)
