@@ -179,6 +179,17 @@ func notPD(n int, ridge, jitter float64) error {
 	return fmt.Errorf("solve: the %d×%d %w: K + λI (λ = %g) fails even with jitter %g added; increase the ridge λ or remove duplicate rows", n, n, ErrNotPD, ridge, jitter)
 }
 
+// square returns the n×n matrix in ws's buffer buf (ws.f64 or ws.f32),
+// first exchanging what ws holds for a large enough buffer from pool when
+// buf is too small.
+func square[T linalg.Float](ws *Workspace, buf *[]T, pool *sync.Pool, n int) []T {
+	if cap(*buf) < n*n {
+		ws.Release()
+		*buf = take[T](pool, n*n)
+	}
+	return (*buf)[:n*n]
+}
+
 // factorJittered fills a (n×n) with K(z, z) + (λ + jitter)I and factors
 // it in place, trying the jitters of the precision (relative to the
 // diagonal's scale) in turn until the factor is well posed to tol; it
@@ -211,11 +222,7 @@ func factorJittered[T linalg.Float](ctx context.Context, s kernel.Spec, z kernel
 
 func krr64(ctx context.Context, ws *Workspace, s kernel.Spec, z kernel.Points[float64], y []float64, c int, opt Options) (*Result, error) {
 	n := z.N
-	if cap(ws.f64) < n*n {
-		ws.Release()
-		ws.f64 = take[float64](&pool64, n*n)
-	}
-	a := ws.f64[:n*n]
+	a := square(ws, &ws.f64, &pool64, n)
 	jit, err := factorJittered(ctx, s, z, a, opt, false, 1e-13)
 	if err != nil {
 		return nil, err
@@ -230,11 +237,7 @@ func krr64(ctx context.Context, ws *Workspace, s kernel.Spec, z kernel.Points[fl
 
 func krr32(ctx context.Context, ws *Workspace, s kernel.Spec, z kernel.Points[float64], y []float64, c int, opt Options) (*Result, error) {
 	n := z.N
-	if cap(ws.f32) < n*n {
-		ws.Release()
-		ws.f32 = take[float32](&pool32, n*n)
-	}
-	a := ws.f32[:n*n]
+	a := square(ws, &ws.f32, &pool32, n)
 	z32 := kernel.To32(z)
 	jit, err := factorJittered(ctx, s, z32, a, opt, true, 1e-6)
 	if err != nil {
