@@ -53,6 +53,19 @@ func (c *commonFlags) apply() error {
 	return nil
 }
 
+// parseDataArgs starts the commands that score rows of a table: it parses
+// args (the table may be the one positional argument), requires --data
+// (what says what the table is for) and applies the common flags.
+func parseDataArgs(e *env, f *flagSet, args []string, data *string, what string, c *commonFlags) error {
+	if err := f.ParsePositional(args, e.stdout, data); err != nil {
+		return err
+	}
+	if *data == "" {
+		return usagef("--data is required: %s", what)
+	}
+	return c.apply()
+}
+
 // readFlags say how to parse an input file.
 type readFlags struct {
 	format    string

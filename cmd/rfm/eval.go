@@ -46,13 +46,7 @@ rfm eval --model price.rfm --data test.parquet --json`)
 	o.read.register(f, false)
 	f.Section("Output and resources")
 	o.common.register(f, true)
-	if err := f.ParsePositional(args, e.stdout, &o.data); err != nil {
-		return err
-	}
-	if o.data == "" {
-		return usagef("--data is required: the table to score the model on")
-	}
-	if err := o.common.apply(); err != nil {
+	if err := parseDataArgs(e, f, args, &o.data, "the table to score the model on", &o.common); err != nil {
 		return err
 	}
 	lm, err := loadModel(o.model, true)

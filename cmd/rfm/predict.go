@@ -55,13 +55,7 @@ rfm predict --model churn.rfm --data new.csv --proba > probabilities.csv`)
 func cmdPredict(e *env, args []string) error {
 	var o predictOptions
 	f := predictFlags(&o)
-	if err := f.ParsePositional(args, e.stdout, &o.data); err != nil {
-		return err
-	}
-	if o.data == "" {
-		return usagef("--data is required: the table of rows to predict")
-	}
-	if err := o.common.apply(); err != nil {
+	if err := parseDataArgs(e, f, args, &o.data, "the table of rows to predict", &o.common); err != nil {
 		return err
 	}
 	if err := checkOutPath("out", o.out, o.data, o.model); err != nil {
