@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -402,12 +401,11 @@ func TestParseErrorFormat(t *testing.T) {
 
 // wideCSV builds an n×d numeric CSV with one categorical column.
 func wideCSV(n, d int) []byte {
-	return testutil.CSV(n, d, "cat", func(w io.Writer, i, j int) {
+	return testutil.CSV(n, d, "cat", func(i, j int) string {
 		if j < d {
-			fmt.Fprintf(w, "%.6g", float64(i*d+j)*0.001)
-		} else {
-			fmt.Fprintf(w, "k%d", i%7)
+			return fmt.Sprintf("%.6g", float64(i*d+j)*0.001)
 		}
+		return fmt.Sprintf("k%d", i%7)
 	})
 }
 

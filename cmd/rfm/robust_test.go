@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,12 +16,11 @@ import (
 
 // wideCSV is rows × cols random numbers and a 0/1 target y.
 func wideCSV(rows, cols int) string {
-	return string(testutil.CSV(rows, cols, "y", func(w io.Writer, i, j int) {
+	return string(testutil.CSV(rows, cols, "y", func(i, j int) string {
 		if j < cols {
-			fmt.Fprintf(w, "%d.%d", (i*31+j*17)%10, (i+j)%7)
-		} else {
-			fmt.Fprintf(w, "%d", i%2)
+			return fmt.Sprintf("%d.%d", (i*31+j*17)%10, (i+j)%7)
 		}
+		return fmt.Sprint(i % 2)
 	}))
 }
 

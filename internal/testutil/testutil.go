@@ -6,7 +6,6 @@ package testutil
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"testing"
@@ -36,9 +35,9 @@ func RandPSD(r *rand.Rand, d int) []float64 {
 	return m
 }
 
-// CSV is a rows×cols table with the header c0, c1, …, last: cell writes
+// CSV is a rows×cols table with the header c0, c1, …, last: cell gives
 // row i's value in column j, the last column's at j = cols.
-func CSV(rows, cols int, last string, cell func(w io.Writer, i, j int)) []byte {
+func CSV(rows, cols int, last string, cell func(i, j int) string) []byte {
 	var b bytes.Buffer
 	for j := 0; j < cols; j++ {
 		fmt.Fprintf(&b, "c%d,", j)
@@ -49,7 +48,7 @@ func CSV(rows, cols int, last string, cell func(w io.Writer, i, j int)) []byte {
 			if j > 0 {
 				b.WriteByte(',')
 			}
-			cell(&b, i, j)
+			b.WriteString(cell(i, j))
 		}
 		b.WriteByte('\n')
 	}

@@ -2,7 +2,6 @@ package testutil
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -75,7 +74,7 @@ func TestRandPSD(t *testing.T) {
 }
 
 func TestCSV(t *testing.T) {
-	got := string(CSV(2, 3, "y", func(w io.Writer, i, j int) { fmt.Fprintf(w, "%d", 10*i+j) }))
+	got := string(CSV(2, 3, "y", func(i, j int) string { return fmt.Sprint(10*i + j) }))
 	want := "c0,c1,c2,y\n0,1,2,3\n10,11,12,13\n"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
