@@ -1,6 +1,8 @@
 package modelfile
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -317,5 +319,48 @@ func TestCheckWritable(t *testing.T) {
 	os.Mkdir(ro, 0o555)
 	if err := CheckWritable(filepath.Join(ro, "x.rfm")); err == nil {
 		t.Fatal("a read-only directory was accepted")
+	}
+}
+
+// packer is a Model whose file form is fixed, or an error.
+type packer struct{ err error }
+
+func (p packer) ToFile(extra map[string]json.RawMessage) (*File, error) {
+	if p.err != nil {
+		return nil, p.err
+	}
+	return &File{Kind: "test.Model", Meta: extra["m"]}, nil
+}
+
+// WriteModel and WriteModelFile write what ToFile packs, and pass its error
+// on without writing anything.
+func TestWriteModel(t *testing.T) {
+	extra := map[string]json.RawMessage{"m": json.RawMessage(`{"a":1}`)}
+	var buf bytes.Buffer
+	if err := WriteModel(&buf, packer{}, extra); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Read(&buf)
+	if err != nil || f.Kind != "test.Model" || string(f.Meta) != `{"a":1}` {
+		t.Fatalf("read back %+v, %v", f, err)
+	}
+	boom := errors.New("boom")
+	buf.Reset()
+	if err := WriteModel(&buf, packer{boom}, nil); !errors.Is(err, boom) || buf.Len() != 0 {
+		t.Errorf("ToFile error: %v, %d bytes written", err, buf.Len())
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.rfm")
+	if err := WriteModelFile(path, packer{boom}, nil); !errors.Is(err, boom) {
+		t.Errorf("ToFile error: %v", err)
+	}
+	if names := testutil.DirNames(t, dir); len(names) != 0 {
+		t.Errorf("a failed write left %v", names)
+	}
+	if err := WriteModelFile(path, packer{}, extra); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := ReadFile(path); err != nil || f.Kind != "test.Model" {
+		t.Errorf("read back %+v, %v", f, err)
 	}
 }

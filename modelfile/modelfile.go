@@ -121,6 +121,20 @@ func (f *File) Array(name string) (*Array, bool) {
 	return nil, false
 }
 
+// DecodeMeta checks that f holds the given kind and decodes its JSON
+// metadata into meta, the first step of every model type's FromFile. what
+// names the kind in the message ("an RFM model"), section the metadata
+// ("model" gives "model metadata: …").
+func (f *File) DecodeMeta(kind, what, section string, meta any) error {
+	if f.Kind != kind {
+		return fmt.Errorf("model file holds a %q, not %s", f.Kind, what)
+	}
+	if err := json.Unmarshal(f.Meta, meta); err != nil {
+		return fmt.Errorf("%s metadata: %w", section, err)
+	}
+	return nil
+}
+
 // DefaultCreatedBy is what Write stores when File.CreatedBy is empty.
 func DefaultCreatedBy() string {
 	createdByOnce.Do(func() {
