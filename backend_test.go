@@ -35,10 +35,7 @@ func TestBackendsAgree(t *testing.T) {
 		cfg.Ridge = 0.1
 		cfg.Iters = 2
 		cfg.ValFraction = 0
-		m, err := Fit(context.Background(), cfg, &Dataset{X: s.X, N: s.N, D: s.D, Y: s.Y}, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := mustFit(t, cfg, &Dataset{X: s.X, N: s.N, D: s.D, Y: s.Y}, nil)
 		pred, err := m.Predict(context.Background(), q.X, q.N)
 		if err != nil {
 			t.Fatal(err)

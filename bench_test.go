@@ -2,29 +2,13 @@ package rfm
 
 import (
 	"context"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rfmkit/rfm/internal/sysmem"
 	"github.com/rfmkit/rfm/synth"
 )
-
-// peakRSS reads the process's high-water resident set (VmHWM) in bytes.
-func peakRSS() float64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb * 1024
-		}
-	}
-	return 0
-}
 
 // benchRound times one RFM round (kernel + solve + AGOP on all points) at
 // n = 20 000, d = 100, one output, and reports the peak RSS over the bytes
@@ -67,8 +51,8 @@ func benchRound(b *testing.B, n int, f32 bool) {
 	}
 	b.ReportMetric(fitSec, "fit-s")
 	b.ReportMetric(agopSec, "agop-s")
-	b.ReportMetric(peakRSS()/1e6, "peakRSS-MB")
-	b.ReportMetric((peakRSS()-matrix)/1e6, "RSS-over-matrix-MB")
+	b.ReportMetric(float64(sysmem.PeakRSS())/1e6, "peakRSS-MB")
+	b.ReportMetric((float64(sysmem.PeakRSS())-matrix)/1e6, "RSS-over-matrix-MB")
 }
 
 func BenchmarkRound20000F64(b *testing.B) { benchRound(b, 20000, false) }

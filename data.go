@@ -142,23 +142,17 @@ func concat(a, b *Dataset) *Dataset {
 // row in training). Deterministic for a given seed.
 func Holdout(n int, labels []int, frac float64, seed uint64) (train, val []int) {
 	rng := rand.New(rand.NewPCG(seed, 0x401d07))
-	groups := map[int][]int{}
+	var groups map[int][]int
+	var keys []int
 	if labels == nil {
 		all := make([]int, n)
 		for i := range all {
 			all[i] = i
 		}
-		groups[0] = all
+		groups, keys = map[int][]int{0: all}, []int{0}
 	} else {
-		for i, l := range labels {
-			groups[l] = append(groups[l], i)
-		}
+		groups, keys = classGroups(labels)
 	}
-	keys := make([]int, 0, len(groups))
-	for k := range groups {
-		keys = append(keys, k)
-	}
-	sort.Ints(keys)
 	for _, k := range keys {
 		g := groups[k]
 		rng.Shuffle(len(g), func(i, j int) { g[i], g[j] = g[j], g[i] })
@@ -174,6 +168,21 @@ func Holdout(n int, labels []int, frac float64, seed uint64) (train, val []int) 
 	return train, val
 }
 
+// classGroups groups the row indices by label (each group in row order)
+// and returns the labels in increasing order.
+func classGroups(labels []int) (map[int][]int, []int) {
+	groups := map[int][]int{}
+	for i, l := range labels {
+		groups[l] = append(groups[l], i)
+	}
+	keys := make([]int, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	return groups, keys
+}
+
 // KFold returns k (train, test) index pairs over n rows, stratified when
 // labels are given. Deterministic for a given seed.
 func KFold(n int, labels []int, k int, seed uint64) (trains, tests [][]int) {
@@ -185,15 +194,7 @@ func KFold(n int, labels []int, k int, seed uint64) (trains, tests [][]int) {
 			fold[p] = i % k
 		}
 	} else {
-		groups := map[int][]int{}
-		for i, l := range labels {
-			groups[l] = append(groups[l], i)
-		}
-		keys := make([]int, 0, len(groups))
-		for c := range groups {
-			keys = append(keys, c)
-		}
-		sort.Ints(keys)
+		groups, keys := classGroups(labels)
 		next := 0
 		for _, c := range keys {
 			g := groups[c]

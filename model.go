@@ -192,14 +192,20 @@ func (m *Model) Predict(ctx context.Context, x []float64, n int) ([]float64, err
 
 // PredictClass returns the argmax class of each row (classification).
 func (m *Model) PredictClass(ctx context.Context, x []float64, n int) ([]int, error) {
-	if m.Task != Classification {
-		return nil, fmt.Errorf("predict class: the model is a %s model", m.Task)
-	}
-	s, err := m.Predict(ctx, x, n)
+	s, err := m.classScores(ctx, x, n, "predict class")
 	if err != nil {
 		return nil, err
 	}
 	return Argmax(s, n, m.Outputs), nil
+}
+
+// classScores is Predict for the class methods, which refuse (naming what
+// was asked) a model that is not a classifier.
+func (m *Model) classScores(ctx context.Context, x []float64, n int, what string) ([]float64, error) {
+	if m.Task != Classification {
+		return nil, fmt.Errorf("%s: the model is a %s model", what, m.Task)
+	}
+	return m.Predict(ctx, x, n)
 }
 
 // ProbEps bounds probabilities away from 0 and 1.
@@ -209,10 +215,7 @@ const ProbEps = 1e-6
 // scores clipped to [ProbEps, 1−ProbEps] and renormalized. They are not
 // calibrated; they rank and they sum to one.
 func (m *Model) PredictProba(ctx context.Context, x []float64, n int) ([]float64, error) {
-	if m.Task != Classification {
-		return nil, fmt.Errorf("predict proba: the model is a %s model", m.Task)
-	}
-	s, err := m.Predict(ctx, x, n)
+	s, err := m.classScores(ctx, x, n, "predict proba")
 	if err != nil {
 		return nil, err
 	}

@@ -60,10 +60,7 @@ func TestFitNTK(t *testing.T) {
 		cfg.Iters = 3
 		cfg.Diag = diag
 		cfg.Float32 = tc.f32
-		m, err := Fit(context.Background(), cfg, train, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := mustFit(t, cfg, train, nil)
 		if m.Shift != nil {
 			t.Errorf("NTK model has an input shift %v", m.Shift)
 		}
@@ -95,15 +92,9 @@ func TestFitFinalKernel(t *testing.T) {
 		cfg := DefaultConfig()
 		cfg.Iters = 2
 		cfg.Refit = refit
-		base, err := Fit(context.Background(), cfg, train, valid, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		base := mustFit(t, cfg, train, valid)
 		cfg.FinalKernel = &final
-		m, err := Fit(context.Background(), cfg, train, valid, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := mustFit(t, cfg, train, valid)
 		if m.KernelUsed != final || m.Shift != nil || m.Refitted != refit {
 			t.Fatalf("refit=%v: kernel %v, shift %v, refitted %v", refit, m.KernelUsed, m.Shift, m.Refitted)
 		}
@@ -136,10 +127,7 @@ func TestFitFinalKernel(t *testing.T) {
 		check := cfg
 		check.FinalKernel, check.Kernel, check.Iters, check.Refit, check.InitialM = nil, final, 0, false, base.M
 		check.Diag = base.M.Form == kernel.Diagonal
-		direct, err := Fit(context.Background(), check, train, valid, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		direct := mustFit(t, check, train, valid)
 		if m.Head == nil || math.Abs(m.Head.ValLoss-direct.History[0].ValLoss) > 1e-12*direct.History[0].ValLoss {
 			t.Fatalf("refit=%v: head %+v, an NTK fit with the learned M scores %v", refit, m.Head, direct.History[0].ValLoss)
 		}

@@ -78,28 +78,20 @@ func (m *Model) ToFile(extra map[string]json.RawMessage) (*modelfile.File, error
 
 // Save writes the model to w.
 func (m *Model) Save(w io.Writer, extra map[string]json.RawMessage) error {
-	f, err := m.ToFile(extra)
-	if err != nil {
-		return err
-	}
-	return modelfile.Write(w, f)
+	return modelfile.WriteModel(w, m, extra)
 }
 
 // SaveFile writes the model to path atomically: the file appears whole or
 // not at all.
 func (m *Model) SaveFile(path string, extra map[string]json.RawMessage) error {
-	f, err := m.ToFile(extra)
-	if err != nil {
-		return err
-	}
-	return modelfile.WriteFileAtomic(path, f)
+	return modelfile.WriteModelFile(path, m, extra)
 }
 
 // FromFile unpacks a model and the caller's extra sections, checking that
 // every array has the size the metadata implies.
 func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
 	var meta fileMeta
-	if err := modelfile.DecodeMeta(f, FileKind, "an RFM model", &meta); err != nil {
+	if err := f.DecodeMeta(FileKind, "an RFM model", "model", &meta); err != nil {
 		return nil, nil, err
 	}
 	m := meta.Model

@@ -14,22 +14,12 @@ import (
 // (full and diagonal M, regression and classification), so the mutations
 // reach the metadata and array checks behind the container's checksums.
 func FuzzLoad(f *testing.F) {
-	s, err := synth.Generate(synth.LowRank, 40, 6, 1)
-	if err != nil {
-		f.Fatal(err)
-	}
-	labels := make([]int, s.N)
-	for i := range labels {
-		labels[i] = i % 2
-	}
-	for _, ds := range []*Dataset{{X: s.X, N: s.N, D: s.D, Y: s.Y}, {X: s.X, N: s.N, D: s.D, Labels: labels}} {
+	s := regression(f, synth.LowRank, 40, 6, 1)
+	for _, ds := range []*Dataset{s, cyclicLabels(s, 2)} {
 		for _, diag := range []bool{false, true} {
 			cfg := DefaultConfig()
 			cfg.Iters, cfg.Diag = 1, diag
-			m, err := Fit(context.Background(), cfg, ds, nil, nil)
-			if err != nil {
-				f.Fatal(err)
-			}
+			m := mustFit(f, cfg, ds, nil)
 			var buf bytes.Buffer
 			if err := m.Save(&buf, nil); err != nil {
 				f.Fatal(err)

@@ -14,14 +14,11 @@ import (
 
 func TestSaveLoadPredictsBitIdentically(t *testing.T) {
 	for _, diag := range []bool{false, true} {
-		s, _ := synth.Generate(synth.LowRank, 300, 8, 4)
+		ds := regression(t, synth.LowRank, 300, 8, 4)
 		cfg := DefaultConfig()
 		cfg.Iters = 2
 		cfg.Diag = diag
-		m, err := Fit(context.Background(), cfg, &Dataset{X: s.X, N: s.N, D: s.D, Y: s.Y}, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := mustFit(t, cfg, ds, nil)
 		var buf bytes.Buffer
 		extra := map[string]json.RawMessage{"pipeline": json.RawMessage(`{"x":1}`)}
 		if err := m.Save(&buf, extra); err != nil {
@@ -62,20 +59,10 @@ func TestSaveLoadPredictsBitIdentically(t *testing.T) {
 // (written by hand, or by a buggy tool) is refused with a message that says
 // what is wrong, instead of predicting NaN or crashing.
 func TestFromFileRejectsImpossibleModels(t *testing.T) {
-	s, err := synth.Generate(synth.LowRank, 60, 8, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	labels := make([]int, s.N)
-	for i := range labels {
-		labels[i] = i % 3
-	}
+	ds := cyclicLabels(regression(t, synth.LowRank, 60, 8, 4), 3)
 	cfg := DefaultConfig()
 	cfg.Iters = 1
-	m, err := Fit(context.Background(), cfg, &Dataset{X: s.X, N: s.N, D: s.D, Labels: labels}, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, cfg, ds, nil)
 	var good bytes.Buffer
 	if err := m.Save(&good, nil); err != nil {
 		t.Fatal(err)

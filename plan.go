@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rfmkit/rfm/internal/linalg"
+	"github.com/rfmkit/rfm/internal/sysmem"
 	"github.com/rfmkit/rfm/kernel"
 	"github.com/rfmkit/rfm/solve"
 )
@@ -107,9 +108,9 @@ func (p *MemoryPlan) Check(limit uint64) error {
 			big = it
 		}
 	}
-	figure := human(big.Bytes)
+	figure := sysmem.Human(big.Bytes)
 	if big.Count > 1 {
-		figure = fmt.Sprintf("%d × %s", big.Count, human(big.Bytes))
+		figure = fmt.Sprintf("%d × %s", big.Count, sysmem.Human(big.Bytes))
 	}
 	what := "allowed (--memory-limit)"
 	if auto {
@@ -117,9 +118,9 @@ func (p *MemoryPlan) Check(limit uint64) error {
 	}
 	msg := fmt.Sprintf("%s needs %s", big.What, figure)
 	if total != big.Total() {
-		msg += fmt.Sprintf(" (%s in all)", human(total))
+		msg += fmt.Sprintf(" (%s in all)", sysmem.Human(total))
 	}
-	msg += fmt.Sprintf(", %s %s", human(allowed), what)
+	msg += fmt.Sprintf(", %s %s", sysmem.Human(allowed), what)
 	if big.Hint != "" {
 		msg += "; " + big.Hint
 	}
@@ -307,20 +308,6 @@ func addSat(a, b uint64) uint64 {
 		return math.MaxUint64
 	}
 	return a + b
-}
-
-func human(b uint64) string {
-	switch {
-	case b >= 1<<40:
-		return fmt.Sprintf("%.1f TiB", float64(b)/(1<<40))
-	case b >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", b)
 }
 
 // MemoryAvailable is the kernel's estimate of the memory available to a

@@ -12,15 +12,12 @@ import (
 // Two fits with the same seed must give the same file, byte for byte: the
 // round timings differ between them and must stay out of the file.
 func TestSameFitSameBytes(t *testing.T) {
-	s, _ := synth.Generate(synth.LowRank, 120, 6, 3)
+	ds := regression(t, synth.LowRank, 120, 6, 3)
 	cfg := DefaultConfig()
 	cfg.Iters = 2
 	var files [2][]byte
 	for i := range files {
-		m, err := Fit(context.Background(), cfg, &Dataset{X: s.X, N: s.N, D: s.D, Y: s.Y}, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := mustFit(t, cfg, ds, nil)
 		if m.History[0].FitSeconds <= 0 {
 			t.Fatalf("fit %d: the in-memory model lost its timings: %+v", i, m.History[0])
 		}
@@ -43,13 +40,10 @@ func TestSameFitSameBytes(t *testing.T) {
 
 // Files written before timings were left out still load.
 func TestOldFileWithTimingsLoads(t *testing.T) {
-	s, _ := synth.Generate(synth.LowRank, 60, 6, 3)
+	ds := regression(t, synth.LowRank, 60, 6, 3)
 	cfg := DefaultConfig()
 	cfg.Iters = 1
-	m, err := Fit(context.Background(), cfg, &Dataset{X: s.X, N: s.N, D: s.D, Y: s.Y}, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, cfg, ds, nil)
 	f, err := m.ToFile(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -83,10 +77,7 @@ func TestEmptyHoldoutIsExplained(t *testing.T) {
 		n := len(tt.labels)
 		cfg := DefaultConfig()
 		cfg.Iters = 1
-		m, err := Fit(context.Background(), cfg, &Dataset{X: x[:2*n], N: n, D: 2, Labels: tt.labels}, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := mustFit(t, cfg, &Dataset{X: x[:2*n], N: n, D: 2, Labels: tt.labels}, nil)
 		for _, w := range tt.want {
 			if !strings.Contains(m.Note, w) {
 				t.Errorf("%d rows: note %q lacks %q", n, m.Note, w)

@@ -24,6 +24,27 @@ func regression(t testing.TB, task synth.Task, n, d int, seed uint64) *Dataset {
 	return &Dataset{X: s.X, N: n, D: d, Y: s.Y}
 }
 
+// mustFit is Fit with a background context and no progress, failing the
+// test on an error.
+func mustFit(t testing.TB, cfg Config, train, val *Dataset) *Model {
+	t.Helper()
+	m, err := Fit(context.Background(), cfg, train, val, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// cyclicLabels is ds's rows as a classification set: row i's class is
+// i mod k.
+func cyclicLabels(ds *Dataset, k int) *Dataset {
+	labels := make([]int, ds.N)
+	for i := range labels {
+		labels[i] = i % k
+	}
+	return &Dataset{X: ds.X, N: ds.N, D: ds.D, Labels: labels}
+}
+
 // topEigvecs returns the k eigenvectors of the symmetric d×d matrix with
 // the largest eigenvalues, as columns of a d×k matrix.
 func topEigvecs(t *testing.T, m []float64, d, k int) *mat.Dense {
@@ -87,10 +108,7 @@ func TestLowRankFeatureLearning(t *testing.T) {
 	test := regression(t, synth.LowRank, 4000, 20, 2)
 	cfg := DefaultConfig()
 	cfg.Refit = false
-	m, err := Fit(context.Background(), cfg, train, test, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, cfg, train, test)
 	first, best := m.History[0].ValLoss, m.History[m.BestRound].ValLoss
 	t.Logf("test MSE (standardized) by round: %v; best round %d", losses(m), m.BestRound)
 	if first/best < 4 {
@@ -131,10 +149,7 @@ func TestProductR2(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Ridge = 1e-4
 	cfg.Centered = true
-	m, err := Fit(context.Background(), cfg, train, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, cfg, train, nil)
 	pred, err := m.Predict(context.Background(), test.X, test.N)
 	if err != nil {
 		t.Fatal(err)
@@ -168,10 +183,7 @@ func TestChainMonomialSubspace(t *testing.T) {
 	}
 	train := regression(t, synth.Chain, 4000, 20, 7)
 	cfg := DefaultConfig()
-	m, err := Fit(context.Background(), cfg, train, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, cfg, train, nil)
 	d := 20
 	u := topEigvecs(t, m.FeatureMatrix(), d, 5)
 	var svd mat.SVD
@@ -197,10 +209,7 @@ func TestClassificationAndProbabilities(t *testing.T) {
 		}
 	}
 	ds := &Dataset{X: s.X, N: s.N, D: s.D, Labels: labels}
-	m, err := Fit(context.Background(), DefaultConfig(), ds, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, DefaultConfig(), ds, nil)
 	ts, _ := synth.Generate(synth.Product, 400, 6, 10)
 	pred, err := m.PredictClass(context.Background(), ts.X, ts.N)
 	if err != nil {
@@ -239,14 +248,8 @@ func TestSameSeedSameModel(t *testing.T) {
 	ds := regression(t, synth.LowRank, 500, 8, 3)
 	cfg := DefaultConfig()
 	cfg.Iters = 2
-	a, err := Fit(context.Background(), cfg, ds, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := Fit(context.Background(), cfg, ds, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustFit(t, cfg, ds, nil)
+	b := mustFit(t, cfg, ds, nil)
 	for i := range a.Alpha {
 		if a.Alpha[i] != b.Alpha[i] {
 			t.Fatalf("alpha[%d] differs: %v vs %v", i, a.Alpha[i], b.Alpha[i])
@@ -311,10 +314,7 @@ func TestRidgeZeroWithDuplicatesUsesJitter(t *testing.T) {
 	cfg.Ridge = 0
 	cfg.Iters = 1
 	cfg.ValFraction = 0
-	m, err := Fit(context.Background(), cfg, ds, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, cfg, ds, nil)
 	if m.History[0].Jitter <= 0 {
 		t.Errorf("duplicate rows with λ = 0: jitter %v, want > 0", m.History[0].Jitter)
 	}
@@ -363,17 +363,11 @@ func TestInitialMReproducesARound(t *testing.T) {
 	cfg.Iters = 2
 	cfg.ValFraction = 0
 	cfg.Refit = false
-	m, err := Fit(context.Background(), cfg, ds, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustFit(t, cfg, ds, nil)
 	fixed := cfg
 	fixed.Iters = 0
 	fixed.InitialM = m.M
-	m2, err := Fit(context.Background(), fixed, ds, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m2 := mustFit(t, fixed, ds, nil)
 	for i := range m.Alpha {
 		if m.Alpha[i] != m2.Alpha[i] {
 			t.Fatalf("alpha[%d]: %v with the learned M, %v with InitialM", i, m.Alpha[i], m2.Alpha[i])
@@ -432,16 +426,10 @@ func TestNystromSolverInTheLoop(t *testing.T) {
 	test := regression(t, synth.LowRank, 200, 8, 12)
 	cfg := DefaultConfig()
 	cfg.Iters = 2
-	exact, err := Fit(context.Background(), cfg, train, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exact := mustFit(t, cfg, train, nil)
 	ny := cfg
 	ny.Solver, ny.Centers = SolverNystrom, 500
-	nm, err := Fit(context.Background(), ny, train, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	nm := mustFit(t, ny, train, nil)
 	if nm.BestRound != exact.BestRound || nm.N != exact.N {
 		t.Fatalf("Nyström m = n: round %d, %d centres; exact: round %d, %d", nm.BestRound, nm.N, exact.BestRound, exact.N)
 	}
@@ -459,10 +447,7 @@ func TestNystromSolverInTheLoop(t *testing.T) {
 		t.Errorf("no CG iterations recorded: %+v", nm.History[0])
 	}
 	ny.Centers, ny.CenterChoice = 150, CentersLeverage
-	small, err := Fit(context.Background(), ny, train, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	small := mustFit(t, ny, train, nil)
 	if small.N != 150 {
 		t.Fatalf("%d centres stored, want 150", small.N)
 	}

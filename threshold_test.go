@@ -30,10 +30,7 @@ func TestThresholdedKeepsRelevantFeatures(t *testing.T) {
 	}
 	plainCfg := DefaultConfig()
 	plainCfg.Iters = 0
-	plain, err := Fit(context.Background(), plainCfg, train, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plain := mustFit(t, plainCfg, train, nil)
 	mse := func(m *Model) float64 {
 		p, err := m.Predict(context.Background(), test.X, test.N)
 		if err != nil {

@@ -7,16 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rfmkit/rfm/internal/testutil"
 	"github.com/rfmkit/rfm/kernel"
 )
-
-func randn(r *rand.Rand, n int) []float64 {
-	x := make([]float64, n)
-	for i := range x {
-		x[i] = r.NormFloat64()
-	}
-	return x
-}
 
 func predictor(t *testing.T, s kernel.Spec, kind kernel.Form, m []float64, x []float64, n, d int, alpha []float64, c int) *Predictor {
 	t.Helper()
@@ -25,6 +18,14 @@ func predictor(t *testing.T, s kernel.Spec, kind kernel.Form, m []float64, x []f
 		t.Fatal(err)
 	}
 	return &Predictor{Kernel: s, Map: mt, Centers: mt.Map(x, n), Alpha: alpha, C: c}
+}
+
+// identityPredictor is a Laplace predictor with M = I on n standard
+// normal centres in d, with c standard normal coefficients per centre.
+func identityPredictor(t *testing.T, r *rand.Rand, n, d, c int) *Predictor {
+	t.Helper()
+	x := testutil.Randn(r, n*d)
+	return predictor(t, kernel.DefaultSpec(), kernel.Identity, nil, x, n, d, testutil.Randn(r, n*c), c)
 }
 
 // f evaluates the predictor at one raw point.
@@ -37,62 +38,14 @@ func (p *Predictor) f(x []float64) []float64 {
 // Step h = 1e-5 on O(1) data: truncation error O(h²) ≈ 1e-10 and round-off
 // ≈ 1e-16/1e-5 = 1e-11, far inside the 1e-5 relative tolerance the issue asks.
 func TestGradientFiniteDifferences(t *testing.T) {
-	r := rand.New(rand.NewPCG(11, 12))
-	n, d, c, nq := 40, 4, 2, 6
-	x := randn(r, n*d)
-	alpha := randn(r, n*c)
-	xq := randn(r, nq*d)
-	full := make([]float64, d*d)
-	b := randn(r, d*d)
-	for i := 0; i < d; i++ {
-		for j := 0; j < d; j++ {
-			for k := 0; k < d; k++ {
-				full[i*d+j] += b[i*d+k] * b[j*d+k] / float64(d)
-			}
-		}
-	}
 	specs := []kernel.Spec{
 		{Kind: kernel.Laplace, Bandwidth: 2},
 		{Kind: kernel.GenLaplace, Bandwidth: 2, Exponent: 1.5},
 		{Kind: kernel.Gaussian, Bandwidth: 1.5},
 	}
-	metrics := []struct {
-		kind kernel.Form
-		m    []float64
-	}{{kernel.Identity, nil}, {kernel.Diagonal, []float64{0.5, 2, 1.5, 0.1}}, {kernel.Full, full}}
-	for _, s := range specs {
-		for _, mt := range metrics {
-			p := predictor(t, s, mt.kind, mt.m, x, n, d, alpha, c)
-			grads, err := Gradients(context.Background(), p, xq, nq)
-			if err != nil {
-				t.Fatal(err)
-			}
-			worst := 0.0
-			for i := 0; i < nq; i++ {
-				for k := 0; k < d; k++ {
-					xp := append([]float64(nil), xq[i*d:i*d+d]...)
-					xm := append([]float64(nil), xp...)
-					h := 1e-5
-					xp[k] += h
-					xm[k] -= h
-					fp, fm := p.f(xp), p.f(xm)
-					for o := 0; o < c; o++ {
-						fd := (fp[o] - fm[o]) / (2 * h)
-						got := grads[(i*c+o)*d+k]
-						scale := 0.0
-						for kk := 0; kk < d; kk++ {
-							scale = math.Max(scale, math.Abs(grads[(i*c+o)*d+kk]))
-						}
-						rel := math.Abs(got-fd) / math.Max(scale, 1e-12)
-						worst = math.Max(worst, rel)
-					}
-				}
-			}
-			if worst > 1e-5 {
-				t.Errorf("%s, %s metric: worst relative FD error %.2e > 1e-5", s, mt.kind, worst)
-			}
-		}
-	}
+	checkFDAway(t, 11, specs, func(r *rand.Rand, d int) []metricCase {
+		return []metricCase{{kernel.Identity, nil}, {kernel.Diagonal, []float64{0.5, 2, 1.5, 0.1}}, {kernel.Full, testutil.RandPSD(r, d)}}
+	})
 }
 
 // naiveAGOP sums the outer products of Gradients directly.
@@ -148,10 +101,10 @@ func naiveAGOP(t *testing.T, p *Predictor, x []float64, eval []int, diag, center
 func TestComputeMatchesNaive(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	n, d, c := 57, 5, 3
-	x := randn(r, n*d)
+	x := testutil.Randn(r, n*d)
 	// Include an exact duplicate row: its self/duplicate terms must be dropped.
 	copy(x[d:2*d], x[:d])
-	alpha := randn(r, n*c)
+	alpha := testutil.Randn(r, n*c)
 	eval := []int{0, 1, 3, 5, 8, 13, 21, 34, 55, 2, 4}
 	for _, mk := range []kernel.Form{kernel.Identity, kernel.Diagonal, kernel.Full} {
 		var m []float64
@@ -205,7 +158,7 @@ func TestComputeMatchesNaive(t *testing.T) {
 
 func TestComputeRejectsBadInput(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
-	p := predictor(t, kernel.DefaultSpec(), kernel.Identity, nil, randn(r, 20), 10, 2, randn(r, 10), 1)
+	p := predictor(t, kernel.DefaultSpec(), kernel.Identity, nil, testutil.Randn(r, 20), 10, 2, testutil.Randn(r, 10), 1)
 	if _, err := Compute(context.Background(), p, nil, Options{}); err == nil {
 		t.Error("empty eval set accepted")
 	}
@@ -224,28 +177,9 @@ func TestComputeRejectsBadInput(t *testing.T) {
 func TestComputeFloat32(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 16))
 	n, d, c := 300, 6, 2
-	x := randn(r, n*d)
-	p := predictor(t, kernel.DefaultSpec(), kernel.Identity, nil, x, n, d, randn(r, n*c), c)
-	eval := make([]int, n)
-	for i := range eval {
-		eval[i] = i
-	}
-	want, err := Compute(context.Background(), p, eval, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := Compute(context.Background(), p, eval, Options{Float32: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	scale := 0.0
-	for _, v := range want {
-		scale = math.Max(scale, math.Abs(v))
-	}
-	for i := range want {
-		if math.Abs(got[i]-want[i]) > 1e-4*scale {
-			t.Fatalf("entry %d: float32 %v, float64 %v", i, got[i], want[i])
-		}
+	p := identityPredictor(t, r, n, d, c)
+	if w := float32Worst(t, p, allRows(n)); w > 1e-4 {
+		t.Fatalf("float32 differs from float64 by %.2e of the largest entry > 1e-4", w)
 	}
 }
 
@@ -255,7 +189,7 @@ func TestComputeFloat32(t *testing.T) {
 func TestRHSBlocks(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	n, d, c := 6, 3, 4
-	p := &Predictor{Centers: kernel.NewPoints(randn(r, n*d), n, d), Alpha: randn(r, n*c), C: c}
+	p := &Predictor{Centers: kernel.NewPoints(testutil.Randn(r, n*d), n, d), Alpha: testutil.Randn(r, n*c), C: c}
 	e := newEngine[float64](p, 1)
 	w := c * (d + 1)
 	full := make([]float64, n*w)
@@ -293,9 +227,9 @@ func TestRHSBlocks(t *testing.T) {
 func TestComputeAtEvalPoints(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 18))
 	n, d, c, ne := 23, 4, 2, 31
-	x, xe := randn(r, n*d), randn(r, ne*d)
+	x, xe := testutil.Randn(r, n*d), testutil.Randn(r, ne*d)
 	m := []float64{1, 0.5, 2, 0.25}
-	p := predictor(t, kernel.DefaultSpec(), kernel.Diagonal, m, x, n, d, randn(r, n*c), c)
+	p := predictor(t, kernel.DefaultSpec(), kernel.Diagonal, m, x, n, d, testutil.Randn(r, n*c), c)
 	at := p.Map.Map(xe, ne)
 	// Indices beyond the centres' range too: they index xe, not x.
 	eval := []int{0, 2, 3, 5, 7, 11, 13, 22, 23, 29, 30}
@@ -323,21 +257,15 @@ func TestComputeAtEvalPoints(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			scale := 0.0
-			for _, v := range want {
-				scale = math.Max(scale, math.Abs(v))
-			}
-			for i := range want {
-				if math.Abs(got[i]-want[i]) > 1e-4*scale {
-					t.Fatalf("float32 diag=%v centered=%v: entry %d = %v, want %v", diag, centered, i, got[i], want[i])
-				}
+			if w := worstRel(got, want); w > 1e-4 {
+				t.Fatalf("float32 diag=%v centered=%v: differs by %.2e of the largest entry > 1e-4", diag, centered, w)
 			}
 		}
 	}
 	if _, err := Compute(context.Background(), p, []int{ne}, Options{EvalPoints: at}); err == nil || !strings.Contains(err.Error(), "out of range") {
 		t.Errorf("index past the evaluation points: err = %v", err)
 	}
-	wrong := kernel.NewPoints(randn(r, 3*(d+1)), 3, d+1)
+	wrong := kernel.NewPoints(testutil.Randn(r, 3*(d+1)), 3, d+1)
 	if _, err := Compute(context.Background(), p, []int{0}, Options{EvalPoints: wrong}); err == nil || !strings.Contains(err.Error(), "do not match") {
 		t.Errorf("evaluation points with %d features: err = %v", d+1, err)
 	}

@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
-
-	"github.com/rfmkit/rfm/kernel"
 )
 
 // A diagonal AGOP through the Gram form allocates no d×d matrix: with many
@@ -14,12 +12,8 @@ import (
 func TestDiagGramAllocatesNoSquare(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	n, d, c := 20, 3000, 6
-	x := randn(r, n*d)
-	p := predictor(t, kernel.DefaultSpec(), kernel.Identity, nil, x, n, d, randn(r, n*c), c)
-	eval := make([]int, n)
-	for i := range eval {
-		eval[i] = i
-	}
+	p := identityPredictor(t, r, n, d, c)
+	eval := allRows(n)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	if _, err := Compute(context.Background(), p, eval, Options{Diag: true, Form: FormGram}); err != nil {

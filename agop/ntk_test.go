@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/rfmkit/rfm/internal/testutil"
 	"github.com/rfmkit/rfm/kernel"
 )
 
@@ -15,15 +16,7 @@ type metricCase struct {
 }
 
 func ntkMetrics(r *rand.Rand, d int) []metricCase {
-	full := make([]float64, d*d)
-	b := randn(r, d*d)
-	for i := 0; i < d; i++ {
-		for j := 0; j < d; j++ {
-			for k := 0; k < d; k++ {
-				full[i*d+j] += b[i*d+k] * b[j*d+k] / float64(d)
-			}
-		}
-	}
+	full := testutil.RandPSD(r, d)
 	diag := make([]float64, d)
 	for i := range diag {
 		diag[i] = 0.1 + 2*r.Float64()
@@ -77,26 +70,79 @@ func fdWorst(t *testing.T, p *Predictor, xq []float64, nq int, h float64, richar
 	return worst
 }
 
+// checkFD fails the test when, for a spec and metric, fdWorst with step h
+// exceeds 1e-5. metrics is called once per spec (the NTK tests draw new
+// metrics for each); where is said after the metric in the messages.
+func checkFD(t *testing.T, specs []kernel.Spec, metrics func() []metricCase, x []float64, n, d int, alpha []float64, c int, xq []float64, nq int, h float64, richardson bool, where string) {
+	t.Helper()
+	for _, s := range specs {
+		for _, mt := range metrics() {
+			p := predictor(t, s, mt.kind, mt.m, x, n, d, alpha, c)
+			if worst := fdWorst(t, p, xq, nq, h, richardson); worst > 1e-5 {
+				t.Errorf("%s, %s metric%s: worst relative FD error %.2e > 1e-5", s, mt.kind, where, worst)
+			} else {
+				t.Logf("%s, %s metric%s: worst relative FD error %.2e", s, mt.kind, where, worst)
+			}
+		}
+	}
+}
+
+// worstRel is the largest |got − want| relative to the largest |want|.
+func worstRel(got, want []float64) float64 {
+	scale, worst := 0.0, 0.0
+	for _, v := range want {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	for i := range want {
+		worst = math.Max(worst, math.Abs(got[i]-want[i])/scale)
+	}
+	return worst
+}
+
+// float32Worst is worstRel of p's AGOP over eval computed in float32
+// against the same in float64.
+func float32Worst(t *testing.T, p *Predictor, eval []int) float64 {
+	t.Helper()
+	want, err := Compute(context.Background(), p, eval, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Compute(context.Background(), p, eval, Options{Float32: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return worstRel(got, want)
+}
+
+// allRows is the evaluation set of every row 0..n-1.
+func allRows(n int) []int {
+	eval := make([]int, n)
+	for i := range eval {
+		eval[i] = i
+	}
+	return eval
+}
+
 // Central finite differences of f match the closed-form NTK / NNGP
 // gradient at points away from the centres. K is smooth there; step
 // h = 1e-5 on O(1) data: truncation O(h²)·f‴ ≈ 1e-10, round-off
 // 1e-16·|f|/1e-5 ≈ 1e-10, far inside the 1e-5 relative tolerance.
 func TestNTKGradientFiniteDifferences(t *testing.T) {
-	r := rand.New(rand.NewPCG(21, 22))
+	specs := []kernel.Spec{{Kind: kernel.NTK, Depth: 1}, {Kind: kernel.NTK, Depth: 3}, {Kind: kernel.NNGP, Depth: 2}}
+	checkFDAway(t, 21, specs, ntkMetrics)
+}
+
+// checkFDAway runs checkFD with step 1e-5 at six random points away from
+// 40 random centres (d = 4, two outputs), drawn from PCG(seed, seed+1);
+// metrics is drawn anew for each spec.
+func checkFDAway(t *testing.T, seed uint64, specs []kernel.Spec, metrics func(r *rand.Rand, d int) []metricCase) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, seed+1))
 	n, d, c, nq := 40, 4, 2, 6
-	x := randn(r, n*d)
-	alpha := randn(r, n*c)
-	xq := randn(r, nq*d)
-	for _, s := range []kernel.Spec{{Kind: kernel.NTK, Depth: 1}, {Kind: kernel.NTK, Depth: 3}, {Kind: kernel.NNGP, Depth: 2}} {
-		for _, mt := range ntkMetrics(r, d) {
-			p := predictor(t, s, mt.kind, mt.m, x, n, d, alpha, c)
-			if worst := fdWorst(t, p, xq, nq, 1e-5, false); worst > 1e-5 {
-				t.Errorf("%s, %s metric: worst relative FD error %.2e > 1e-5", s, mt.kind, worst)
-			} else {
-				t.Logf("%s, %s metric: worst relative FD error %.2e", s, mt.kind, worst)
-			}
-		}
-	}
+	x := testutil.Randn(r, n*d)
+	alpha := testutil.Randn(r, n*c)
+	xq := testutil.Randn(r, nq*d)
+	checkFD(t, specs, func() []metricCase { return metrics(r, d) }, x, n, d, alpha, c, xq, nq, 1e-5, false, "")
 }
 
 // At a training centre the point's own term sits on the cone of K
@@ -112,20 +158,12 @@ func TestNTKGradientFiniteDifferences(t *testing.T) {
 func TestNTKGradientAtCentres(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
 	n, d, c := 30, 4, 2
-	x := randn(r, n*d)
-	alpha := randn(r, n*c)
+	x := testutil.Randn(r, n*d)
+	alpha := testutil.Randn(r, n*c)
 	nq := 5
 	xq := append([]float64(nil), x[:nq*d]...) // the first five centres
-	for _, s := range []kernel.Spec{{Kind: kernel.NTK, Depth: 1}, {Kind: kernel.NTK, Depth: 3}} {
-		for _, mt := range ntkMetrics(r, d) {
-			p := predictor(t, s, mt.kind, mt.m, x, n, d, alpha, c)
-			if worst := fdWorst(t, p, xq, nq, 1e-4, true); worst > 1e-5 {
-				t.Errorf("%s, %s metric, at centres: worst relative FD error %.2e > 1e-5", s, mt.kind, worst)
-			} else {
-				t.Logf("%s, %s metric, at centres: worst relative FD error %.2e", s, mt.kind, worst)
-			}
-		}
-	}
+	specs := []kernel.Spec{{Kind: kernel.NTK, Depth: 1}, {Kind: kernel.NTK, Depth: 3}}
+	checkFD(t, specs, func() []metricCase { return ntkMetrics(r, d) }, x, n, d, alpha, c, xq, nq, 1e-4, true, ", at centres")
 }
 
 // The blocked AGOP with the second coefficient block equals the direct sum
@@ -135,14 +173,14 @@ func TestNTKGradientAtCentres(t *testing.T) {
 func TestNTKComputeMatchesNaive(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 26))
 	n, d, c := 57, 5, 3
-	x := randn(r, n*d)
+	x := testutil.Randn(r, n*d)
 	copy(x[d:2*d], x[:d]) // duplicate of row 0
 	for k := 0; k < d; k++ {
 		x[2*d+k] = 2.5 * x[k]  // positive multiple of row 0
 		x[3*d+k] = -0.5 * x[k] // negative multiple of row 0
 		x[4*d+k] = 0           // zero row
 	}
-	alpha := randn(r, n*c)
+	alpha := testutil.Randn(r, n*c)
 	eval := []int{0, 1, 2, 3, 4, 5, 8, 13, 21, 34, 55}
 	for _, s := range []kernel.Spec{{Kind: kernel.NTK, Depth: 2}, {Kind: kernel.NNGP, Depth: 3}} {
 		for _, mt := range ntkMetrics(r, d) {
@@ -173,9 +211,9 @@ func TestNTKComputeMatchesNaive(t *testing.T) {
 func TestNTKGradientsMatchScalarFormula(t *testing.T) {
 	r := rand.New(rand.NewPCG(27, 28))
 	n, d, c := 20, 3, 2
-	x := randn(r, n*d)
-	alpha := randn(r, n*c)
-	xq := randn(r, d)
+	x := testutil.Randn(r, n*d)
+	alpha := testutil.Randn(r, n*c)
+	xq := testutil.Randn(r, d)
 	s := kernel.Spec{Kind: kernel.NTK, Depth: 4}
 	mt := ntkMetrics(r, d)[2]
 	p := predictor(t, s, mt.kind, mt.m, x, n, d, alpha, c)
@@ -216,7 +254,7 @@ func TestNTKGradientsMatchScalarFormula(t *testing.T) {
 
 func TestNTKRejectsShiftedMetric(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
-	p := predictor(t, kernel.Spec{Kind: kernel.NTK, Depth: 2}, kernel.Identity, nil, randn(r, 20), 10, 2, randn(r, 10), 1)
+	p := predictor(t, kernel.Spec{Kind: kernel.NTK, Depth: 2}, kernel.Identity, nil, testutil.Randn(r, 20), 10, 2, testutil.Randn(r, 10), 1)
 	p.Map.Shift = []float64{0, 0} // zero shift is harmless
 	if _, err := Compute(context.Background(), p, []int{1, 2}, Options{}); err != nil {
 		t.Errorf("zero shift rejected: %v", err)
@@ -240,30 +278,13 @@ func TestNTKRejectsShiftedMetric(t *testing.T) {
 func TestNTKComputeFloat32(t *testing.T) {
 	r := rand.New(rand.NewPCG(29, 30))
 	n, d, c := 300, 6, 2
-	x := randn(r, n*d)
+	x := testutil.Randn(r, n*d)
 	copy(x[d:2*d], x[:d]) // a duplicate
-	eval := make([]int, n)
-	for i := range eval {
-		eval[i] = i
-	}
+	eval := allRows(n)
 	for _, s := range []kernel.Spec{{Kind: kernel.NTK, Depth: 1}, {Kind: kernel.NTK, Depth: 5}, {Kind: kernel.NNGP, Depth: 2}} {
 		for _, mt := range ntkMetrics(r, d) {
-			p := predictor(t, s, mt.kind, mt.m, x, n, d, randn(r, n*c), c)
-			want, err := Compute(context.Background(), p, eval, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := Compute(context.Background(), p, eval, Options{Float32: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			scale, worst := 0.0, 0.0
-			for _, v := range want {
-				scale = math.Max(scale, math.Abs(v))
-			}
-			for i := range want {
-				worst = math.Max(worst, math.Abs(got[i]-want[i])/scale)
-			}
+			p := predictor(t, s, mt.kind, mt.m, x, n, d, testutil.Randn(r, n*c), c)
+			worst := float32Worst(t, p, eval)
 			t.Logf("%s %s: float32 vs float64 worst relative difference %.2e", s, mt.kind, worst)
 			if worst > 1e-6 {
 				t.Errorf("%s %s: float32 AGOP differs by %.2e relative > 1e-6", s, mt.kind, worst)

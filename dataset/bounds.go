@@ -9,9 +9,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/rfmkit/rfm/internal/sysmem"
 )
 
 // Bounds on what a reader accepts, so that hostile or mistaken input (an
@@ -34,29 +35,12 @@ const cellCost = 24
 // context.
 const checkChunk = 64 << 10
 
-// memAvailable reads MemAvailable from /proc/meminfo, as solve.Plan does.
-func memAvailable() (uint64, bool) {
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0, false
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemAvailable:" {
-			kb, err := strconv.ParseUint(f[1], 10, 64)
-			if err == nil {
-				return kb * 1024, true
-			}
-		}
-	}
-	return 0, false
-}
-
 // DefaultMemoryBudget is the budget a read gets when ReadOptions.MemoryBudget
 // is 0: a third of the memory available now (a buffer growing to the budget
 // briefly holds 1.5 times it, and the fit needs the rest); 0 (no budget)
 // when that cannot be read.
 func DefaultMemoryBudget() uint64 {
-	avail, ok := memAvailable()
+	avail, ok := sysmem.Available()
 	if !ok {
 		return 0
 	}
@@ -97,19 +81,7 @@ func (l *limits) cellsFit(extra uint64, cells uint64) bool {
 // budgetError says which bound the table broke; at names the place ("line
 // 12", "row 5", ...) or is empty.
 func (l *limits) budgetError(name, what string) error {
-	return &ParseError{File: name, Msg: fmt.Sprintf("%s exceeds the memory budget for reading (%s); use a smaller table or raise the budget (rfm: --memory-limit)", what, human(l.budget))}
-}
-
-func human(b uint64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", b)
+	return &ParseError{File: name, Msg: fmt.Sprintf("%s exceeds the memory budget for reading (%s); use a smaller table or raise the budget (rfm: --memory-limit)", what, sysmem.Human(l.budget))}
 }
 
 // badByteError reports the first byte of a text input that cannot be in a
@@ -245,7 +217,7 @@ func (c *textChecker) check(data []byte) (int, error) {
 		seg = seg[k+1:]
 	}
 	if c.maxBytes > 0 && c.n+uint64(end) > c.maxBytes {
-		return 0, &ParseError{File: c.name, Line: c.line, Msg: fmt.Sprintf("the input exceeds the memory budget for reading (%s) after %d bytes; use a smaller table or raise the budget (rfm: --memory-limit)", human(c.maxBytes), c.n)}
+		return 0, &ParseError{File: c.name, Line: c.line, Msg: fmt.Sprintf("the input exceeds the memory budget for reading (%s) after %d bytes; use a smaller table or raise the budget (rfm: --memory-limit)", sysmem.Human(c.maxBytes), c.n)}
 	}
 	c.n += uint64(end)
 	if b, ok := bad.(*badByteError); ok {

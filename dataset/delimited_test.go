@@ -12,6 +12,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/rfmkit/rfm/internal/testutil"
 )
 
 func TestReadFixture(t *testing.T) {
@@ -399,18 +401,12 @@ func TestParseErrorFormat(t *testing.T) {
 
 // wideCSV builds an n×d numeric CSV with one categorical column.
 func wideCSV(n, d int) []byte {
-	var b bytes.Buffer
-	for j := 0; j < d; j++ {
-		fmt.Fprintf(&b, "c%d,", j)
-	}
-	b.WriteString("cat\n")
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			fmt.Fprintf(&b, "%.6g,", float64(i*d+j)*0.001)
+	return testutil.CSV(n, d, "cat", func(i, j int) string {
+		if j < d {
+			return fmt.Sprintf("%.6g", float64(i*d+j)*0.001)
 		}
-		fmt.Fprintf(&b, "k%d\n", i%7)
-	}
-	return b.Bytes()
+		return fmt.Sprintf("k%d", i%7)
+	})
 }
 
 // TestReadLarge reads 100k rows × 50 columns and checks the shape; its

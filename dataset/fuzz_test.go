@@ -51,6 +51,28 @@ func checkErr(t *testing.T, err error) {
 // exercised.
 const fuzzBudget = 64 << 20
 
+// checkRead reads data as the file name under the fuzz budget: an error
+// must pass checkErr and a table checkTable. It returns the table, or nil
+// after an error.
+func checkRead(t *testing.T, data []byte, name string, opt ReadOptions) *Table {
+	t.Helper()
+	opt.MemoryBudget = fuzzBudget
+	tab, err := Read(bytes.NewReader(data), name, opt)
+	if err != nil {
+		checkErr(t, err)
+		return nil
+	}
+	checkTable(t, tab)
+	return tab
+}
+
+// fuzzRead fuzzes Read of inputs named name (the name picks the format).
+func fuzzRead(f *testing.F, name string) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkRead(t, data, name, ReadOptions{})
+	})
+}
+
 func FuzzReadCSV(f *testing.F) {
 	for _, s := range []string{
 		"a,b\n1,2\n",
@@ -69,12 +91,7 @@ func FuzzReadCSV(f *testing.F) {
 		f.Add([]byte(s), true)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, noHeader bool) {
-		tab, err := Read(bytes.NewReader(data), "f.csv", ReadOptions{NoHeader: noHeader, MemoryBudget: fuzzBudget})
-		if err != nil {
-			checkErr(t, err)
-			return
-		}
-		checkTable(t, tab)
+		checkRead(t, data, "f.csv", ReadOptions{NoHeader: noHeader})
 	})
 }
 
@@ -93,13 +110,7 @@ func FuzzReadLIBSVM(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tab, err := Read(bytes.NewReader(data), "f.svm", ReadOptions{MemoryBudget: fuzzBudget})
-		if err != nil {
-			checkErr(t, err)
-			return
-		}
-		checkTable(t, tab)
-		if tab.Columns[0].Name != "label" {
+		if tab := checkRead(t, data, "f.svm", ReadOptions{}); tab != nil && tab.Columns[0].Name != "label" {
 			t.Fatalf("first column %q", tab.Columns[0].Name)
 		}
 	})
@@ -113,14 +124,7 @@ func FuzzReadNPY(f *testing.F) {
 	f.Add(npyBytes(1, "|O", false, "(1,)", make([]byte, 8)))
 	f.Add(npyBytes(1, "<f8", false, "(1, 1, 1)", make([]byte, 8)))
 	f.Add([]byte("\x93NUMPY\x01\x00\x05\x00{'a':"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		tab, err := Read(bytes.NewReader(data), "f.npy", ReadOptions{MemoryBudget: fuzzBudget})
-		if err != nil {
-			checkErr(t, err)
-			return
-		}
-		checkTable(t, tab)
-	})
+	fuzzRead(f, "f.npy")
 }
 
 // FuzzReadParquet: a corrupt Parquet file is an error, never a panic or an
@@ -135,14 +139,7 @@ func FuzzReadParquet(f *testing.F) {
 	f.Add(withFooterLength(good, 1<<31))
 	f.Add(withFooterLength(good, uint32(len(good)-12)))
 	f.Add(good[:len(good)-3])
-	f.Fuzz(func(t *testing.T, data []byte) {
-		tab, err := Read(bytes.NewReader(data), "f.parquet", ReadOptions{MemoryBudget: fuzzBudget})
-		if err != nil {
-			checkErr(t, err)
-			return
-		}
-		checkTable(t, tab)
-	})
+	fuzzRead(f, "f.parquet")
 }
 
 // FuzzReadNPZ: the zip container of .npz files (the NPY fuzz target names
@@ -154,14 +151,7 @@ func FuzzReadNPZ(f *testing.F) {
 	f.Add(npzBytes(tt, zip.Store, map[string][]byte{"x.npy": x, "y.npy": y}))
 	f.Add(npzBytes(tt, zip.Deflate, map[string][]byte{"x.npy": x}))
 	f.Add(npzBytes(tt, zip.Store, map[string][]byte{"notes.txt": []byte("hi")}))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		tab, err := Read(bytes.NewReader(data), "f.npz", ReadOptions{MemoryBudget: fuzzBudget})
-		if err != nil {
-			checkErr(t, err)
-			return
-		}
-		checkTable(t, tab)
-	})
+	fuzzRead(f, "f.npz")
 }
 
 // FuzzReadGzip: compressed input, damaged anywhere (header, data, trailer,
@@ -183,14 +173,7 @@ func FuzzReadGzip(f *testing.F) {
 	f.Add(gz("a,b\n1,x\n", "2,y\n"))
 	f.Add(gz(string(make([]byte, 1<<12))))
 	f.Add([]byte{0x1f, 0x8b})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		tab, err := Read(bytes.NewReader(data), "f.csv.gz", ReadOptions{MemoryBudget: fuzzBudget})
-		if err != nil {
-			checkErr(t, err)
-			return
-		}
-		checkTable(t, tab)
-	})
+	fuzzRead(f, "f.csv.gz")
 }
 
 // TestParseCellMatchesStrconv checks the decimal fast path against

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/rfmkit/rfm/internal/sysmem"
 )
 
 // maxDenseCells and maxFeatures bound the dense table built from sparse
@@ -113,7 +115,7 @@ func readLIBSVM(in *bufio.Reader, name string, p *plan, lim *limits) (*Table, er
 		return nil, &ParseError{File: name, Msg: fmt.Sprintf("%d rows × %d features is too large to densify (limit %d cells)", n, maxIdx, maxDenseCells)}
 	}
 	if !lim.cellsFit(0, uint64(n)*uint64(maxIdx+1)) {
-		return nil, &ParseError{File: name, Msg: fmt.Sprintf("%d rows × %d features is too large to densify within the memory budget for reading (%s); use fewer rows or features or raise the budget (rfm: --memory-limit)", n, maxIdx, human(lim.budget))}
+		return nil, &ParseError{File: name, Msg: fmt.Sprintf("%d rows × %d features is too large to densify within the memory budget for reading (%s); use fewer rows or features or raise the budget (rfm: --memory-limit)", n, maxIdx, sysmem.Human(lim.budget))}
 	}
 	rowStart = append(rowStart, len(idxs))
 

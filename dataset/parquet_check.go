@@ -7,6 +7,8 @@ import (
 	"io"
 
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/rfmkit/rfm/internal/sysmem"
 )
 
 // parquet-go decodes the footer and the page headers (Thrift compact
@@ -93,12 +95,7 @@ func (s *thriftScan) value(typ byte, depth int) error {
 			return errThriftShort
 		}
 		for ; n > 0; n-- {
-			if et == 1 || et == 2 {
-				err = s.skipBytes(1)
-			} else {
-				err = s.value(et, depth+1)
-			}
-			if err != nil {
+			if err := s.element(et, depth+1); err != nil {
 				return err
 			}
 		}
@@ -117,12 +114,7 @@ func (s *thriftScan) value(typ byte, depth int) error {
 		}
 		for ; n > 0; n-- {
 			for _, et := range []byte{kv >> 4, kv & 0x0f} {
-				if et == 1 || et == 2 {
-					err = s.skipBytes(1)
-				} else {
-					err = s.value(et, depth+1)
-				}
-				if err != nil {
+				if err := s.element(et, depth+1); err != nil {
 					return err
 				}
 			}
@@ -132,6 +124,15 @@ func (s *thriftScan) value(typ byte, depth int) error {
 		return s.structure(depth+1, nil)
 	}
 	return fmt.Errorf("unknown thrift type %d", typ)
+}
+
+// element skips one list, set or map element of type et: in a collection
+// the compact protocol writes a boolean as a byte of its own.
+func (s *thriftScan) element(et byte, depth int) error {
+	if et == 1 || et == 2 {
+		return s.skipBytes(1)
+	}
+	return s.value(et, depth)
 }
 
 // structure skips a struct; field, if not nil, sees each top-level field
@@ -235,7 +236,7 @@ func checkParquetPages(ra io.ReaderAt, md *format.FileMetaData, lim *limits) err
 				}
 				uncompressed += uint64(usize)
 				if lim.budget > 0 && uncompressed > lim.budget {
-					return fmt.Errorf("pages of %d bytes uncompressed exceed the memory budget for reading (%s)", uncompressed, human(lim.budget))
+					return fmt.Errorf("pages of %d bytes uncompressed exceed the memory budget for reading (%s)", uncompressed, sysmem.Human(lim.budget))
 				}
 				pos += hdrLen + csize
 			}

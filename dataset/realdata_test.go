@@ -21,14 +21,7 @@ func TestReadUCI(t *testing.T) {
 	if tab.NRows() != 4177 || len(tab.Columns) != 9 || tab.Columns[0].Name != "f1" {
 		t.Fatalf("got %d rows, columns %v", tab.NRows(), tab.Names())
 	}
-	y, err := tab.TargetColumn("clase")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, err := FitTarget(y, TaskAuto)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, tg := fitTarget(t, tab, "clase")
 	if tg.Task != TaskClassification || len(tg.Classes) != 3 {
 		t.Errorf("target %+v", tg)
 	}

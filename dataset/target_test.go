@@ -168,12 +168,11 @@ func TestTargetClassification(t *testing.T) {
 	}
 }
 
-func TestTargetFromFixture(t *testing.T) {
-	tab, err := ReadFile("testdata/mixed.csv", ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := tab.TargetColumn("y")
+// fitTarget takes the column name of tab as the target and fits it with
+// TaskAuto, failing the test on an error.
+func fitTarget(t *testing.T, tab *Table, name string) (*Column, *Target) {
+	t.Helper()
+	c, err := tab.TargetColumn(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,6 +180,15 @@ func TestTargetFromFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c, tg
+}
+
+func TestTargetFromFixture(t *testing.T) {
+	tab, err := ReadFile("testdata/mixed.csv", ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, tg := fitTarget(t, tab, "y")
 	_, idx, err := tg.Encode(c)
 	if err != nil || !reflect.DeepEqual(tg.Classes, []string{"no", "yes"}) || !reflect.DeepEqual(idx, []int{1, 0, 1, 0, 1, 0}) {
 		t.Errorf("classes %q idx %v err %v", tg.Classes, idx, err)

@@ -26,12 +26,17 @@ func touched(n int) []float64 {
 	return out
 }
 
+// laplace20000 is the data of the 20 000-row benchmarks: n, d = 100, the
+// points and a touched n×n output block.
+func laplace20000() (n, d int, z, out []float64) {
+	n, d = 20000, 100
+	return n, d, benchData(n, d), touched(n * n)
+}
+
 // BenchmarkLaplaceBlock20000 is the figure: a 20 000 × 20 000
 // Laplace block with d = 100 in float64 (GEMM + fused element-wise pass).
 func BenchmarkLaplaceBlock20000(b *testing.B) {
-	n, d := 20000, 100
-	z := benchData(n, d)
-	out := touched(n * n)
+	n, d, z, out := laplace20000()
 	s := DefaultSpec()
 	for b.Loop() {
 		Cross(s, NewPoints(z, n, d), NewPoints(z, n, d), out, n)
@@ -40,9 +45,7 @@ func BenchmarkLaplaceBlock20000(b *testing.B) {
 
 // BenchmarkLaplaceSymmetric20000: the training matrix, lower triangle only.
 func BenchmarkLaplaceSymmetric20000(b *testing.B) {
-	n, d := 20000, 100
-	z := benchData(n, d)
-	out := touched(n * n)
+	n, d, z, out := laplace20000()
 	s := DefaultSpec()
 	for b.Loop() {
 		if err := Symmetric(context.Background(), s, NewPoints(z, n, d), out, n); err != nil {

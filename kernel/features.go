@@ -191,41 +191,34 @@ func (fm *FeatureMap) Map(x []float64, n int) Points[float64] {
 			}
 		}
 	}
-	switch fm.Form {
-	case Diagonal:
-		for i := 0; i < n; i++ {
-			row := z[i*d : i*d+d]
-			for j := range row {
-				row[j] *= fm.root[j]
-			}
-		}
-	case Full:
-		out := make([]float64, n*d)
-		linalg.Gemm(false, false, n, d, d, 1, z, d, fm.root, d, 0, out, d)
-		z = out
-	}
-	return NewPoints(z, n, d)
+	return NewPoints(fm.timesRoot(z, n), n, d)
 }
 
 // ToInput maps gradients g (rows of D values, with respect to mapped
 // coordinates) back to input coordinates: ∇ₓ = S·g, the row g·S since S is
 // symmetric. It may work in place and returns the result.
 func (fm *FeatureMap) ToInput(g []float64, rows int) []float64 {
+	return fm.timesRoot(g, rows)
+}
+
+// timesRoot returns the rows of v (rows×D) times S: in place for a
+// diagonal S, in a new slice for a full one, v itself for the identity.
+func (fm *FeatureMap) timesRoot(v []float64, rows int) []float64 {
 	d := fm.D
 	switch fm.Form {
 	case Diagonal:
 		for i := 0; i < rows; i++ {
-			row := g[i*d : i*d+d]
+			row := v[i*d : i*d+d]
 			for t := range row {
 				row[t] *= fm.root[t]
 			}
 		}
 	case Full:
 		out := make([]float64, rows*d)
-		linalg.Gemm(false, false, rows, d, d, 1, g, d, fm.root, d, 0, out, d)
+		linalg.Gemm(false, false, rows, d, d, 1, v, d, fm.root, d, 0, out, d)
 		return out
 	}
-	return g
+	return v
 }
 
 // SqrtPSD returns the symmetric square root of the symmetric part of a d×d

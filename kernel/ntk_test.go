@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/rfmkit/rfm/internal/testutil"
 )
 
 // unitPair returns x = (1, 0, 0) and a unit z with xᵀz = ρ.
@@ -66,14 +68,6 @@ func TestNTKSpecVectors(t *testing.T) {
 	}
 }
 
-func randVec(r *rand.Rand, n int) []float64 {
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = r.NormFloat64()
-	}
-	return v
-}
-
 // K(s·x, t·z) = s·t·K(x, z) for s, t > 0; zero rows give 0, not NaN.
 // The cosine is scale-free up to round-off (1e-16), so the check is to
 // 1e-13 relative.
@@ -82,7 +76,7 @@ func TestNTKHomogeneityAndZero(t *testing.T) {
 	d := 6
 	for _, s := range []Spec{{Kind: NTK, Depth: 1}, {Kind: NTK, Depth: 3}, {Kind: NNGP, Depth: 4}} {
 		for trial := 0; trial < 20; trial++ {
-			x, z := randVec(r, d), randVec(r, d)
+			x, z := testutil.Randn(r, d), testutil.Randn(r, d)
 			a, b := math.Exp(2*r.NormFloat64()), math.Exp(2*r.NormFloat64())
 			xs, zs := make([]float64, d), make([]float64, d)
 			for i := range x {
@@ -94,7 +88,7 @@ func TestNTKHomogeneityAndZero(t *testing.T) {
 			}
 		}
 		zero := make([]float64, d)
-		x := randVec(r, d)
+		x := testutil.Randn(r, d)
 		for _, pair := range [][2][]float64{{zero, x}, {x, zero}, {zero, zero}} {
 			if k := cross1(s, pair[0], pair[1]); k != 0 {
 				t.Errorf("%s: K with a zero vector = %v, want 0", s, k)
@@ -107,7 +101,7 @@ func TestNTKHomogeneityAndZero(t *testing.T) {
 		}
 		// A zero row in a symmetric training block: zero row and diagonal.
 		n := 4
-		zz := append(randVec(r, 2*d), append(make([]float64, d), randVec(r, d)...)...)
+		zz := append(testutil.Randn(r, 2*d), append(make([]float64, d), testutil.Randn(r, d)...)...)
 		out := make([]float64, n*n)
 		if err := Symmetric(context.Background(), s, NewPoints(zz, n, d), out, n); err != nil {
 			t.Fatal(err)
@@ -185,68 +179,25 @@ func TestNTKGradAtCone(t *testing.T) {
 func TestNTKMahalanobisMatchesDirect(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	d, na, nb := 5, 6, 7
-	xa, xb := randVec(r, na*d), randVec(r, nb*d)
-	full := randPSD(r, d)
-	diag := []float64{0.5, 2, 0, 1, 3}
-	for _, tc := range []struct {
-		kind Form
-		m    []float64
-	}{{Identity, nil}, {Diagonal, diag}, {Full, full}} {
-		mt, err := NewFeatureMap(FeatureMatrix{Form: tc.kind, D: d, Values: tc.m}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dense := make([]float64, d*d)
-		for i := 0; i < d; i++ {
-			switch tc.kind {
-			case Identity:
-				dense[i*d+i] = 1
-			case Diagonal:
-				dense[i*d+i] = diag[i]
-			case Full:
-				copy(dense[i*d:i*d+d], full[i*d:i*d+d])
-			}
-		}
-		form := func(u, v []float64) float64 {
-			s := 0.0
-			for a := 0; a < d; a++ {
-				for b := 0; b < d; b++ {
-					s += u[a] * dense[a*d+b] * v[b]
-				}
-			}
-			return s
-		}
-		za, zb := mt.Map(xa, na), mt.Map(xb, nb)
-		for _, s := range []Spec{{Kind: NTK, Depth: 2}, {Kind: NNGP, Depth: 3}} {
-			out := make([]float64, na*nb)
-			Cross(s, za, zb, out, nb)
-			for i := 0; i < na; i++ {
-				for j := 0; j < nb; j++ {
-					u, v := xa[i*d:i*d+d], xb[j*d:j*d+d]
-					want := s.DotValue(form(u, v), form(u, u), form(v, v))
-					if math.Abs(out[i*nb+j]-want) > 1e-10*(1+math.Abs(want)) {
-						t.Fatalf("%s %s (%d,%d): %v want %v", tc.kind, s, i, j, out[i*nb+j], want)
-					}
-				}
-			}
-		}
-	}
+	xa, xb := testutil.Randn(r, na*d), testutil.Randn(r, nb*d)
+	full := testutil.RandPSD(r, d)
+	specs := []Spec{{Kind: NTK, Depth: 2}, {Kind: NNGP, Depth: 3}}
+	checkMahalanobis(t, specs, xa, xb, na, nb, d, full, nil, func(s Spec, m, u, v []float64) (float64, float64) {
+		w := s.DotValue(quadForm(m, d, u, v), quadForm(m, d, u, u), quadForm(m, d, v, v))
+		return w, 1e-10 * (1 + math.Abs(w))
+	})
 }
 
 func TestNTKSymmetricMatchesCross(t *testing.T) {
-	defer func(r, c int) { blockRows, blockCols = r, c }(blockRows, blockCols)
-	blockRows, blockCols = 37, 53
+	smallTiles(t)
 	r := rand.New(rand.NewPCG(11, 12))
 	n, d := 200, 4
-	z := randVec(r, n*d)
+	z := testutil.Randn(r, n*d)
 	norms := Norms(z, n, d)
 	for _, s := range []Spec{{Kind: NTK, Depth: 3}, {Kind: NNGP, Depth: 2}} {
-		sym := make([]float64, n*n)
-		if err := Symmetric(context.Background(), s, NewPoints(z, n, d), sym, n); err != nil {
-			t.Fatal(err)
-		}
-		full := make([]float64, n*n)
-		Cross(s, NewPoints(z, n, d), NewPoints(z, n, d), full, n)
+		// float32 storage: inner products to ~1e-7 relative, K smooth in
+		// them: 1e-5 relative to the diagonal scale ‖z‖² ≈ d.
+		sym, full := symmetricVsCross(t, s, z, n, d, 1e-5*float64(d)*s.SelfValue())
 		for i := 0; i < n; i++ {
 			// Exact diagonal: (Depth+1)‖z‖² (NTK), ‖z‖² (NNGP). The one
 			// computed from the GEMM has a cosine off 1 by an ulp or two,
@@ -255,28 +206,6 @@ func TestNTKSymmetricMatchesCross(t *testing.T) {
 			want := s.SelfValue() * norms[i]
 			if sym[i*n+i] != want || math.Abs(full[i*n+i]-want) > 1e-7*want {
 				t.Fatalf("%s diagonal %d = %v (cross %v), want %v", s, i, sym[i*n+i], full[i*n+i], want)
-			}
-			for j := 0; j < i; j++ {
-				if math.Abs(sym[i*n+j]-full[i*n+j]) > 1e-13 {
-					t.Fatalf("%s (%d,%d): %v vs %v", s, i, j, sym[i*n+j], full[i*n+j])
-				}
-			}
-		}
-		// float32 storage: inner products to ~1e-7 relative, K smooth in
-		// them: 1e-5 relative to the diagonal scale ‖z‖² ≈ d.
-		z32 := make([]float32, n*d)
-		for i, v := range z {
-			z32[i] = float32(v)
-		}
-		sym32 := make([]float32, n*n)
-		if err := Symmetric(context.Background(), s, NewPoints(z32, n, d), sym32, n); err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i < n; i++ {
-			for j := 0; j <= i; j++ {
-				if math.Abs(float64(sym32[i*n+j])-full[i*n+j]) > 1e-5*float64(d)*s.SelfValue() {
-					t.Fatalf("%s float32 (%d,%d): %v vs %v", s, i, j, sym32[i*n+j], full[i*n+j])
-				}
 			}
 		}
 	}
@@ -287,7 +216,7 @@ func TestNTKSymmetricMatchesCross(t *testing.T) {
 func TestGradCoefBlocks(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	na, nb, d := 5, 9, 3
-	a, b := randVec(r, na*d), randVec(r, nb*d)
+	a, b := testutil.Randn(r, na*d), testutil.Randn(r, nb*d)
 	pa, pb := Norms(a, na, d), Norms(b, nb, d)
 	for _, s := range []Spec{DefaultSpec(), {Kind: NTK, Depth: 2}, {Kind: NNGP, Depth: 1}} {
 		outA, outB := make([]float64, na*nb), make([]float64, na*nb)
@@ -345,20 +274,8 @@ func TestNTKValidate(t *testing.T) {
 func TestNTKSymApplyMatchesApply(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 16))
 	n, d, k := 1300, 3, 2 // two 1024-row tiles, the second ragged
-	z, alpha := randVec(r, n*d), randVec(r, n*k)
+	z, alpha := testutil.Randn(r, n*d), testutil.Randn(r, n*k)
 	for _, s := range []Spec{{Kind: NTK, Depth: 3}, {Kind: NNGP, Depth: 1}} {
-		want, err := Apply(context.Background(), s, NewPoints(z, n, d), NewPoints(z, n, d), alpha, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := SymApply(context.Background(), s, NewPoints(z, n, d), alpha, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range want {
-			if math.Abs(got[i]-want[i]) > 1e-6*(1+math.Abs(want[i])) {
-				t.Fatalf("%s entry %d: %v vs %v", s, i, got[i], want[i])
-			}
-		}
+		checkSymApply(t, s, NewPoints(z, n, d), alpha, k, func(w float64) float64 { return 1e-6 * (1 + math.Abs(w)) })
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rfmkit/rfm/internal/linalg"
+	"github.com/rfmkit/rfm/internal/testutil"
 )
 
 // denseEntries is E(Q, C) computed whole with the parallel block passes,
@@ -34,7 +35,7 @@ func TestProductMatchesDense(t *testing.T) {
 	rhsBytes = 8 * 16 * 3 // 3 columns of R per chunk
 	r := rand.New(rand.NewPCG(11, 12))
 	nq, nc, d, w, split := 30, 53, 4, 8, 5
-	q, c, rm := randVec(r, nq*d), randVec(r, nc*d), randVec(r, nc*w)
+	q, c, rm := testutil.Randn(r, nq*d), testutil.Randn(r, nc*d), testutil.Randn(r, nc*w)
 	specs := []Spec{DefaultSpec(), {Kind: Gaussian, Bandwidth: 2}, {Kind: GenLaplace, Bandwidth: 3, Exponent: 1.5}, {Kind: NTK, Depth: 2}}
 	generated := RHS[float64]{Gen: func(c0, c1, j0, j1 int, dst []float64) {
 		ld := j1 - j0
@@ -83,10 +84,10 @@ func TestProductCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r := rand.New(rand.NewPCG(1, 1))
-	q := randVec(r, 40)
+	q := testutil.Randn(r, 40)
 	out := make([]float64, 10)
 	p := NewPoints(q, 10, 4)
-	err := Product(ctx, DefaultSpec(), Values, p, p, Stored(randVec(r, 10)), 1, 0, out)
+	err := Product(ctx, DefaultSpec(), Values, p, p, Stored(testutil.Randn(r, 10)), 1, 0, out)
 	if err != context.Canceled {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -98,7 +99,7 @@ func TestProductCancelled(t *testing.T) {
 func TestApply32MatchesApply(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	nq, nc, d, k := 50, 300, 6, 2
-	q, c, alpha := randVec(r, nq*d), randVec(r, nc*d), randVec(r, nc*k)
+	q, c, alpha := testutil.Randn(r, nq*d), testutil.Randn(r, nc*d), testutil.Randn(r, nc*k)
 	for _, s := range []Spec{DefaultSpec(), {Kind: Gaussian, Bandwidth: 3}, {Kind: NTK, Depth: 1}} {
 		want, err := Apply(context.Background(), s, NewPoints(q, nq, d), NewPoints(c, nc, d), alpha, k)
 		if err != nil {

@@ -260,6 +260,17 @@ func TestAUCMatchesPairCount(t *testing.T) {
 	}
 }
 
+// absentClass is four rows of three classes in which class 2 never occurs
+// (TestMacroAUC, TestEvaluateClassification).
+func absentClass() (yTrue []int, prob []float64) {
+	return []int{0, 1, 0, 1}, []float64{
+		0.6, 0.2, 0.2,
+		0.3, 0.3, 0.4,
+		0.5, 0.4, 0.1,
+		0.1, 0.1, 0.8,
+	}
+}
+
 func TestMacroAUC(t *testing.T) {
 	// Three classes, rows sum to 1.
 	//   class 0: positive 0.7 vs 0.2, 0.1, 0.3 → 1
@@ -290,13 +301,7 @@ func TestMacroAUC(t *testing.T) {
 	// Class 2 never occurs: it is NaN per class and skipped in the mean.
 	//   class 0: positives 0.6, 0.5 vs 0.3, 0.1 → 1
 	//   class 1: positives 0.3, 0.1 vs 0.2, 0.4 → (1+0+0+0)/4 = 1/4
-	yTrue = []int{0, 1, 0, 1}
-	prob = []float64{
-		0.6, 0.2, 0.2,
-		0.3, 0.3, 0.4,
-		0.5, 0.4, 0.1,
-		0.1, 0.1, 0.8,
-	}
+	yTrue, prob = absentClass()
 	per, err = OneVsRestAUC(yTrue, prob, 3)
 	if err != nil {
 		t.Fatal(err)

@@ -10,13 +10,7 @@ import (
 func TestEvaluateClassification(t *testing.T) {
 	// Same data as TestMacroAUC's absent-class case: argmax predictions are
 	// 0, 2, 0, 2 → accuracy 2/4; AUC (1 + 1/4)/2; class 2 skipped.
-	yTrue := []int{0, 1, 0, 1}
-	prob := []float64{
-		0.6, 0.2, 0.2,
-		0.3, 0.3, 0.4,
-		0.5, 0.4, 0.1,
-		0.1, 0.1, 0.8,
-	}
+	yTrue, prob := absentClass()
 	r, err := EvaluateClassification(yTrue, nil, prob, 3, []string{"a", "b", "c"})
 	if err != nil {
 		t.Fatal(err)

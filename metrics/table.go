@@ -218,23 +218,19 @@ func Summarize(t *Table, missing Missing) ([]Summary, error) {
 
 // SortByFriedman orders s by Friedman rank, best (lowest) first; ties go to
 // the higher average accuracy, then to the classifier name.
-func SortByFriedman(s []Summary) {
-	slices.SortStableFunc(s, func(x, y Summary) int {
-		return cmp.Or(
-			cmp.Compare(x.FriedmanRank, y.FriedmanRank),
-			cmp.Compare(y.Average, x.Average),
-			strings.Compare(x.Classifier, y.Classifier))
-	})
-}
+func SortByFriedman(s []Summary) { sortSummaries(s, byRank, byAverage) }
 
 // SortByAverage orders s by average accuracy, best (highest) first; ties go
 // to the lower Friedman rank, then to the classifier name.
-func SortByAverage(s []Summary) {
+func SortByAverage(s []Summary) { sortSummaries(s, byAverage, byRank) }
+
+func byRank(x, y Summary) int    { return cmp.Compare(x.FriedmanRank, y.FriedmanRank) }
+func byAverage(x, y Summary) int { return cmp.Compare(y.Average, x.Average) }
+
+// sortSummaries sorts s stably by first, then second, then name.
+func sortSummaries(s []Summary, first, second func(x, y Summary) int) {
 	slices.SortStableFunc(s, func(x, y Summary) int {
-		return cmp.Or(
-			cmp.Compare(y.Average, x.Average),
-			cmp.Compare(x.FriedmanRank, y.FriedmanRank),
-			strings.Compare(x.Classifier, y.Classifier))
+		return cmp.Or(first(x, y), second(x, y), strings.Compare(x.Classifier, y.Classifier))
 	})
 }
 

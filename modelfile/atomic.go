@@ -2,6 +2,7 @@ package modelfile
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,31 @@ import (
 func WriteFileAtomic(path string, f *File) error {
 	// Validated before anything is created, so a bad File leaves no trace.
 	return WriteFileAtomicContext(context.Background(), path, f)
+}
+
+// Model is a model type that packs itself, with the caller's extra JSON
+// sections, into a File (rfm.Model, tree.Model).
+type Model interface {
+	ToFile(extra map[string]json.RawMessage) (*File, error)
+}
+
+// WriteModel writes m's file form to w: the Save method of a model type.
+func WriteModel(w io.Writer, m Model, extra map[string]json.RawMessage) error {
+	f, err := m.ToFile(extra)
+	if err != nil {
+		return err
+	}
+	return Write(w, f)
+}
+
+// WriteModelFile writes m's file form to path with WriteFileAtomic: the
+// SaveFile method of a model type.
+func WriteModelFile(path string, m Model, extra map[string]json.RawMessage) error {
+	f, err := m.ToFile(extra)
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, f)
 }
 
 // ReadFile opens path and reads it with Read.

@@ -1,6 +1,8 @@
 package modelfile
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,20 +12,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
-}
+	"github.com/rfmkit/rfm/internal/testutil"
+)
 
 func TestWriteAtomic(t *testing.T) {
 	errWrite := errors.New("boom")
@@ -75,7 +66,7 @@ func TestWriteAtomic(t *testing.T) {
 			if absent {
 				want = nil
 			}
-			if names := dirNames(t, dir); !slices.Equal(names, want) {
+			if names := testutil.DirNames(t, dir); !slices.Equal(names, want) {
 				t.Errorf("directory holds %q, want %q (temporary file left behind?)", names, want)
 			}
 		})
@@ -102,7 +93,7 @@ func TestWriteAtomicPanicLeavesNoTrace(t *testing.T) {
 	if got, _ := os.ReadFile(path); string(got) != "old" {
 		t.Errorf("content = %q, want the old file", got)
 	}
-	if names := dirNames(t, dir); !slices.Equal(names, []string{"m.rfm"}) {
+	if names := testutil.DirNames(t, dir); !slices.Equal(names, []string{"m.rfm"}) {
 		t.Errorf("directory holds %q", names)
 	}
 }
@@ -166,7 +157,7 @@ func TestWriteAtomicBadPaths(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.msg) {
 				t.Errorf("error = %v, want one containing %q", err, tt.msg)
 			}
-			if names := dirNames(t, dir); !slices.Equal(names, []string{"sub"}) {
+			if names := testutil.DirNames(t, dir); !slices.Equal(names, []string{"sub"}) {
 				t.Errorf("directory holds %q after a failed write", names)
 			}
 		})
@@ -204,7 +195,7 @@ func TestWriteFileAtomicRoundTrip(t *testing.T) {
 	if !errors.Is(err, ErrDuplicateName) || !strings.Contains(err.Error(), path) {
 		t.Errorf("error = %v, want %v naming the path", err, ErrDuplicateName)
 	}
-	if names := dirNames(t, dir); !slices.Equal(names, []string{"model.rfm"}) {
+	if names := testutil.DirNames(t, dir); !slices.Equal(names, []string{"model.rfm"}) {
 		t.Errorf("directory holds %q", names)
 	}
 	if _, err := ReadFile(path); err != nil {
@@ -297,7 +288,7 @@ func TestWriteAtomicDevicesAndPipes(t *testing.T) {
 	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
 		t.Fatalf("the FIFO was replaced: %v %v", fi, err)
 	}
-	if got := dirNames(t, dir); !slices.Equal(got, []string{"pipe"}) {
+	if got := testutil.DirNames(t, dir); !slices.Equal(got, []string{"pipe"}) {
 		t.Fatalf("directory holds %v, want only the pipe", got)
 	}
 	// A failing write never opens the pipe (opening would block here
@@ -315,7 +306,7 @@ func TestCheckWritable(t *testing.T) {
 	if err := CheckWritable(filepath.Join(dir, "ok.rfm")); err != nil {
 		t.Fatalf("writable directory: %v", err)
 	}
-	if got := dirNames(t, dir); len(got) != 0 {
+	if got := testutil.DirNames(t, dir); len(got) != 0 {
 		t.Fatalf("CheckWritable left %v behind", got)
 	}
 	if err := CheckWritable(dir); err == nil {
@@ -328,5 +319,48 @@ func TestCheckWritable(t *testing.T) {
 	os.Mkdir(ro, 0o555)
 	if err := CheckWritable(filepath.Join(ro, "x.rfm")); err == nil {
 		t.Fatal("a read-only directory was accepted")
+	}
+}
+
+// packer is a Model whose file form is fixed, or an error.
+type packer struct{ err error }
+
+func (p packer) ToFile(extra map[string]json.RawMessage) (*File, error) {
+	if p.err != nil {
+		return nil, p.err
+	}
+	return &File{Kind: "test.Model", Meta: extra["m"]}, nil
+}
+
+// WriteModel and WriteModelFile write what ToFile packs, and pass its error
+// on without writing anything.
+func TestWriteModel(t *testing.T) {
+	extra := map[string]json.RawMessage{"m": json.RawMessage(`{"a":1}`)}
+	var buf bytes.Buffer
+	if err := WriteModel(&buf, packer{}, extra); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Read(&buf)
+	if err != nil || f.Kind != "test.Model" || string(f.Meta) != `{"a":1}` {
+		t.Fatalf("read back %+v, %v", f, err)
+	}
+	boom := errors.New("boom")
+	buf.Reset()
+	if err := WriteModel(&buf, packer{boom}, nil); !errors.Is(err, boom) || buf.Len() != 0 {
+		t.Errorf("ToFile error: %v, %d bytes written", err, buf.Len())
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.rfm")
+	if err := WriteModelFile(path, packer{boom}, nil); !errors.Is(err, boom) {
+		t.Errorf("ToFile error: %v", err)
+	}
+	if names := testutil.DirNames(t, dir); len(names) != 0 {
+		t.Errorf("a failed write left %v", names)
+	}
+	if err := WriteModelFile(path, packer{}, extra); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := ReadFile(path); err != nil || f.Kind != "test.Model" {
+		t.Errorf("read back %+v, %v", f, err)
 	}
 }

@@ -121,6 +121,20 @@ func (f *File) Array(name string) (*Array, bool) {
 	return nil, false
 }
 
+// DecodeMeta checks that f holds the given kind and decodes its JSON
+// metadata into meta, the first step of every model type's FromFile. what
+// names the kind in the message ("an RFM model"), section the metadata
+// ("model" gives "model metadata: …").
+func (f *File) DecodeMeta(kind, what, section string, meta any) error {
+	if f.Kind != kind {
+		return fmt.Errorf("model file holds a %q, not %s", f.Kind, what)
+	}
+	if err := json.Unmarshal(f.Meta, meta); err != nil {
+		return fmt.Errorf("%s metadata: %w", section, err)
+	}
+	return nil
+}
+
 // DefaultCreatedBy is what Write stores when File.CreatedBy is empty.
 func DefaultCreatedBy() string {
 	createdByOnce.Do(func() {
@@ -215,16 +229,4 @@ func maxElems(size int64) int64 {
 		limit = int64(math.MaxInt)
 	}
 	return limit
-}
-
-// DecodeMeta checks that f holds the given kind (what names it in the
-// message, e.g. "an RFM model") and decodes its JSON document into meta.
-func DecodeMeta(f *File, kind, what string, meta any) error {
-	if f.Kind != kind {
-		return fmt.Errorf("model file holds a %q, not %s", f.Kind, what)
-	}
-	if err := json.Unmarshal(f.Meta, meta); err != nil {
-		return fmt.Errorf("%s: metadata: %w", what, err)
-	}
-	return nil
 }

@@ -427,3 +427,20 @@ func BenchmarkRead(b *testing.B) {
 		}
 	}
 }
+
+// DecodeMeta refuses another kind and bad JSON with the caller's words,
+// and decodes the metadata of the right kind.
+func TestDecodeMeta(t *testing.T) {
+	var meta struct{ N int }
+	f := &File{Kind: "x.Model", Meta: json.RawMessage(`{"N": 3}`)}
+	if err := f.DecodeMeta("y.Model", "a y model", "y", &meta); err == nil || err.Error() != `model file holds a "x.Model", not a y model` {
+		t.Errorf("other kind: %v", err)
+	}
+	if err := f.DecodeMeta("x.Model", "an x model", "x", &meta); err != nil || meta.N != 3 {
+		t.Errorf("decoded N = %d, err %v", meta.N, err)
+	}
+	f.Meta = json.RawMessage(`{"N": "three"}`)
+	if err := f.DecodeMeta("x.Model", "an x model", "x", &meta); err == nil || !strings.HasPrefix(err.Error(), "x metadata: ") {
+		t.Errorf("bad JSON: %v", err)
+	}
+}

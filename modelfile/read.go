@@ -12,6 +12,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"unsafe"
 )
 
 // growStartBytes is how much Read allocates up front for an array or header
@@ -221,9 +222,9 @@ func (d *decoder) decode() (*File, error) {
 			a.Shape[j] = int(dim) // bounded by checkHeader
 		}
 		if e.DType == dtypeF64 {
-			a.F64, err = d.readF64(elems[i])
+			a.F64, err = readFloats[float64](d, elems[i])
 		} else {
-			a.F32, err = d.readF32(elems[i])
+			a.F32, err = readFloats[float32](d, elems[i])
 		}
 		if err != nil {
 			return nil, err
@@ -390,38 +391,35 @@ func (d *decoder) readBytes(n int64) ([]byte, error) {
 	return out, nil
 }
 
-func (d *decoder) readF64(n int) ([]float64, error) {
-	out := make([]float64, 0, d.initialCap(n, 8))
+// readFloats reads n little-endian values of T through d.buf, growing the
+// result as the values arrive (see grow).
+func readFloats[T float32 | float64](d *decoder, n int) ([]T, error) {
+	size := int(unsafe.Sizeof(T(0)))
+	out := make([]T, 0, d.initialCap(n, size))
 	for len(out) < n {
-		k := min(n-len(out), len(d.buf)/8)
-		b := d.buf[:k*8]
+		k := min(n-len(out), len(d.buf)/size)
+		b := d.buf[:k*size]
 		if err := d.readFull(b); err != nil {
 			return nil, err
 		}
 		out = grow(out, k, n)
 		start := len(out)
 		out = out[:start+k]
-		for i := range k {
-			out[start+i] = math.Float64frombits(binary.LittleEndian.Uint64(b[i*8:]))
-		}
+		decodeLE(out[start:], b)
 	}
 	return out, nil
 }
 
-func (d *decoder) readF32(n int) ([]float32, error) {
-	out := make([]float32, 0, d.initialCap(n, 4))
-	for len(out) < n {
-		k := min(n-len(out), len(d.buf)/4)
-		b := d.buf[:k*4]
-		if err := d.readFull(b); err != nil {
-			return nil, err
+// decodeLE fills dst from the little-endian bytes b (len(dst) values).
+func decodeLE[T float32 | float64](dst []T, b []byte) {
+	switch dst := any(dst).(type) {
+	case []float64:
+		for i := range dst {
+			dst[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[i*8:]))
 		}
-		out = grow(out, k, n)
-		start := len(out)
-		out = out[:start+k]
-		for i := range k {
-			out[start+i] = math.Float32frombits(binary.LittleEndian.Uint32(b[i*4:]))
+	case []float32:
+		for i := range dst {
+			dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[i*4:]))
 		}
 	}
-	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // ioBufSize is the bufio buffer size and the chunk size used to convert
@@ -68,9 +69,9 @@ func writeBody(hw *hashWriter, hdr []byte, entries []arrayEntry, arrays []Array,
 		}
 		var err error
 		if a := &arrays[i]; a.F64 != nil {
-			err = writeF64(hw, buf, a.F64)
+			err = writeFloats(hw, buf, a.F64)
 		} else {
-			err = writeF32(hw, buf, a.F32)
+			err = writeFloats(hw, buf, a.F32)
 		}
 		if err != nil {
 			return fmt.Errorf("array %q: %w", e.Name, err)
@@ -79,13 +80,14 @@ func writeBody(hw *hashWriter, hdr []byte, entries []arrayEntry, arrays []Array,
 	return hw.zeros(dataStart + dataLen - hw.n)
 }
 
-func writeF64(w io.Writer, buf []byte, v []float64) error {
+// writeFloats writes v little-endian through buf, len(buf)/size values at
+// a time.
+func writeFloats[T float32 | float64](w io.Writer, buf []byte, v []T) error {
+	size := int(unsafe.Sizeof(T(0)))
 	for len(v) > 0 {
-		k := min(len(v), len(buf)/8)
-		b := buf[:k*8]
-		for i, x := range v[:k] {
-			binary.LittleEndian.PutUint64(b[i*8:], math.Float64bits(x))
-		}
+		k := min(len(v), len(buf)/size)
+		b := buf[:k*size]
+		encodeLE(b, v[:k])
 		if _, err := w.Write(b); err != nil {
 			return err
 		}
@@ -94,19 +96,18 @@ func writeF64(w io.Writer, buf []byte, v []float64) error {
 	return nil
 }
 
-func writeF32(w io.Writer, buf []byte, v []float32) error {
-	for len(v) > 0 {
-		k := min(len(v), len(buf)/4)
-		b := buf[:k*4]
-		for i, x := range v[:k] {
+// encodeLE puts v into b little-endian (len(v)·size bytes).
+func encodeLE[T float32 | float64](b []byte, v []T) {
+	switch v := any(v).(type) {
+	case []float64:
+		for i, x := range v {
+			binary.LittleEndian.PutUint64(b[i*8:], math.Float64bits(x))
+		}
+	case []float32:
+		for i, x := range v {
 			binary.LittleEndian.PutUint32(b[i*4:], math.Float32bits(x))
 		}
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-		v = v[k:]
 	}
-	return nil
 }
 
 // encodeHeader validates f and returns the JSON header, the array directory

@@ -134,13 +134,7 @@ func Curve(path string, xs []float64, series map[string][]float64, xlabel, ylabe
 		all = append(all, present...)
 	}
 
-	p := newPlot()
-	p.X.Label.Text = truncate(xlabel, axisLabelChars)
-	p.Y.Label.Text = truncate(ylabel, axisLabelChars)
-	grid := plotter.NewGrid()
-	grid.Vertical.Color = gridGray
-	grid.Horizontal.Color = gridGray
-	p.Add(grid)
+	p := newGridPlot(xlabel, ylabel)
 	marks := len(xs) <= 60
 	var entries []legendEntry
 	for i, name := range names {
@@ -294,13 +288,7 @@ func Scatter(path string, x, y []float64, labels []string, xlabel, ylabel, title
 		pts[i] = plotter.XY{X: x[i], Y: y[i]}
 	}
 
-	p := newPlot()
-	p.X.Label.Text = truncate(xlabel, axisLabelChars)
-	p.Y.Label.Text = truncate(ylabel, axisLabelChars)
-	grid := plotter.NewGrid()
-	grid.Vertical.Color = gridGray
-	grid.Horizontal.Color = gridGray
-	p.Add(grid)
+	p := newGridPlot(xlabel, ylabel)
 
 	xlo, xhi := minMax(x)
 	ylo, yhi := minMax(y)
@@ -415,4 +403,17 @@ func labelledPoints(x, y []float64, diagonal bool) []int {
 		}
 	}
 	return topIndices(dist, MaxScatterLabels)
+}
+
+// newGridPlot is a plot with both axes labelled (shortened to fit) and a
+// light grid, the frame of the curve and scatter figures.
+func newGridPlot(xlabel, ylabel string) *gplot.Plot {
+	p := newPlot()
+	p.X.Label.Text = truncate(xlabel, axisLabelChars)
+	p.Y.Label.Text = truncate(ylabel, axisLabelChars)
+	grid := plotter.NewGrid()
+	grid.Vertical.Color = gridGray
+	grid.Horizontal.Color = gridGray
+	p.Add(grid)
+	return p
 }

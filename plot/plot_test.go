@@ -198,15 +198,24 @@ func mnistSpectrum() []float64 {
 	return s
 }
 
+// sampleDir is where the tests draw: $PLOT_SAMPLES, to keep the figures
+// for a look, else a temporary directory.
+func sampleDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("PLOT_SAMPLES")
+	if dir == "" {
+		return t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // TestFigures draws every sample and checks that a PNG of at least the
 // expected size was written atomically (no temporary file left behind).
 func TestFigures(t *testing.T) {
-	dir := os.Getenv("PLOT_SAMPLES")
-	if dir == "" {
-		dir = t.TempDir()
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := sampleDir(t)
 	for _, s := range samples() {
 		t.Run(s.name, func(t *testing.T) {
 			path := filepath.Join(dir, s.name+".png")
@@ -344,12 +353,7 @@ func TestBadInputs(t *testing.T) {
 // TestDegenerate draws inputs at the edges: a single value, constant
 // values, all-zero spectra, topK beyond the data.
 func TestDegenerate(t *testing.T) {
-	dir := os.Getenv("PLOT_SAMPLES")
-	if dir == "" {
-		dir = t.TempDir()
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := sampleDir(t)
 	tests := []struct {
 		name string
 		draw func(path string) error

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rfmkit/rfm/agop"
 	"github.com/rfmkit/rfm/internal/linalg"
+	"github.com/rfmkit/rfm/internal/sysmem"
 	"github.com/rfmkit/rfm/kernel"
 )
 
@@ -225,17 +226,13 @@ func Nystrom(ctx context.Context, s kernel.Spec, x kernel.Points[float64], y []f
 
 func planNystrom(n, m, c, d, workers int, opt NystromOptions) error {
 	need := NystromBytes(n, m, c, d, workers, opt.Leverage)
-	limit := opt.MemoryLimit
-	if limit == 0 {
-		avail, ok := memAvailable()
-		if !ok {
-			return nil
-		}
-		limit = avail / 10 * 9
+	limit, ok := defaultLimit(opt.MemoryLimit)
+	if !ok {
+		return nil
 	}
 	if need > limit {
 		return fmt.Errorf("%w: Nyström with m = %d centres needs %s (two %d×%d factors: %s), %s available; use fewer centres",
-			ErrTooLarge, m, human(need), m, m, human(16*uint64(m)*uint64(m)), human(limit))
+			ErrTooLarge, m, sysmem.Human(need), m, m, sysmem.Human(16*uint64(m)*uint64(m)), sysmem.Human(limit))
 	}
 	return nil
 }

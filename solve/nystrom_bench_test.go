@@ -4,27 +4,12 @@ import (
 	"context"
 	"os"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/rfmkit/rfm/internal/sysmem"
 	"github.com/rfmkit/rfm/kernel"
 )
-
-// vmHWM is the process's peak resident set (VmHWM) in bytes.
-func vmHWM() float64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb * 1024
-		}
-	}
-	return 0
-}
 
 // BenchmarkNystrom fits n = 100 000 rows, d = 20, m = 2 000 uniform
 // centres, one output, for a fixed 10 CG iterations (Tol unreachable), and
@@ -72,5 +57,5 @@ func BenchmarkNystrom(b *testing.B) {
 	}
 	b.ReportMetric(iterTime.Seconds()/float64(b.N), "s/iter")
 	b.ReportMetric(setup.Seconds()/float64(b.N), "s-setup/op")
-	b.ReportMetric(vmHWM()/(1<<20), "peak-MiB")
+	b.ReportMetric(float64(sysmem.PeakRSS())/(1<<20), "peak-MiB")
 }

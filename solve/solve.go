@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/rfmkit/rfm/internal/linalg"
+	"github.com/rfmkit/rfm/internal/sysmem"
 	"github.com/rfmkit/rfm/kernel"
 )
 
@@ -99,12 +97,9 @@ var ErrTooLarge = errors.New("kernel matrix does not fit in memory")
 // Plan checks that an n×n kernel matrix fits before it is allocated.
 func Plan(n int, float32 bool, limit uint64) error {
 	need := MatrixBytes(n, float32)
-	if limit == 0 {
-		avail, ok := memAvailable()
-		if !ok {
-			return nil
-		}
-		limit = avail / 10 * 9
+	limit, ok := defaultLimit(limit)
+	if !ok {
+		return nil
 	}
 	if need > limit {
 		hint := "use float32 (halves it), fewer training rows"
@@ -112,35 +107,19 @@ func Plan(n int, float32 bool, limit uint64) error {
 			hint = "use fewer training rows"
 		}
 		return fmt.Errorf("%w: n = %d needs %s for the %d×%d matrix, %s available; %s",
-			ErrTooLarge, n, human(need), n, n, human(limit), hint)
+			ErrTooLarge, n, sysmem.Human(need), n, n, sysmem.Human(limit), hint)
 	}
 	return nil
 }
 
-func human(b uint64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+// defaultLimit is limit, or when it is 0, 90% of MemAvailable; ok is false
+// when it is 0 and the system does not say (nothing to check against).
+func defaultLimit(limit uint64) (uint64, bool) {
+	if limit != 0 {
+		return limit, true
 	}
-	return fmt.Sprintf("%d B", b)
-}
-
-func memAvailable() (uint64, bool) {
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0, false
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemAvailable:" {
-			kb, err := strconv.ParseUint(f[1], 10, 64)
-			if err == nil {
-				return kb * 1024, true
-			}
-		}
-	}
-	return 0, false
+	avail, ok := sysmem.Available()
+	return avail / 10 * 9, ok
 }
 
 // KRR solves (K(Z,Z) + λI)α = Y for the mapped points z and targets y
@@ -191,38 +170,53 @@ func notPD(n int, ridge, jitter float64) error {
 	return fmt.Errorf("solve: the %d×%d %w: K + λI (λ = %g) fails even with jitter %g added; increase the ridge λ or remove duplicate rows", n, n, ErrNotPD, ridge, jitter)
 }
 
-func krr64(ctx context.Context, ws *Workspace, s kernel.Spec, z kernel.Points[float64], y []float64, c int, opt Options) (*Result, error) {
-	n := z.N
-	if cap(ws.f64) < n*n {
+// square returns the n×n matrix in ws's buffer buf (ws.f64 or ws.f32),
+// first exchanging what ws holds for a large enough buffer from pool when
+// buf is too small.
+func square[T linalg.Float](ws *Workspace, buf *[]T, pool *sync.Pool, n int) []T {
+	if cap(*buf) < n*n {
 		ws.Release()
-		ws.f64 = take[float64](&pool64, n*n)
+		*buf = take[T](pool, n*n)
 	}
-	a := ws.f64[:n*n]
+	return (*buf)[:n*n]
+}
+
+// factorJittered fills a (n×n) with K(z, z) + (λ + jitter)I and factors
+// it in place, trying the jitters of the precision (relative to the
+// diagonal's scale) in turn until the factor is well posed to tol; it
+// returns the jitter that worked.
+func factorJittered[T linalg.Float](ctx context.Context, s kernel.Spec, z kernel.Points[T], a []T, opt Options, float32 bool, tol float64) (float64, error) {
+	n := z.N
 	var jit float64
-	ok := false
-	for _, j := range jitters(false) {
+	for _, j := range jitters(float32) {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return 0, err
 		}
 		if err := kernel.Symmetric(ctx, s, z, a, n); err != nil {
-			return nil, err
+			return 0, err
 		}
 		scale := diagScale(a, n)
 		jit = j * scale
 		for i := 0; i < n; i++ {
-			a[i*n+i] += opt.Ridge + jit
+			a[i*n+i] += T(opt.Ridge + jit)
 		}
 		bad, err := linalg.CholeskyProgress(ctx, n, a, n, opt.Progress)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
-		if bad < 0 && wellPosed(a, n, scale+opt.Ridge+jit, 1e-13) {
-			ok = true
-			break
+		if bad < 0 && wellPosed(a, n, scale+opt.Ridge+jit, tol) {
+			return jit, nil
 		}
 	}
-	if !ok {
-		return nil, notPD(n, opt.Ridge, jit)
+	return 0, notPD(n, opt.Ridge, jit)
+}
+
+func krr64(ctx context.Context, ws *Workspace, s kernel.Spec, z kernel.Points[float64], y []float64, c int, opt Options) (*Result, error) {
+	n := z.N
+	a := square(ws, &ws.f64, &pool64, n)
+	jit, err := factorJittered(ctx, s, z, a, opt, false, 1e-13)
+	if err != nil {
+		return nil, err
 	}
 	alpha := append([]float64(nil), y[:n*c]...)
 	linalg.CholSolve(n, c, a, n, alpha, c)
@@ -234,37 +228,11 @@ func krr64(ctx context.Context, ws *Workspace, s kernel.Spec, z kernel.Points[fl
 
 func krr32(ctx context.Context, ws *Workspace, s kernel.Spec, z kernel.Points[float64], y []float64, c int, opt Options) (*Result, error) {
 	n := z.N
-	if cap(ws.f32) < n*n {
-		ws.Release()
-		ws.f32 = take[float32](&pool32, n*n)
-	}
-	a := ws.f32[:n*n]
+	a := square(ws, &ws.f32, &pool32, n)
 	z32 := kernel.To32(z)
-	var jit float64
-	ok := false
-	for _, j := range jitters(true) {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if err := kernel.Symmetric(ctx, s, z32, a, n); err != nil {
-			return nil, err
-		}
-		scale := diagScale(a, n)
-		jit = j * scale
-		for i := 0; i < n; i++ {
-			a[i*n+i] += float32(opt.Ridge + jit)
-		}
-		bad, err := linalg.CholeskyProgress(ctx, n, a, n, opt.Progress)
-		if err != nil {
-			return nil, err
-		}
-		if bad < 0 && wellPosed(a, n, scale+opt.Ridge+jit, 1e-6) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return nil, notPD(n, opt.Ridge, jit)
+	jit, err := factorJittered(ctx, s, z32, a, opt, true, 1e-6)
+	if err != nil {
+		return nil, err
 	}
 	solve32 := func(rhs []float64) []float64 {
 		b := make([]float32, n*c)

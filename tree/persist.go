@@ -76,7 +76,7 @@ func (m *Model) ToFile(extra map[string]json.RawMessage) (*modelfile.File, error
 // the nodes form a tree over the leaves and every leaf model loads.
 func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
 	var meta fileMeta
-	if err := modelfile.DecodeMeta(f, FileKind, "a tree model", &meta); err != nil {
+	if err := f.DecodeMeta(FileKind, "a tree model", "tree", &meta); err != nil {
 		return nil, nil, err
 	}
 	m := meta.Model

@@ -14,6 +14,7 @@ import (
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/agop"
 	"github.com/rfmkit/rfm/internal/linalg"
+	"github.com/rfmkit/rfm/internal/sysmem"
 	"github.com/rfmkit/rfm/kernel"
 	"github.com/rfmkit/rfm/solve"
 )
@@ -97,7 +98,7 @@ type Plan struct {
 // String says what the planner chose, for the command line.
 func (p Plan) String() string {
 	return fmt.Sprintf("leaves of at most %d rows, %d trained at once (%s each, %s budget)",
-		p.LeafSize, p.Parallel, human(p.LeafBytes), human(p.BudgetBytes))
+		p.LeafSize, p.Parallel, sysmem.Human(p.LeafBytes), sysmem.Human(p.BudgetBytes))
 }
 
 // defaultBudget is 90% of the available memory (rfm.MemoryAvailable), or
@@ -145,7 +146,7 @@ func MakePlan(cfg rfm.Config, n, d, c int) (Plan, error) {
 	p.LeafBytes = leafBytes(p.LeafSize, d, c, 1, cfg)
 	if p.LeafBytes+fixed > budget {
 		return p, fmt.Errorf("%w for the tree: a leaf of %d rows × %d features needs %s (and the %d training rows %s more), %s available; lower --leaf-size, use --float32 or --diag",
-			ErrTooLarge, p.LeafSize, d, human(p.LeafBytes), n, human(fixed), human(budget))
+			ErrTooLarge, p.LeafSize, d, sysmem.Human(p.LeafBytes), n, sysmem.Human(fixed), sysmem.Human(budget))
 	}
 	// As many leaves at once as threads, while they fit (each then has
 	// fewer threads, so fewer per-thread blocks).
@@ -165,16 +166,6 @@ func MakePlan(cfg rfm.Config, n, d, c int) (Plan, error) {
 		p.SplitSample = p.SplitSample * 3 / 4
 	}
 	return p, nil
-}
-
-func human(b uint64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-	}
-	return fmt.Sprintf("%d B", b)
 }
 
 // Fit grows the tree on train and fits its leaves with cfg (its solver

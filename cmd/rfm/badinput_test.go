@@ -15,8 +15,7 @@ import (
 func TestBadInputs(t *testing.T) {
 	dir := t.TempDir()
 	// A good classification model and a regression model to predict with.
-	writeFile(t, filepath.Join(dir, "train.csv"), churnCSV(60, 11))
-	mustRun(t, dir, "fit", "--data", "train.csv", "--target", "churn", "--ignore", "id", "--iters", "1", "--out", "good.rfm", "--quiet")
+	fitChurn(t, dir, 11, "good.rfm")
 	mustRun(t, dir, "synth", "--task", "linear", "--n", "30", "--d", "3", "--out", "reg.csv")
 	mustRun(t, dir, "fit", "--data", "reg.csv", "--target", "y", "--iters", "1", "--out", "reg.rfm", "--quiet")
 	model, err := os.ReadFile(filepath.Join(dir, "good.rfm"))

@@ -53,6 +53,31 @@ func (c *commonFlags) apply() error {
 	return nil
 }
 
+// registerScoringInput adds the Input section of the commands that apply a
+// model to a table (eval, predict): --model, --data (also the one
+// positional argument; dataHelp says what the table holds) and the read
+// flags.
+func registerScoringInput(f *flagSet, model, data *string, dataHelp string, read *readFlags) {
+	f.positional = "data"
+	f.Section("Input")
+	f.String(model, "model", "", "model `FILE` written by 'rfm fit'")
+	f.String(data, "data", "", "table `FILE` "+dataHelp+" (\"-\": standard input, CSV unless --format)")
+	read.register(f, false)
+}
+
+// parseDataArgs starts the commands that score rows of a table: it parses
+// args (the table may be the one positional argument), requires --data
+// (what says what the table is for) and applies the common flags.
+func parseDataArgs(e *env, f *flagSet, args []string, data *string, what string, c *commonFlags) error {
+	if err := f.ParsePositional(args, e.stdout, data); err != nil {
+		return err
+	}
+	if *data == "" {
+		return usagef("--data is required: %s", what)
+	}
+	return c.apply()
+}
+
 // readFlags say how to parse an input file.
 type readFlags struct {
 	format    string

@@ -39,20 +39,10 @@ RMSE, MAE and R². A class that the model never saw in training is an error
 naming its line.`,
 		`rfm eval --model churn.rfm --data test.csv
 rfm eval --model price.rfm --data test.parquet --json`)
-	f.positional = "data"
-	f.Section("Input")
-	f.String(&o.model, "model", "", "model `FILE` written by 'rfm fit'")
-	f.String(&o.data, "data", "", "table `FILE` with the model's input columns and its target column (\"-\": standard input, CSV unless --format)")
-	o.read.register(f, false)
+	registerScoringInput(f, &o.model, &o.data, "with the model's input columns and its target column", &o.read)
 	f.Section("Output and resources")
 	o.common.register(f, true)
-	if err := f.ParsePositional(args, e.stdout, &o.data); err != nil {
-		return err
-	}
-	if o.data == "" {
-		return usagef("--data is required: the table to score the model on")
-	}
-	if err := o.common.apply(); err != nil {
+	if err := parseDataArgs(e, f, args, &o.data, "the table to score the model on", &o.common); err != nil {
 		return err
 	}
 	lm, err := loadModel(o.model, true)

@@ -79,6 +79,20 @@ func startRead(t *testing.T, dir string, stdin io.Reader, args ...string) (*exec
 	return cmd, &errb
 }
 
+// startPipedRead is startRead with --data - on a new pipe; it returns the
+// pipe's write end, which is closed when the test ends.
+func startPipedRead(t *testing.T, dir string) (*exec.Cmd, *bytes.Buffer, *os.File) {
+	t.Helper()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pw.Close() })
+	cmd, errb := startRead(t, dir, pr, "--data", "-")
+	pr.Close()
+	return cmd, errb, pw
+}
+
 // waitBlockedIn waits until a thread of process pid sleeps in a kernel
 // function whose name contains fn (from /proc/PID/task/*/wchan), which
 // shows the process has got as far as the blocking call. The deadline only
@@ -143,13 +157,8 @@ func TestInterruptFIFOWithoutWriter(t *testing.T) {
 // Standard input open but silent: the read waits, and Ctrl-C ends it.
 func TestInterruptSilentStdin(t *testing.T) {
 	dir := t.TempDir()
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pw.Close()
-	cmd, errb := startRead(t, dir, pr, "--data", "-")
-	pr.Close()
+	// The write end stays open (silent) until the test ends.
+	cmd, errb, _ := startPipedRead(t, dir)
 	waitBlockedIn(t, cmd.Process.Pid, "pipe_read")
 	interruptAndWait(t, dir, cmd, errb)
 }
@@ -159,13 +168,7 @@ func TestInterruptSilentStdin(t *testing.T) {
 // process is reading, so the signal lands in the read.
 func TestInterruptEndlessStream(t *testing.T) {
 	dir := t.TempDir()
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pw.Close()
-	cmd, errb := startRead(t, dir, pr, "--data", "-")
-	pr.Close()
+	cmd, errb, pw := startPipedRead(t, dir)
 	chunk := []byte("x,y\n" + strings.Repeat("1.5,2\n", 1<<18)) // 1.5 MiB
 	if _, err := pw.Write(chunk); err != nil {
 		t.Fatal(err)
@@ -186,12 +189,7 @@ func TestInterruptEndlessStream(t *testing.T) {
 // refused at the line bound, naming it.
 func TestEndlessLine(t *testing.T) {
 	dir := t.TempDir()
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd, errb := startRead(t, dir, pr, "--data", "-")
-	pr.Close()
+	cmd, errb, pw := startPipedRead(t, dir)
 	go func() {
 		a := bytes.Repeat([]byte("a"), 1<<16)
 		for {
@@ -200,7 +198,7 @@ func TestEndlessLine(t *testing.T) {
 			}
 		}
 	}()
-	err = cmd.Wait()
+	err := cmd.Wait()
 	pw.Close()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitError {
 		t.Fatalf("exit %v, want %d; stderr %q", err, exitError, errb.String())

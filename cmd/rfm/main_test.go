@@ -104,6 +104,14 @@ func readFile(t *testing.T, path string) string {
 	return string(b)
 }
 
+// fitChurn writes 60 churn rows (seed) to dir/train.csv and fits a
+// one-round classification model on them to dir/out.
+func fitChurn(t *testing.T, dir string, seed uint64, out string) {
+	t.Helper()
+	writeFile(t, filepath.Join(dir, "train.csv"), churnCSV(60, seed))
+	mustRun(t, dir, "fit", "--data", "train.csv", "--target", "churn", "--ignore", "id", "--iters", "1", "--out", out, "--quiet")
+}
+
 // churnCSV is a small customer table with numeric, categorical and missing
 // cells. churn depends on age, plan and score; income and region are noise.
 // ids have leading zeros so that copying them through must keep the text.

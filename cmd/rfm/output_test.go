@@ -17,8 +17,7 @@ import (
 // link; --out into a named pipe delivers the whole CSV and leaves a pipe.
 func TestOutputTargetsAndStdin(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "train.csv"), churnCSV(60, 3))
-	mustRun(t, dir, "fit", "--data", "train.csv", "--target", "churn", "--ignore", "id", "--iters", "1", "--out", "real.rfm", "--quiet")
+	fitChurn(t, dir, 3, "real.rfm")
 	if err := os.Symlink("real.rfm", filepath.Join(dir, "link.rfm")); err != nil {
 		t.Fatal(err)
 	}

@@ -38,11 +38,7 @@ The output is CSV with a header: the --keep column if asked, then "prediction"
 back to the same float64.`,
 		`rfm predict --model churn.rfm --data new.csv --keep id --out predictions.csv
 rfm predict --model churn.rfm --data new.csv --proba > probabilities.csv`)
-	f.positional = "data"
-	f.Section("Input")
-	f.String(&o.model, "model", "", "model `FILE` written by 'rfm fit'")
-	f.String(&o.data, "data", "", "table `FILE` of rows to predict (\"-\": standard input, CSV unless --format)")
-	o.read.register(f, false)
+	registerScoringInput(f, &o.model, &o.data, "of rows to predict", &o.read)
 	f.Section("Output")
 	f.String(&o.out, "out", "", "write the CSV to `FILE` (atomically) instead of stdout")
 	f.Bool(&o.proba, "proba", false, "add one probability column per class (classification)")
@@ -55,13 +51,7 @@ rfm predict --model churn.rfm --data new.csv --proba > probabilities.csv`)
 func cmdPredict(e *env, args []string) error {
 	var o predictOptions
 	f := predictFlags(&o)
-	if err := f.ParsePositional(args, e.stdout, &o.data); err != nil {
-		return err
-	}
-	if o.data == "" {
-		return usagef("--data is required: the table of rows to predict")
-	}
-	if err := o.common.apply(); err != nil {
+	if err := parseDataArgs(e, f, args, &o.data, "the table of rows to predict", &o.common); err != nil {
 		return err
 	}
 	if err := checkOutPath("out", o.out, o.data, o.model); err != nil {

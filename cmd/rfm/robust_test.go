@@ -10,22 +10,18 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rfmkit/rfm/internal/testutil"
 )
 
 // wideCSV is rows × cols random numbers and a 0/1 target y.
 func wideCSV(rows, cols int) string {
-	var b strings.Builder
-	for j := 0; j < cols; j++ {
-		fmt.Fprintf(&b, "c%d,", j)
-	}
-	b.WriteString("y\n")
-	for i := 0; i < rows; i++ {
-		for j := 0; j < cols; j++ {
-			fmt.Fprintf(&b, "%d.%d,", (i*31+j*17)%10, (i+j)%7)
+	return string(testutil.CSV(rows, cols, "y", func(i, j int) string {
+		if j < cols {
+			return fmt.Sprintf("%d.%d", (i*31+j*17)%10, (i+j)%7)
 		}
-		fmt.Fprintf(&b, "%d\n", i%2)
-	}
-	return b.String()
+		return fmt.Sprint(i % 2)
+	}))
 }
 
 // A table too wide for a full M: one line naming the d×d matrices and

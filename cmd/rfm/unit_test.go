@@ -248,21 +248,21 @@ func TestProgress(t *testing.T) {
 		t.Errorf("finish: %q", b.String())
 	}
 
-	// Not a terminal: only the summary line.
-	b.Reset()
-	p = newProgress(&b, false, false)
-	p.Update(0.5, "x")
-	p.Finish("fit: done")
-	if b.String() != "fit: done\n" {
-		t.Errorf("no tty: %q", b.String())
-	}
-	// Quiet: nothing, even on a terminal.
-	b.Reset()
-	p = newProgress(&b, true, true)
-	p.Update(0.5, "x")
-	p.Finish("fit: done")
-	if b.String() != "" {
-		t.Errorf("quiet: %q", b.String())
+	for _, tc := range []struct {
+		name       string
+		tty, quiet bool
+		want       string
+	}{
+		{"no tty", false, false, "fit: done\n"}, // only the summary line
+		{"quiet", true, true, ""},               // nothing, even on a terminal
+	} {
+		b.Reset()
+		p = newProgress(&b, tc.tty, tc.quiet)
+		p.Update(0.5, "x")
+		p.Finish("fit: done")
+		if b.String() != tc.want {
+			t.Errorf("%s: %q", tc.name, b.String())
+		}
 	}
 	for d, want := range map[time.Duration]string{0: "0:00", 65 * time.Second: "1:05", 3725 * time.Second: "1:02:05"} {
 		if got := clock(d); got != want {

@@ -11,20 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-func names(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range entries {
-		out = append(out, e.Name())
-	}
-	return out
-}
+	"github.com/rfmkit/rfm/internal/testutil"
+)
 
 func text(s string) func(io.Writer) error {
 	return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
@@ -77,7 +66,7 @@ func TestConcurrentWriters(t *testing.T) {
 	if s := string(got); s != a && s != b {
 		t.Fatalf("the file is a mix of the two writes (%d bytes)", len(got))
 	}
-	if n := names(t, dir); !slices.Equal(n, []string{"r.tsv"}) {
+	if n := testutil.DirNames(t, dir); !slices.Equal(n, []string{"r.tsv"}) {
 		t.Fatalf("directory holds %v", n)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/rfmkit/rfm/internal/testutil"
 )
 
 // deadPID is the pid of a process that has exited.
@@ -47,7 +49,7 @@ func TestWriteRemovesStaleTemporaries(t *testing.T) {
 	if err := Write(context.Background(), out, text("whole")); err != nil {
 		t.Fatal(err)
 	}
-	got := names(t, dir)
+	got := testutil.DirNames(t, dir)
 	want := []string{live, legacyNew, other, "model.rfm", mine}
 	slices.Sort(want)
 	if !slices.Equal(got, want) {

@@ -6,12 +6,14 @@ import (
 	"context"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/rfmkit/rfm/internal/testutil"
 )
 
 func benchSPD(n int) []float64 {
 	r := rand.New(rand.NewPCG(1, 2))
 	d := 50
-	x := randMat(r, n*d)
+	x := testutil.Randn(r, n*d)
 	a := make([]float64, n*n)
 	SyrkLower(n, d, 1.0/float64(d), x, d, 0, a, n)
 	for i := 0; i < n; i++ {

@@ -106,25 +106,13 @@ func radialRows[T Float](b Block[T], op RadialOp, lo, hi int, coef bool) {
 	}
 }
 
-// EigSym returns the eigenvalues (ascending) and the eigenvectors (the
-// columns of a row-major d×d matrix) of the symmetric d×d matrix whose lower
-// triangle is in a (row-major; a is not modified). ok is false if the
-// iteration did not converge.
-func EigSym(d int, a []float64) (vals, vecs []float64, ok bool) {
-	vals = make([]float64, d)
-	vecs = make([]float64, d*d)
-	if d == 0 {
-		return vals, vecs, true
-	}
+// eigSym is EigSym's LAPACK call: vecs holds a copy of the input on entry.
+func eigSym(d int, vals, vecs []float64) bool {
 	// gonum's LAPACK is row-major: it reads the lower triangle as it is and
 	// returns the eigenvectors as columns.
-	copy(vecs, a[:d*d])
 	var lp lapackgonum.Implementation
 	work := make([]float64, 1)
 	lp.Dsyev(lapack.EVCompute, blas.Lower, d, vecs, d, vals, work, -1)
 	work = make([]float64, int(work[0]))
-	if !lp.Dsyev(lapack.EVCompute, blas.Lower, d, vecs, d, vals, work, len(work)) {
-		return nil, nil, false
-	}
-	return vals, vecs, true
+	return lp.Dsyev(lapack.EVCompute, blas.Lower, d, vecs, d, vals, work, len(work))
 }

@@ -67,13 +67,7 @@ func leaveSerial() {
 func Tasks(ctx context.Context, count int, fn func(worker, i int)) error {
 	t := min(Threads(), count)
 	if t <= 1 {
-		for i := 0; i < count; i++ {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			fn(0, i)
-		}
-		return ctx.Err()
+		return serialTasks(ctx, count, fn)
 	}
 	enterSerial()
 	defer leaveSerial()
@@ -94,6 +88,35 @@ func Tasks(ctx context.Context, count int, fn func(worker, i int)) error {
 	}
 	wg.Wait()
 	return ctx.Err()
+}
+
+// serialTasks is Tasks and Striped on one worker: in order, on the
+// caller's goroutine, with a look at ctx before each task.
+func serialTasks(ctx context.Context, count int, fn func(worker, i int)) error {
+	for i := 0; i < count; i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		fn(0, i)
+	}
+	return ctx.Err()
+}
+
+// EigSym returns the eigenvalues (ascending) and the eigenvectors (the
+// columns of a row-major d×d matrix) of the symmetric d×d matrix whose lower
+// triangle is in a (row-major; a is not modified). ok is false if the
+// backend's LAPACK did not converge.
+func EigSym(d int, a []float64) (vals, vecs []float64, ok bool) {
+	vals = make([]float64, d)
+	vecs = make([]float64, d*d)
+	if d == 0 {
+		return vals, vecs, true
+	}
+	copy(vecs, a[:d*d])
+	if !eigSym(d, vals, vecs) {
+		return nil, nil, false
+	}
+	return vals, vecs, true
 }
 
 // Threads reports the thread count in force.
@@ -164,13 +187,7 @@ func ParallelRows(rows int, weight func(i int) float64, fn func(lo, hi int)) {
 func Striped(ctx context.Context, workers, count int, fn func(worker, i int)) error {
 	workers = max(1, min(workers, count))
 	if workers == 1 {
-		for i := 0; i < count; i++ {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			fn(0, i)
-		}
-		return ctx.Err()
+		return serialTasks(ctx, count, fn)
 	}
 	enterSerial()
 	defer leaveSerial()

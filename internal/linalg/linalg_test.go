@@ -4,15 +4,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-)
 
-func randMat(r *rand.Rand, n int) []float64 {
-	x := make([]float64, n)
-	for i := range x {
-		x[i] = r.NormFloat64()
-	}
-	return x
-}
+	"github.com/rfmkit/rfm/internal/testutil"
+)
 
 func naiveGemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int) []float64 {
 	c := make([]float64, m*n)
@@ -42,8 +36,8 @@ func TestGemmMatchesNaive(t *testing.T) {
 		tA, tB  bool
 		m, n, k int
 	}{{false, false, 7, 5, 3}, {true, false, 4, 9, 6}, {false, true, 33, 17, 11}, {true, true, 65, 70, 40}} {
-		a := randMat(r, tc.m*tc.k)
-		b := randMat(r, tc.k*tc.n)
+		a := testutil.Randn(r, tc.m*tc.k)
+		b := testutil.Randn(r, tc.k*tc.n)
 		lda, ldb := tc.k, tc.n
 		if tc.tA {
 			lda = tc.m
@@ -85,7 +79,7 @@ func to32(x []float64) []float32 {
 // spd returns a well-conditioned n×n SPD matrix A = BBᵀ/k + I.
 func spd(r *rand.Rand, n int) []float64 {
 	k := n + 5
-	b := randMat(r, n*k)
+	b := testutil.Randn(r, n*k)
 	a := naiveGemm(false, true, n, n, k, b, k, b, k)
 	for i := range a {
 		a[i] /= float64(k)
@@ -99,7 +93,7 @@ func spd(r *rand.Rand, n int) []float64 {
 func TestSyrkLower(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	n, k := 300, 13 // more than one 256-row band in the pure-Go build
-	a := randMat(r, n*k)
+	a := testutil.Randn(r, n*k)
 	want := naiveGemm(false, true, n, n, k, a, k, a, k)
 	c := make([]float64, n*n)
 	SyrkLower(n, k, 1, a, k, 0, c, n)
@@ -115,9 +109,9 @@ func TestSyrkLower(t *testing.T) {
 func TestSyrkLowerTrans(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
 	n, k := 300, 13 // more than one 256-row band in the pure-Go build
-	a := randMat(r, k*n)
+	a := testutil.Randn(r, k*n)
 	want := naiveGemm(true, false, n, n, k, a, n, a, n)
-	c := randMat(r, n*n) // beta = 1 accumulates onto it
+	c := testutil.Randn(r, n*n) // beta = 1 accumulates onto it
 	c0 := append([]float64(nil), c...)
 	SyrkLowerTrans(n, k, 2, a, n, 1, c, n)
 	for i := 0; i < n; i++ {
@@ -136,7 +130,7 @@ func TestCholeskySolve(t *testing.T) {
 		a := spd(r, n)
 		orig := append([]float64(nil), a...)
 		nrhs := 3
-		x := randMat(r, n*nrhs)
+		x := testutil.Randn(r, n*nrhs)
 		b := naiveGemm(false, false, n, nrhs, n, orig, n, x, nrhs)
 		if bad := Cholesky(n, a, n); bad != -1 {
 			t.Fatalf("n=%d: SPD matrix reported not positive definite at %d", n, bad)
@@ -169,7 +163,7 @@ func TestTriSolve(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for _, n := range []int{1, 5, 130} {
 		ld, nrhs := n+3, 2
-		l := randMat(r, n*ld)
+		l := testutil.Randn(r, n*ld)
 		lower := make([]float64, n*n) // clean copy for the reference product
 		for i := 0; i < n; i++ {
 			for j := 0; j <= i; j++ {
@@ -182,7 +176,7 @@ func TestTriSolve(t *testing.T) {
 				l[i*ld+j], lower[i*n+j] = v, v
 			}
 		}
-		x := randMat(r, n*nrhs)
+		x := testutil.Randn(r, n*nrhs)
 		for _, trans := range []bool{false, true} {
 			b := naiveGemm(trans, false, n, nrhs, n, lower, n, x, nrhs)
 			TriSolve(trans, n, nrhs, l, ld, b, nrhs)
@@ -209,7 +203,7 @@ func TestCholeskyReportsIndefinite(t *testing.T) {
 func TestRadialMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	na, nb, d := 37, 53, 6
-	xa, xb := randMat(r, na*d), randMat(r, nb*d)
+	xa, xb := testutil.Randn(r, na*d), testutil.Randn(r, nb*d)
 	copy(xb[:d], xa[:d]) // an exact duplicate: s = 0 must give K = 1 and coef = 0
 	norm := func(x []float64, n int) []float64 {
 		out := make([]float64, n)
@@ -315,7 +309,7 @@ func TestExpRangeAndUnderflow(t *testing.T) {
 func TestEigSym(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	for _, d := range []int{1, 2, 7, 60} {
-		b := randMat(r, d*d)
+		b := testutil.Randn(r, d*d)
 		a := make([]float64, d*d) // symmetric, upper triangle garbage
 		for i := 0; i < d; i++ {
 			for j := 0; j <= i; j++ {

@@ -57,30 +57,24 @@ func Gemm[T Float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb
 
 // SyrkLower computes the lower triangle of C = alpha·A·Aᵀ + beta·C, A n×k.
 func SyrkLower[T Float](n, k int, alpha T, a []T, lda int, beta T, c []T, ldc int) {
-	if n == 0 {
-		return
-	}
-	switch a := any(a).(type) {
-	case []float64:
-		C.cblas_dsyrk(C.CblasRowMajor, C.CblasLower, C.CblasNoTrans, C.blasint(n), C.blasint(k), C.double(alpha),
-			p64(a), C.blasint(lda), C.double(beta), p64(any(c).([]float64)), C.blasint(ldc))
-	case []float32:
-		C.cblas_ssyrk(C.CblasRowMajor, C.CblasLower, C.CblasNoTrans, C.blasint(n), C.blasint(k), C.float(alpha),
-			p32(a), C.blasint(lda), C.float(beta), p32(any(c).([]float32)), C.blasint(ldc))
-	}
+	syrkLower(false, n, k, alpha, a, lda, beta, c, ldc)
 }
 
 // SyrkLowerTrans computes the lower triangle of C = alpha·Aᵀ·A + beta·C, A k×n.
 func SyrkLowerTrans[T Float](n, k int, alpha T, a []T, lda int, beta T, c []T, ldc int) {
+	syrkLower(true, n, k, alpha, a, lda, beta, c, ldc)
+}
+
+func syrkLower[T Float](trans bool, n, k int, alpha T, a []T, lda int, beta T, c []T, ldc int) {
 	if n == 0 {
 		return
 	}
 	switch a := any(a).(type) {
 	case []float64:
-		C.cblas_dsyrk(C.CblasRowMajor, C.CblasLower, C.CblasTrans, C.blasint(n), C.blasint(k), C.double(alpha),
+		C.cblas_dsyrk(C.CblasRowMajor, C.CblasLower, ctr(trans), C.blasint(n), C.blasint(k), C.double(alpha),
 			p64(a), C.blasint(lda), C.double(beta), p64(any(c).([]float64)), C.blasint(ldc))
 	case []float32:
-		C.cblas_ssyrk(C.CblasRowMajor, C.CblasLower, C.CblasTrans, C.blasint(n), C.blasint(k), C.float(alpha),
+		C.cblas_ssyrk(C.CblasRowMajor, C.CblasLower, ctr(trans), C.blasint(n), C.blasint(k), C.float(alpha),
 			p32(a), C.blasint(lda), C.float(beta), p32(any(c).([]float32)), C.blasint(ldc))
 	}
 }
@@ -180,23 +174,15 @@ func radialRows[T Float](b Block[T], op RadialOp, lo, hi int, coef bool) {
 	}
 }
 
-// EigSym returns the eigenvalues (ascending) and the eigenvectors (the
-// columns of a row-major d×d matrix) of the symmetric d×d matrix whose lower
-// triangle is in a (row-major; a is not modified), by LAPACK's
-// divide-and-conquer dsyevd. ok is false if it did not converge.
-func EigSym(d int, a []float64) (vals, vecs []float64, ok bool) {
-	vals = make([]float64, d)
-	vecs = make([]float64, d*d)
-	if d == 0 {
-		return vals, vecs, true
-	}
-	copy(vecs, a[:d*d])
+// eigSym is EigSym's LAPACK call, by the divide-and-conquer dsyevd: vecs
+// holds a copy of the input on entry.
+func eigSym(d int, vals, vecs []float64) bool {
 	// A row-major lower triangle is a column-major upper one; the
 	// eigenvector matrix comes back column-major, i.e. transposed.
 	info := C.LAPACKE_dsyevd(C.LAPACK_COL_MAJOR, 'V', 'U', C.lapack_int(d), p64(vecs), C.lapack_int(d), p64(vals))
 	if info != 0 {
-		return nil, nil, false
+		return false
 	}
 	transposeSquare(d, vecs)
-	return vals, vecs, true
+	return true
 }

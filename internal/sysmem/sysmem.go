@@ -1,0 +1,59 @@
+// Package sysmem reads what the system says about memory (MemAvailable,
+// the process's peak resident set) and prints byte counts, for the
+// packages that plan allocations against it (dataset, solve, rfm).
+package sysmem
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Available is MemAvailable from /proc/meminfo in bytes; ok is false where
+// the system does not say (no /proc, or no such line).
+func Available() (uint64, bool) {
+	kb, ok := procField("/proc/meminfo", "MemAvailable:")
+	return kb * 1024, ok
+}
+
+// PeakRSS is the process's high-water resident set (VmHWM) in bytes, or 0
+// where the system does not say.
+func PeakRSS() uint64 {
+	kb, _ := procField("/proc/self/status", "VmHWM:")
+	return kb * 1024
+}
+
+// procField reads the number (in kB) after key in a /proc file of
+// "Key: value kB" lines.
+func procField(path, key string) (uint64, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == key {
+			kb, err := strconv.ParseUint(f[1], 10, 64)
+			if err == nil {
+				return kb, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// Human prints b with a binary unit and one decimal ("1.5 GiB"); below
+// 1 KiB, in bytes.
+func Human(b uint64) string {
+	switch {
+	case b >= 1<<40:
+		return fmt.Sprintf("%.1f TiB", float64(b)/(1<<40))
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", b)
+}

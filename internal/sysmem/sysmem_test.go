@@ -1,0 +1,45 @@
+package sysmem
+
+import (
+	"os"
+	"testing"
+)
+
+func TestHuman(t *testing.T) {
+	for _, tc := range []struct {
+		b    uint64
+		want string
+	}{
+		{0, "0 B"},
+		{1023, "1023 B"},
+		{1536, "1.5 KiB"},
+		{3 << 20, "3.0 MiB"},
+		{5 << 29, "2.5 GiB"},
+		{2 << 40, "2.0 TiB"},
+	} {
+		if got := Human(tc.b); got != tc.want {
+			t.Errorf("Human(%d) = %q, want %q", tc.b, got, tc.want)
+		}
+	}
+}
+
+// Where /proc exists (Linux), both readings are positive: this process
+// holds memory and the machine has some free.
+func TestProcReadings(t *testing.T) {
+	if _, err := os.Stat("/proc/meminfo"); err != nil {
+		t.Logf("no /proc/meminfo: only the fallbacks are checked")
+		if _, ok := Available(); ok {
+			t.Error("Available says ok without /proc/meminfo")
+		}
+		return
+	}
+	if avail, ok := Available(); !ok || avail == 0 {
+		t.Errorf("Available = %d, %v", avail, ok)
+	}
+	if rss := PeakRSS(); rss == 0 {
+		t.Error("PeakRSS = 0 on a system with /proc")
+	}
+	if _, ok := procField("/proc/meminfo", "NoSuchKey:"); ok {
+		t.Error("a missing key reads as ok")
+	}
+}

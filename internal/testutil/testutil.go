@@ -1,0 +1,71 @@
+// Package testutil holds the small helpers that the tests of several
+// packages share (random data, directory listings), so that each is
+// written once.
+package testutil
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"testing"
+)
+
+// Randn returns n standard normal draws from r.
+func Randn(r *rand.Rand, n int) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = r.NormFloat64()
+	}
+	return x
+}
+
+// RandPSD is a random symmetric positive semi-definite d×d matrix, BBᵀ/d
+// with B standard normal (d·d draws from r).
+func RandPSD(r *rand.Rand, d int) []float64 {
+	b := Randn(r, d*d)
+	m := make([]float64, d*d)
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			for k := 0; k < d; k++ {
+				m[i*d+j] += b[i*d+k] * b[j*d+k] / float64(d)
+			}
+		}
+	}
+	return m
+}
+
+// CSV is a rows×cols table with the header c0, c1, …, last: cell gives
+// row i's value in column j, the last column's at j = cols.
+func CSV(rows, cols int, last string, cell func(i, j int) string) []byte {
+	var b bytes.Buffer
+	for j := 0; j < cols; j++ {
+		fmt.Fprintf(&b, "c%d,", j)
+	}
+	b.WriteString(last + "\n")
+	for i := 0; i < rows; i++ {
+		for j := 0; j <= cols; j++ {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(cell(i, j))
+		}
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// DirNames lists the names in dir (sorted, as os.ReadDir gives them),
+// failing the test if it cannot be read.
+func DirNames(t testing.TB, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}

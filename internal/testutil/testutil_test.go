@@ -1,0 +1,82 @@
+package testutil
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestRandn(t *testing.T) {
+	a := Randn(rand.New(rand.NewPCG(1, 2)), 2000)
+	b := Randn(rand.New(rand.NewPCG(1, 2)), 2000)
+	if !slices.Equal(a, b) {
+		t.Fatal("same seed, different draws")
+	}
+	mean, sq := 0.0, 0.0
+	for _, v := range a {
+		mean += v
+		sq += v * v
+	}
+	mean /= 2000
+	sd := math.Sqrt(sq/2000 - mean*mean)
+	// 2000 draws: the mean's standard error is 0.022, the sd's 0.016.
+	if math.Abs(mean) > 0.1 || math.Abs(sd-1) > 0.1 {
+		t.Errorf("mean %.3f, sd %.3f: not standard normal", mean, sd)
+	}
+}
+
+func TestDirNames(t *testing.T) {
+	dir := t.TempDir()
+	if got := DirNames(t, dir); len(got) != 0 {
+		t.Errorf("empty dir: %v", got)
+	}
+	for _, n := range []string{"b", "a"} {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := DirNames(t, dir); !slices.Equal(got, []string{"a", "b"}) {
+		t.Errorf("got %v, want [a b]", got)
+	}
+}
+
+func TestRandPSD(t *testing.T) {
+	d := 4
+	m := RandPSD(rand.New(rand.NewPCG(3, 4)), d)
+	for i := 0; i < d; i++ {
+		if m[i*d+i] <= 0 {
+			t.Errorf("diagonal %d = %v, want > 0", i, m[i*d+i])
+		}
+		for j := 0; j < d; j++ {
+			if m[i*d+j] != m[j*d+i] {
+				t.Errorf("(%d,%d) = %v but (%d,%d) = %v", i, j, m[i*d+j], j, i, m[j*d+i])
+			}
+		}
+	}
+	// vᵀMv = ‖Bᵀv‖²/d ≥ 0 for any v; try a few.
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 20 {
+		v := Randn(r, d)
+		q := 0.0
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				q += v[i] * m[i*d+j] * v[j]
+			}
+		}
+		if q < -1e-12 {
+			t.Fatalf("vᵀMv = %v < 0", q)
+		}
+	}
+}
+
+func TestCSV(t *testing.T) {
+	got := string(CSV(2, 3, "y", func(i, j int) string { return fmt.Sprint(10*i + j) }))
+	want := "c0,c1,c2,y\n0,1,2,3\n10,11,12,13\n"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
