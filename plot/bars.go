@@ -163,7 +163,11 @@ func barPlot(names []string, vals []float64, signed bool, xlabel string, widthPx
 
 // topIndices returns the indices of the k largest keys, largest first; ties
 // keep the original order.
-func topIndices(keys []float64, k int) []int {
+func topIndices(keys []float64, k int) []int { return Ranking(keys)[:k] }
+
+// Ranking returns the indices of keys from the largest key to the
+// smallest; ties keep the original order (the order of FeatureBars).
+func Ranking(keys []float64) []int {
 	idx := make([]int, len(keys))
 	for i := range idx {
 		idx[i] = i
@@ -177,7 +181,7 @@ func topIndices(keys []float64, k int) []int {
 		}
 		return 0
 	})
-	return idx[:k]
+	return idx
 }
 
 // FeatureBars draws a horizontal bar chart of the topK features with the

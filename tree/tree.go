@@ -745,23 +745,25 @@ func (m *Model) Predict(ctx context.Context, x []float64, n int) ([]float64, err
 
 // PredictClass returns the argmax class of each row (classification).
 func (m *Model) PredictClass(ctx context.Context, x []float64, n int) ([]int, error) {
-	if m.Task != rfm.Classification {
-		return nil, fmt.Errorf("predict class: the model is a %s model", m.Task)
-	}
-	s, err := m.Predict(ctx, x, n)
+	s, err := m.classScores(ctx, x, n, "predict class")
 	if err != nil {
 		return nil, err
 	}
 	return rfm.Argmax(s, n, m.Outputs), nil
 }
 
+// classScores is Predict for a classifier; what names the caller.
+func (m *Model) classScores(ctx context.Context, x []float64, n int, what string) ([]float64, error) {
+	if m.Task != rfm.Classification {
+		return nil, fmt.Errorf("%s: the model is a %s model", what, m.Task)
+	}
+	return m.Predict(ctx, x, n)
+}
+
 // PredictProba returns n×classes probabilities as rfm.Model does: scores
 // clipped to [rfm.ProbEps, 1−rfm.ProbEps] and renormalized.
 func (m *Model) PredictProba(ctx context.Context, x []float64, n int) ([]float64, error) {
-	if m.Task != rfm.Classification {
-		return nil, fmt.Errorf("predict proba: the model is a %s model", m.Task)
-	}
-	s, err := m.Predict(ctx, x, n)
+	s, err := m.classScores(ctx, x, n, "predict proba")
 	if err != nil {
 		return nil, err
 	}

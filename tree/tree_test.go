@@ -37,6 +37,29 @@ func classes(t *testing.T, n int, seed uint64) *rfm.Dataset {
 	return ds
 }
 
+// mustPredict returns p's outputs for the n rows of x, failing the test on
+// an error.
+func mustPredict(t *testing.T, p interface {
+	Predict(context.Context, []float64, int) ([]float64, error)
+}, x []float64, n int) []float64 {
+	t.Helper()
+	out, err := p.Predict(context.Background(), x, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// mustProba is mustPredict for the tree's probabilities.
+func mustProba(t *testing.T, m *Model, x []float64, n int) []float64 {
+	t.Helper()
+	out, err := m.PredictProba(context.Background(), x, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // saveLoad writes the tree as a model file and reads it back.
 func saveLoad(t *testing.T, tm *Model) *Model {
 	t.Helper()
@@ -79,14 +102,7 @@ func TestDepthZeroIsExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := tm.Predict(context.Background(), test.X, test.N)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := exact.Predict(context.Background(), test.X, test.N)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b := mustPredict(t, tm, test.X, test.N), mustPredict(t, exact, test.X, test.N)
 	for i := range a {
 		if a[i] != b[i] {
 			t.Fatalf("prediction %d: tree %v, exact %v", i, a[i], b[i])
@@ -124,14 +140,7 @@ func TestRoutingConsistentAndSaved(t *testing.T) {
 			}
 			back := saveLoad(t, tm)
 			r1, r2 := tm.Route(test.X, test.N), back.Route(test.X, test.N)
-			p1, err := tm.PredictProba(context.Background(), test.X, test.N)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p2, err := back.PredictProba(context.Background(), test.X, test.N)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p1, p2 := mustProba(t, tm, test.X, test.N), mustProba(t, back, test.X, test.N)
 			for i := range r1 {
 				if r1[i] != r2[i] {
 					t.Fatalf("row %d routes to leaf %d, after load to %d", i, r1[i], r2[i])
@@ -147,7 +156,7 @@ func TestRoutingConsistentAndSaved(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p3, _ := again.PredictProba(context.Background(), test.X, test.N)
+			p3 := mustProba(t, again, test.X, test.N)
 			for i := range p1 {
 				if p1[i] != p3[i] {
 					t.Fatalf("refit with the same seed: probability %d %v vs %v", i, p3[i], p1[i])
@@ -182,10 +191,7 @@ func TestAGOPSplitFindsTheSignal(t *testing.T) {
 	mse := func(p interface {
 		Predict(context.Context, []float64, int) ([]float64, error)
 	}) float64 {
-		out, err := p.Predict(context.Background(), test.X, test.N)
-		if err != nil {
-			t.Fatal(err)
-		}
+		out := mustPredict(t, p, test.X, test.N)
 		s := 0.0
 		for i, v := range out {
 			s += (v - test.Y[i]) * (v - test.Y[i])

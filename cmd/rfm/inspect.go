@@ -24,14 +24,27 @@ type inputJSON struct {
 	Kind string `json:"kind"`
 }
 
+// fileJSON is what 'rfm inspect --json' says of any model file.
+type fileJSON struct {
+	Model     string        `json:"model"`
+	CreatedBy string        `json:"created_by,omitempty"`
+	Training  *trainingInfo `json:"training,omitempty"`
+	Task      string        `json:"task"`
+	Target    string        `json:"target,omitempty"`
+	Classes   []string      `json:"classes,omitempty"`
+}
+
+func newFileJSON(lm *loadedModel) fileJSON {
+	r := fileJSON{Model: lm.path, CreatedBy: lm.createdBy, Training: lm.training, Task: string(lm.task())}
+	if lm.target != nil {
+		r.Target, r.Classes = lm.target.Name, lm.target.Classes
+	}
+	return r
+}
+
 // inspectJSON is what 'rfm inspect --json' prints.
 type inspectJSON struct {
-	Model       string        `json:"model"`
-	CreatedBy   string        `json:"created_by,omitempty"`
-	Training    *trainingInfo `json:"training,omitempty"`
-	Task        string        `json:"task"`
-	Target      string        `json:"target,omitempty"`
-	Classes     []string      `json:"classes,omitempty"`
+	fileJSON
 	Inputs      []inputJSON   `json:"inputs,omitempty"`
 	Features    int           `json:"features"`
 	Config      rfm.Config    `json:"config"`
@@ -121,7 +134,7 @@ rfm inspect --model digits.rfm --plots figs --image-shape 28x28`)
 func inspectModel(lm *loadedModel, top, eig int) (*inspectJSON, error) {
 	m := lm.model
 	res := &inspectJSON{
-		Model: lm.path, CreatedBy: lm.createdBy, Training: lm.training, Task: string(m.Task), Features: m.D,
+		fileJSON: newFileJSON(lm), Features: m.D,
 		Config: m.Config, KernelUsed: m.KernelUsed, Metric: string(m.M.Form), Centers: m.N,
 		History: m.History, BestRound: m.BestRound, Refitted: m.Refitted, Note: m.Note,
 	}
@@ -130,7 +143,6 @@ func inspectModel(lm *loadedModel, top, eig int) (*inspectJSON, error) {
 		for _, in := range lm.pipeline.Inputs {
 			res.Inputs = append(res.Inputs, inputJSON{Name: in.Name, Kind: in.Kind.String()})
 		}
-		res.Target, res.Classes = lm.target.Name, lm.target.Classes
 	}
 	for _, j := range m.Selected {
 		res.Selected = append(res.Selected, names[j])

@@ -168,23 +168,9 @@ func topNames(v []float64, names []string, k int) []string {
 	return out
 }
 
-// rankOrder is the indices of v, largest value first (ties in index order).
-func rankOrder(v []float64) []int {
-	order := make([]int, len(v))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case v[a] > v[b]:
-			return -1
-		case v[a] < v[b]:
-			return 1
-		}
-		return 0
-	})
-	return order
-}
+// rankOrder is the indices of v, largest value first (ties in index
+// order), as the feature figures rank them.
+func rankOrder(v []float64) []int { return plot.Ranking(v) }
 
 // writeTreeText prints the tree's shape and a table of its leaves (the
 // first 40; the JSON output has all).
@@ -241,12 +227,7 @@ func writeTreeText(b *strings.Builder, t *treeJSON, task rfm.Task) {
 
 // inspectTreeJSON is what 'rfm inspect --json' prints for a tree.
 type inspectTreeJSON struct {
-	Model       string        `json:"model"`
-	CreatedBy   string        `json:"created_by,omitempty"`
-	Training    *trainingInfo `json:"training,omitempty"`
-	Task        string        `json:"task"`
-	Target      string        `json:"target,omitempty"`
-	Classes     []string      `json:"classes,omitempty"`
+	fileJSON
 	Features    int           `json:"features"`
 	Config      rfm.Config    `json:"config"`
 	Tree        treeJSON      `json:"tree"`
@@ -260,11 +241,7 @@ type inspectTreeJSON struct {
 func inspectTree(e *env, lm *loadedModel, top int, plots string, shape *imageDims, common commonFlags) error {
 	tm := lm.tree
 	names := featureNames(lm)
-	res := inspectTreeJSON{Model: lm.path, CreatedBy: lm.createdBy, Training: lm.training, Task: string(tm.Task),
-		Features: tm.D, Config: tm.Config, Tree: summarizeTree(tm, names, lm.target, 5)}
-	if lm.target != nil {
-		res.Target, res.Classes = lm.target.Name, lm.target.Classes
-	}
+	res := inspectTreeJSON{fileJSON: newFileJSON(lm), Features: tm.D, Config: tm.Config, Tree: summarizeTree(tm, names, lm.target, 5)}
 	diag := tm.FeatureDiagonal()
 	if top == 0 || top > len(diag) {
 		top = len(diag)
