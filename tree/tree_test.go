@@ -60,8 +60,8 @@ func mustProba(t *testing.T, m *Model, x []float64, n int) []float64 {
 	return out
 }
 
-// saveLoad writes the tree as a model file and reads it back.
-func saveLoad(t *testing.T, tm *Model) *Model {
+// encode writes the tree as a model file into a buffer.
+func encode(t *testing.T, tm *Model) *bytes.Buffer {
 	t.Helper()
 	f, err := tm.ToFile(nil)
 	if err != nil {
@@ -71,7 +71,13 @@ func saveLoad(t *testing.T, tm *Model) *Model {
 	if err := modelfile.Write(&buf, f); err != nil {
 		t.Fatal(err)
 	}
-	back, _, err := Load(&buf)
+	return &buf
+}
+
+// saveLoad writes the tree as a model file and reads it back.
+func saveLoad(t *testing.T, tm *Model) *Model {
+	t.Helper()
+	back, _, err := Load(encode(t, tm))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,15 +336,7 @@ func TestLoadRefusesLoops(t *testing.T) {
 	tm.Nodes[tm.Nodes[0].Left].Leaf = -1
 	tm.Nodes[tm.Nodes[0].Left].Left = 0
 	tm.Nodes[tm.Nodes[0].Left].Right = 0
-	f, err := tm.ToFile(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := modelfile.Write(&buf, f); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := Load(&buf); err == nil || !strings.Contains(err.Error(), "reached twice") && !strings.Contains(err.Error(), "dirs") {
+	if _, _, err := Load(encode(t, tm)); err == nil || !strings.Contains(err.Error(), "reached twice") && !strings.Contains(err.Error(), "dirs") {
 		t.Fatalf("looping tree loaded: %v", err)
 	}
 }

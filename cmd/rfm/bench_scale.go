@@ -615,19 +615,27 @@ func writeScaleResults(path string, runs []scaleRun) error {
 	})
 }
 
+// readScaleResults reads the runs of a results.tsv that succeeded (a
+// failed run is done again); a missing file has none.
 func readScaleResults(path string) ([]scaleRun, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.Comma, r.FieldsPerRecord, r.LazyQuotes = '\t', len(scaleColumns), true
+	rows, err := r.ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (delete it, or use --force)", path, err)
+	}
 	var out []scaleRun
-	for i, line := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
-		f := strings.Split(line, "\t")
-		if i == 0 || len(f) != len(scaleColumns) || f[10] != "" {
-			continue // the header, or a failed run to redo
+	for _, f := range rows[min(1, len(rows)):] {
+		if f[10] != "" {
+			continue
 		}
 		r := scaleRun{Set: f[0], Method: f[1], Metric: f[7], Flags: f[9]}
 		r.Train, _ = strconv.Atoi(f[2])
