@@ -53,29 +53,28 @@ func (f *flagSet) add(name string) {
 	f.order = append(f.order, name)
 }
 
+// define registers a flag through one of flag.FlagSet's typed XxxVar
+// methods and records it for the usage text.
+func define[T any](f *flagSet, xxxVar func(*T, string, T, string), p *T, name string, def T, usage string) {
+	xxxVar(p, name, def, usage)
+	f.add(name)
+}
+
+// The typed flags, in the standard library's spelling.
 func (f *flagSet) String(p *string, name, def, usage string) {
-	f.fs.StringVar(p, name, def, usage)
-	f.add(name)
+	define(f, f.fs.StringVar, p, name, def, usage)
 }
-
 func (f *flagSet) Bool(p *bool, name string, def bool, usage string) {
-	f.fs.BoolVar(p, name, def, usage)
-	f.add(name)
+	define(f, f.fs.BoolVar, p, name, def, usage)
 }
-
 func (f *flagSet) Int(p *int, name string, def int, usage string) {
-	f.fs.IntVar(p, name, def, usage)
-	f.add(name)
+	define(f, f.fs.IntVar, p, name, def, usage)
 }
-
 func (f *flagSet) Uint64(p *uint64, name string, def uint64, usage string) {
-	f.fs.Uint64Var(p, name, def, usage)
-	f.add(name)
+	define(f, f.fs.Uint64Var, p, name, def, usage)
 }
-
 func (f *flagSet) Float(p *float64, name string, def float64, usage string) {
-	f.fs.Float64Var(p, name, def, usage)
-	f.add(name)
+	define(f, f.fs.Float64Var, p, name, def, usage)
 }
 
 func (f *flagSet) List(p *listFlag, name, usage string) {
