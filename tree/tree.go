@@ -178,9 +178,6 @@ func Fit(ctx context.Context, cfg rfm.Config, train *rfm.Dataset, progress func(
 	if cfg.SplitRule == "" {
 		cfg.SplitRule = rfm.SplitAGOP
 	}
-	if cfg.SplitSample == 0 {
-		cfg.SplitSample = DefaultSplitSample
-	}
 	if train == nil {
 		return nil, nil, errors.New("training data is missing")
 	}

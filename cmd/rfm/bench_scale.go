@@ -219,7 +219,7 @@ func describeRun(r scaleRun) string {
 // methodFlags are the fit flags of each method for a set of n rows: the
 // papers' RFM at the leaves and on the subset; fewer rounds and CG
 // iterations with Nyström on large n (each round is a full CG solve).
-func (b *scaleBench) methodFlags(n int, classification bool) map[string][]string {
+func (b *scaleBench) methodFlags(n int) map[string][]string {
 	iters := "2"
 	leaf := "4000"
 	cg := "20"
@@ -264,7 +264,7 @@ func (b *scaleBench) synthSet(n int) (*scaleSet, error) {
 		}
 	}
 	set := &scaleSet{name: fmt.Sprintf("synth-%d", n), train: train, test: test, target: "y", task: "regression", metric: "mse", n: n, nTest: nTest}
-	set.methods = b.methodFlags(n, false)
+	set.methods = b.methodFlags(n)
 	return set, b.exactSubset(set)
 }
 
@@ -310,7 +310,6 @@ func (b *scaleBench) realSet(name, dir string) (*scaleSet, error) {
 	s.train = filepath.Join(out, name+"-train.csv")
 	s.test = filepath.Join(out, name+"-test.csv")
 	if name == "kdd" {
-		s.test = filepath.Join(out, name+"-test.csv")
 		n, err := splitTable(filepath.Join(dir, "kddcup99_corrected_test.csv.gz"), "", s.test, func(int, []string) (bool, bool) { return false, true })
 		if err != nil {
 			return nil, err
@@ -325,7 +324,7 @@ func (b *scaleBench) realSet(name, dir string) (*scaleSet, error) {
 	if name != "kdd" {
 		s.nTest = n[1]
 	}
-	s.methods = b.methodFlags(s.n, s.task == "classification")
+	s.methods = b.methodFlags(s.n)
 	return s, b.exactSubset(s)
 }
 

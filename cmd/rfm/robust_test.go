@@ -118,8 +118,10 @@ func TestFIFOOutWithoutReader(t *testing.T) {
 	// The signal must come after main has set up its handler (before,
 	// Go's default action kills the process): wait a little, and should
 	// the signal still have come too early (the process died of it, which
-	// is not what is tested), start again waiting longer.
-	for wait := 100 * time.Millisecond; ; wait *= 2 {
+	// is not what is tested), start again waiting twice as long, up to 8
+	// attempts (counted, not timed: a loaded machine only needs more).
+	wait := 100 * time.Millisecond
+	for attempt := 1; ; attempt, wait = attempt+1, 2*wait {
 		cmd := exec.Command(binary, "predict", "--model", "m.rfm", "--data", "train.csv", "--out", "pipe", "--quiet")
 		cmd.Dir = dir
 		var errb bytes.Buffer
@@ -131,7 +133,7 @@ func TestFIFOOutWithoutReader(t *testing.T) {
 		cmd.Process.Signal(os.Interrupt)
 		err := cmd.Wait()
 		ee, ok := err.(*exec.ExitError)
-		if ok && ee.ExitCode() == -1 && wait < 10*time.Second {
+		if ok && ee.ExitCode() == -1 && attempt < 8 {
 			continue // killed by the signal before main ran
 		}
 		if !ok || ee.ExitCode() != exitInterrupt {
