@@ -56,10 +56,10 @@ type scaleSet struct {
 // own), with their time, memory, prediction speed and test score.
 func cmdBenchScale(e *env, args []string) error {
 	var (
-		dataDir, outDir, sets, sizes, xgbScript string
-		exactRows                               int
-		quick, force, xgb, asJSON               bool
-		seed                                    uint64
+		dataDir, outDir, sets, sizes, xgbScript, python string
+		exactRows                                       int
+		quick, force, xgb, asJSON                       bool
+		seed                                            uint64
 	)
 	f := newFlagSet("bench scale", "rfm bench scale [--data DIR] [flags]",
 		`Measure the solvers beyond one exact kernel matrix: for each data set, an
@@ -97,6 +97,7 @@ rfm bench scale --sets ijcnn1 --xgboost --out out/scale`)
 	f.Bool(&force, "force", false, "redo runs already in results.tsv")
 	f.Bool(&xgb, "xgboost", false, "also run XGBoost on the same splits (needs python3-xgboost)")
 	f.String(&xgbScript, "xgboost-script", "scripts/xgboost_ref.py", "the XGBoost reference `SCRIPT`")
+	f.String(&python, "python", defaultPython(), "the Python 3 `INTERPRETER` that has xgboost, numpy and pandas")
 	f.Section("Output")
 	f.Bool(&asJSON, "json", false, "print the results as JSON on stdout")
 	pos, err := f.Parse(args, e.stdout)
@@ -177,7 +178,7 @@ rfm bench scale --sets ijcnn1 --xgboost --out out/scale`)
 				}
 				var r scaleRun
 				if m == "xgboost" {
-					r = b.runXGBoost(s, xgbScript)
+					r = b.runXGBoost(s, python, xgbScript)
 				} else {
 					r = b.run(s, m, flags)
 				}
@@ -511,11 +512,11 @@ func (b *scaleBench) child(args ...string) (float64, float64, error) {
 }
 
 // runXGBoost runs the reference script on the set's files.
-func (b *scaleBench) runXGBoost(s *scaleSet, script string) scaleRun {
+func (b *scaleBench) runXGBoost(s *scaleSet, python, script string) scaleRun {
 	r := scaleRun{Set: s.name, Method: "xgboost", Train: s.n, Test: s.nTest, Metric: s.metric}
 	pred := filepath.Join(b.out, fmt.Sprintf("%s-xgboost.pred.csv", s.name))
 	args := []string{script, "--train", s.train, "--test", s.test, "--target", s.target, "--task", s.task, "--out", pred, "--seed", strconv.FormatUint(b.seed, 10)}
-	cmd := exec.CommandContext(b.e.ctx, "python3", args...)
+	cmd := exec.CommandContext(b.e.ctx, python, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
@@ -744,4 +745,14 @@ func nanSlice(n int) []float64 {
 // atomicWrite writes a result file whole or not at all.
 func atomicWrite(path string, write func(io.Writer) error) error {
 	return modelfile.WriteAtomic(path, write)
+}
+
+// defaultPython is Debian's interpreter when it is there (python3-xgboost
+// installs into it; a python3 earlier on PATH, from pyenv say, lacks it),
+// else python3 from PATH.
+func defaultPython() string {
+	if _, err := os.Stat("/usr/bin/python3"); err == nil {
+		return "/usr/bin/python3"
+	}
+	return "python3"
 }
