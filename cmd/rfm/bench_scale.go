@@ -317,7 +317,13 @@ func (b *scaleBench) realSet(name, dir string) (*scaleSet, error) {
 		}
 		s.nTest = n[1]
 	}
-	n, err := splitTable(src, s.train, s.test, keep)
+	// KDD's test rows come from their own file (written above): this pass
+	// writes only the training file.
+	testOut := s.test
+	if name == "kdd" {
+		testOut = ""
+	}
+	n, err := splitTable(src, s.train, testOut, keep)
 	if err != nil {
 		return nil, err
 	}
