@@ -4,9 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"strconv"
-	"strings"
 
 	"github.com/rfmkit/rfm/internal/linalg"
 	"github.com/rfmkit/rfm/internal/sysmem"
@@ -313,40 +310,4 @@ func addSat(a, b uint64) uint64 {
 // MemoryAvailable is the kernel's estimate of the memory available to a
 // new process (MemAvailable in /proc/meminfo), lowered to the cgroup's
 // limit when the process runs in one; ok is false when neither can be read.
-func MemoryAvailable() (bytes uint64, ok bool) {
-	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
-		for _, line := range strings.Split(string(data), "\n") {
-			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemAvailable:" {
-				if kb, err := strconv.ParseUint(f[1], 10, 64); err == nil {
-					bytes, ok = kb*1024, true
-				}
-			}
-		}
-	}
-	if lim, used, found := cgroupMemory(); found {
-		left := uint64(0)
-		if lim > used {
-			left = lim - used
-		}
-		if !ok || left < bytes {
-			bytes, ok = left, true
-		}
-	}
-	return bytes, ok
-}
-
-// cgroupMemory reads the cgroup v2 memory limit and usage of this process
-// (found is false without a limit).
-func cgroupMemory() (limit, used uint64, found bool) {
-	read := func(name string) (uint64, bool) {
-		b, err := os.ReadFile("/sys/fs/cgroup/" + name)
-		if err != nil {
-			return 0, false
-		}
-		v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
-		return v, err == nil
-	}
-	limit, ok1 := read("memory.max") // "max" (no limit) does not parse
-	used, ok2 := read("memory.current")
-	return limit, used, ok1 && ok2
-}
+func MemoryAvailable() (bytes uint64, ok bool) { return sysmem.Available() }

@@ -10,11 +10,40 @@ import (
 	"strings"
 )
 
-// Available is MemAvailable from /proc/meminfo in bytes; ok is false where
-// the system does not say (no /proc, or no such line).
-func Available() (uint64, bool) {
+// Available is the kernel's estimate of the memory available to a new
+// process (MemAvailable in /proc/meminfo) in bytes, lowered to what is left
+// under the cgroup v2 limit when the process runs in one (a container's
+// limit is what the OOM killer enforces); ok is false where neither can be
+// read.
+func Available() (bytes uint64, ok bool) {
 	kb, ok := procField("/proc/meminfo", "MemAvailable:")
-	return kb * 1024, ok
+	bytes = kb * 1024
+	if lim, used, found := cgroupMemory("/sys/fs/cgroup/"); found {
+		left := uint64(0)
+		if lim > used {
+			left = lim - used
+		}
+		if !ok || left < bytes {
+			bytes, ok = left, true
+		}
+	}
+	return bytes, ok
+}
+
+// cgroupMemory reads the cgroup v2 memory limit and usage under dir
+// (found is false without a limit: "max" does not parse).
+func cgroupMemory(dir string) (limit, used uint64, found bool) {
+	read := func(name string) (uint64, bool) {
+		b, err := os.ReadFile(dir + name)
+		if err != nil {
+			return 0, false
+		}
+		v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+		return v, err == nil
+	}
+	limit, ok1 := read("memory.max")
+	used, ok2 := read("memory.current")
+	return limit, used, ok1 && ok2
 }
 
 // PeakRSS is the process's high-water resident set (VmHWM) in bytes, or 0

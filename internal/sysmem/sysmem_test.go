@@ -43,3 +43,27 @@ func TestProcReadings(t *testing.T) {
 		t.Error("a missing key reads as ok")
 	}
 }
+
+// A cgroup v2 limit is read from memory.max and memory.current; "max"
+// means no limit.
+func TestCgroupMemory(t *testing.T) {
+	dir := t.TempDir() + "/"
+	write := func(name, v string) {
+		if err := os.WriteFile(dir+name, []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, found := cgroupMemory(dir); found {
+		t.Fatal("found a limit in an empty folder")
+	}
+	write("memory.max", "max\n")
+	write("memory.current", "1000\n")
+	if _, _, found := cgroupMemory(dir); found {
+		t.Fatal(`"max" read as a limit`)
+	}
+	write("memory.max", "4096\n")
+	lim, used, found := cgroupMemory(dir)
+	if !found || lim != 4096 || used != 1000 {
+		t.Fatalf("got limit %d, used %d, found %v; want 4096, 1000, true", lim, used, found)
+	}
+}
