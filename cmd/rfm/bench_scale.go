@@ -341,12 +341,17 @@ func (b *scaleBench) realSet(name, dir string) (*scaleSet, error) {
 func splitTable(src, train, test string, keep func(line int, fields []string) (bool, bool)) ([2]int, error) {
 	var counts [2]int
 	if haveFile(train) && haveFile(test) {
-		a, err := countRows(train)
-		if err != nil {
-			return counts, err
+		for i, path := range []string{train, test} {
+			if path == "" {
+				continue
+			}
+			n, err := countRows(path)
+			if err != nil {
+				return counts, err
+			}
+			counts[i] = n
 		}
-		c, err := countRows(test)
-		return [2]int{a, c}, err
+		return counts, nil
 	}
 	in, err := os.Open(src)
 	if err != nil {

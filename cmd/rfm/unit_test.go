@@ -359,6 +359,13 @@ func TestBenchScaleKDDSplit(t *testing.T) {
 	if s.n != 3 || s.nTest != 2 {
 		t.Errorf("rows: train %d, test %d; want 3 and 2", s.n, s.nTest)
 	}
+	// Again, with the files in place (counted, not rewritten).
+	if s, err = b.realSet("kdd", dir); err != nil {
+		t.Fatal(err)
+	}
+	if s.n != 3 || s.nTest != 2 {
+		t.Errorf("second pass: rows: train %d, test %d; want 3 and 2", s.n, s.nTest)
+	}
 	for path, want := range map[string]string{s.train: "a,b,target\n1,2,x\n3,4,y\n5,6,x\n", s.test: "a,b,target\n7,8,x\n9,1,z\n"} {
 		got, err := os.ReadFile(path)
 		if err != nil {
