@@ -39,6 +39,8 @@ Example:
 			return exitCode(code)
 		}
 		return nil
+	case peakCommand: // internal, run by bench scale: not listed
+		return runMeasured(e, args[1:])
 	}
 	return usagef("unknown benchmark suite %q; the suites are: uci, scale", args[0])
 }

@@ -499,27 +499,91 @@ func (r scaleRun) scored(pred string) scaleRun {
 }
 
 // child runs the rfm binary and returns its wall time and peak RSS (MB).
+// The child is started by a fresh rfm process (runMeasured) that reports
+// the child's peak: the peak the kernel reports to this process's wait
+// would be at least this process's own high-water mark (Go starts children
+// with vfork semantics, and exec carries the old memory's peak over), which
+// after reading the flights table is a gigabyte whatever the child used.
 func (b *scaleBench) child(args ...string) (float64, float64, error) {
-	cmd := exec.CommandContext(b.e.ctx, b.exe, args...)
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 10 * time.Second
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	start := time.Now()
-	err := cmd.Run()
-	secs := time.Since(start).Seconds()
+	secs, rss, errText, err := b.measure(nil, b.exe, args...)
 	if err != nil {
-		msg := strings.TrimSpace(errb.String())
+		msg := strings.TrimSpace(errText)
 		if msg == "" {
 			msg = err.Error()
 		}
 		return 0, 0, errors.New(msg)
 	}
-	rss := 0.0
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = float64(ru.Maxrss) / 1024 // kB on Linux
-	}
 	return secs, rss, nil
+}
+
+// measure runs the program name with args through runMeasured, its stdout
+// to stdout (may be nil), and returns its wall time, peak RSS (MB) and
+// stderr.
+func (b *scaleBench) measure(stdout io.Writer, name string, args ...string) (secs, rssMB float64, stderr string, err error) {
+	peakFile, err := os.CreateTemp(b.out, ".peak-*")
+	if err != nil {
+		return 0, 0, "", err
+	}
+	peakFile.Close()
+	defer os.Remove(peakFile.Name())
+	full := append([]string{"bench", peakCommand, peakFile.Name(), name}, args...)
+	cmd := exec.CommandContext(b.e.ctx, b.exe, full...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
+	var errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = stdout, &errb
+	start := time.Now()
+	err = cmd.Run()
+	secs = time.Since(start).Seconds()
+	if err != nil {
+		return secs, 0, errb.String(), err
+	}
+	kb, err := readPeak(peakFile.Name())
+	return secs, float64(kb) / 1024, errb.String(), err
+}
+
+// peakCommand is the internal 'rfm bench' suite that runs a command and
+// writes its peak RSS in kB to a file.
+const peakCommand = "_peak"
+
+// runMeasured runs args[1:] as a child, passing its output through, writes
+// the child's peak RSS (kB) to the file args[0] and exits with the child's
+// status. Run as a fresh process, its own small footprint is the floor of
+// what the kernel reports for the child.
+func runMeasured(e *env, args []string) error {
+	if len(args) < 2 {
+		return usagef("bench %s: a peak file and a command are needed (internal to bench scale)", peakCommand)
+	}
+	cmd := exec.CommandContext(e.ctx, args[1], args[2:]...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
+	cmd.Stdout, cmd.Stderr = e.stdout, e.stderr
+	runErr := cmd.Run()
+	if cmd.ProcessState == nil {
+		return runErr
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		if err := os.WriteFile(args[0], []byte(strconv.FormatInt(ru.Maxrss, 10)+"\n"), 0o644); err != nil {
+			return err
+		}
+	}
+	if runErr != nil {
+		return exitCode(max(1, cmd.ProcessState.ExitCode()))
+	}
+	return nil
+}
+
+// readPeak reads the peak RSS (kB) runMeasured wrote.
+func readPeak(path string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	kb, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("peak RSS of a child: %q is not a number", b)
+	}
+	return kb, nil
 }
 
 // runXGBoost runs the reference script on the set's files.
@@ -527,18 +591,13 @@ func (b *scaleBench) runXGBoost(s *scaleSet, python, script string) scaleRun {
 	r := scaleRun{Set: s.name, Method: "xgboost", Train: s.n, Test: s.nTest, Metric: s.metric}
 	pred := filepath.Join(b.out, fmt.Sprintf("%s-xgboost.pred.csv", s.name))
 	args := []string{script, "--train", s.train, "--test", s.test, "--target", s.target, "--task", s.task, "--out", pred, "--seed", strconv.FormatUint(b.seed, 10)}
-	cmd := exec.CommandContext(b.e.ctx, python, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		r.Error = "xgboost: " + lastLine(errb.String(), err)
+	var out bytes.Buffer
+	secs, rss, errText, err := b.measure(&out, python, args...)
+	if err != nil {
+		r.Error = "xgboost: " + lastLine(errText, err)
 		return r
 	}
-	r.FitSeconds = time.Since(start).Seconds()
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.PeakRSSMB = float64(ru.Maxrss) / 1024
-	}
+	r.FitSeconds, r.PeakRSSMB = secs, rss
 	var info struct {
 		FitSeconds   float64 `json:"fit_seconds"`
 		PredictRowsS float64 `json:"predict_rows_per_s"`
