@@ -217,24 +217,27 @@ func describeRun(r scaleRun) string {
 	return fmt.Sprintf("%d rows, fit %.1f s, peak %.0f MB, predict %.0f rows/s, %s %.5g", r.Train, r.FitSeconds, r.PeakRSSMB, r.PredictRowsPerSec, r.Metric, r.Value)
 }
 
-// methodFlags are the fit flags of each method for a set of n rows: the
-// papers' RFM at the leaves and on the subset; fewer rounds and CG
-// iterations with Nyström on large n (each round is a full CG solve).
+// methodFlags are the fit flags of each method for a set of n rows: what
+// 'rfm fit' does by default (5 rounds; the planner's leaf size, 10 000 rows
+// where memory allows) in float32 for the exact solves; Nyström with 2
+// rounds and 20 CG iterations (each round is a full CG solve over all n).
+// --quick: small leaves, 1 round, 8 CG iterations.
 func (b *scaleBench) methodFlags(n int) map[string][]string {
-	iters := "2"
-	leaf := "4000"
-	cg := "20"
-	if b.quick {
-		iters, leaf, cg = "1", "1000", "8"
-	}
 	seed := strconv.FormatUint(b.seed, 10)
+	if b.quick {
+		return map[string][]string{
+			"tree":    {"--solver", "tree", "--leaf-size", "1000", "--iters", "1", "--float32", "--seed", seed},
+			"nystrom": {"--solver", "nystrom", "--iters", "1", "--cg-iters", "8", "--seed", seed},
+			"exact":   {"--solver", "exact", "--iters", "1", "--float32", "--seed", seed},
+		}
+	}
 	m := map[string][]string{
-		"tree": {"--solver", "tree", "--leaf-size", leaf, "--iters", iters, "--float32", "--seed", seed},
+		"tree":  {"--solver", "tree", "--float32", "--seed", seed},
+		"exact": {"--solver", "exact", "--float32", "--seed", seed},
 	}
-	if n <= 300000 || b.quick {
-		m["nystrom"] = []string{"--solver", "nystrom", "--iters", iters, "--cg-iters", cg, "--seed", seed}
+	if n <= 300000 {
+		m["nystrom"] = []string{"--solver", "nystrom", "--iters", "2", "--cg-iters", "20", "--seed", seed}
 	}
-	m["exact"] = []string{"--solver", "exact", "--iters", iters, "--float32", "--seed", seed}
 	return m
 }
 
