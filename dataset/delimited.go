@@ -40,10 +40,28 @@ func readDelimited(br *bufio.Reader, name string, delim rune, noHeader bool, p *
 		return nil, readFailed(name, err)
 	}
 	text = strings.TrimPrefix(text, "\uFEFF")
+	return parseDelimited(text, name, delim, frame{noHeader: noHeader}, p, lim)
+}
+
+// frame places a piece of delimited text in its file: a chunk of a file
+// read in pieces (ReadChunks) has no header line of its own.
+type frame struct {
+	noHeader bool
+	// names, when set, are the file's columns (from its header, read
+	// before): every record of the text is data.
+	names []string
+	// line is the file line of the text's first line (0 means 1).
+	line int
+}
+
+// parseDelimited makes a Table of delimited text held in memory (see
+// readDelimited).
+func parseDelimited(text, name string, delim rune, fr frame, p *plan, lim *limits) (*Table, error) {
+	noHeader := fr.noHeader
 	// The text is held whole; the cells are charged as they are parsed.
 	held := uint64(len(text))
 	var cells uint64
-	s := &csvScanner{text: text, delim: string(delim), name: name}
+	s := &csvScanner{text: text, delim: string(delim), name: name, line: fr.line}
 
 	var (
 		ncols     = -1
@@ -53,7 +71,17 @@ func readDelimited(br *bufio.Reader, name string, delim rune, noHeader bool, p *
 		firstLine int
 		lines     []int // source line of each data row
 	)
-	err = s.records(func(line int, rec []string) error {
+	if fr.names != nil {
+		// A chunk: the columns are known and every record is data.
+		ncols, names, firstLine, noHeader = len(fr.names), fr.names, max(1, fr.line), true
+		for j, n := range names {
+			if !p.ignore[n] {
+				keep = append(keep, j)
+				cols = append(cols, &textState{force: p.force[n], bad: -1})
+			}
+		}
+	}
+	err := s.records(func(line int, rec []string) error {
 		if ncols < 0 {
 			// The first record: the header, or data named c0, c1, ...
 			var err error
@@ -79,7 +107,7 @@ func readDelimited(br *bufio.Reader, name string, delim rune, noHeader bool, p *
 		}
 		if len(rec) != ncols {
 			what := "the header has"
-			if noHeader {
+			if noHeader && fr.names == nil {
 				what = fmt.Sprintf("line %d has", firstLine)
 			}
 			return &ParseError{File: name, Line: line,
@@ -146,7 +174,7 @@ func readDelimited(br *bufio.Reader, name string, delim rune, noHeader bool, p *
 		return nil, first
 	}
 	if len(text2) > 0 {
-		skipHeader := !noHeader
+		skipHeader := !noHeader && fr.names == nil
 		// Same text, same records: this pass cannot fail where the first did not.
 		err := s.records(func(_ int, rec []string) error {
 			if skipHeader {
@@ -303,6 +331,7 @@ type csvScanner struct {
 	text  string
 	delim string
 	name  string
+	line  int // the file line of the text's first line (0 means 1)
 }
 
 // records calls fn with the fields of each non-blank record, in order. The
@@ -310,7 +339,7 @@ type csvScanner struct {
 func (s *csvScanner) records(fn func(line int, rec []string) error) error {
 	text := s.text
 	var rec []string
-	for pos, line := 0, 1; pos < len(text); {
+	for pos, line := 0, max(1, s.line); pos < len(text); {
 		if n := lineBreak(text, pos); n > 0 { // blank line
 			pos += n
 			line++
