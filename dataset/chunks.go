@@ -41,22 +41,22 @@ func ReadFileChunks(ctx context.Context, path string, opt ReadOptions, chunkByte
 		return readWhole(ctx, path, opt, fn)
 	}
 	err = ReadChunks(ctx, f, path, opt, chunkBytes, fn)
-	if errors.Is(err, errNotText) {
+	if errors.Is(err, ErrNotDelimited) {
 		return readWhole(ctx, path, opt, fn)
 	}
 	return err
 }
 
 // ReadChunks is ReadFileChunks on a reader (standard input, say); name is
-// used in messages and to pick the format. A binary format (Parquet, NPY,
-// NPZ) is refused: it cannot be read in pieces from a stream.
+// used in messages and to pick the format. Another format than delimited
+// text is refused with ErrNotDelimited (wrapped), before fn is called.
 func ReadChunks(ctx context.Context, r io.Reader, name string, opt ReadOptions, chunkBytes int, fn func(*Table) error) error {
 	format, gz, err := formatFromName(name, opt.Format)
 	if err != nil {
 		return err
 	}
 	if format != "" && !isDelimited(format) {
-		return fmt.Errorf("%s: %s is not read in pieces; only delimited text (csv, tsv, txt) is", name, format)
+		return fmt.Errorf("%s: %s: %w", name, format, ErrNotDelimited)
 	}
 	if chunkBytes <= 0 {
 		chunkBytes = DefaultChunkBytes
@@ -83,7 +83,7 @@ func ReadChunks(ctx context.Context, r io.Reader, name string, opt ReadOptions, 
 	}
 	if format == "" {
 		if format = sniffFormat(br); !isDelimited(format) {
-			return errNotText
+			return ErrNotDelimited
 		}
 	}
 	delim := opt.Delimiter
@@ -94,8 +94,9 @@ func ReadChunks(ctx context.Context, r io.Reader, name string, opt ReadOptions, 
 	return c.run(fn)
 }
 
-// errNotText: the input turned out to be a binary format.
-var errNotText = errors.New("not delimited text")
+// ErrNotDelimited is returned by ReadChunks for an input that is not
+// delimited text (Parquet, NPY, NPZ, LIBSVM): read it whole.
+var ErrNotDelimited = errors.New("only delimited text (csv, tsv, txt) is read in pieces")
 
 func isDelimited(format string) bool {
 	return format == formatCSV || format == formatTSV || format == formatText

@@ -133,20 +133,30 @@ func (c *columnFlags) register(f *flagSet) {
 // chunk is a multiple of the kernel's 128-row bands and a row's prediction
 // depends only on the row, so the numbers are those of one Predict call.
 func predictChunked(e *env, lm *loadedModel, x []float64, n int, quiet bool, verb string) ([]float64, error) {
+	bar := newProgress(e.stderr, e.tty(), quiet)
+	defer bar.Abort() // the caller prints its own summary
+	return predictRows(e.ctx, lm, x, n, func(r0, r1 int) {
+		bar.Update(float64(r0)/float64(n), fmt.Sprintf("%s rows %d-%d of %d", verb, r0+1, r1, n))
+	})
+}
+
+// predictRows predicts n rows of x in chunks of predictChunkRows (a tree's
+// treePredictChunkRows), telling each chunk's rows to started (may be nil).
+func predictRows(ctx context.Context, lm *loadedModel, x []float64, n int, started func(r0, r1 int)) ([]float64, error) {
 	chunk := predictChunkRows
 	if lm.tree != nil {
 		// A tree splits each chunk among its leaves: a chunk a few leaves'
 		// worth of rows would leave each leaf a handful.
 		chunk = treePredictChunkRows
 	}
-	bar := newProgress(e.stderr, e.tty(), quiet)
-	defer bar.Abort() // the caller prints its own summary
 	d, m := lm.d(), lm.predictor()
 	out := make([]float64, 0, n*lm.outputs())
 	for r0 := 0; r0 < n; r0 += chunk {
 		r1 := min(r0+chunk, n)
-		bar.Update(float64(r0)/float64(n), fmt.Sprintf("%s rows %d-%d of %d", verb, r0+1, r1, n))
-		s, err := m.Predict(e.ctx, x[r0*d:r1*d], r1-r0)
+		if started != nil {
+			started(r0, r1)
+		}
+		s, err := m.Predict(ctx, x[r0*d:r1*d], r1-r0)
 		if err != nil {
 			return nil, err
 		}
@@ -278,23 +288,72 @@ func encodeRows(t *dataset.Table, path string, p *dataset.Pipeline, tg *dataset.
 // "--keep column") so the message can say that instead.
 func readRows(ctx context.Context, path string, opt dataset.ReadOptions, roles map[string]string) (*dataset.Table, error) {
 	t, err := readTable(ctx, path, opt)
-	if err == nil || errors.Is(err, context.Canceled) {
-		return t, err
+	if err != nil {
+		return nil, rowsError(path, err, roles)
+	}
+	return t, nil
+}
+
+// readPieces is readRows a piece of the table at a time (delimited text;
+// other formats come whole), so that a table larger than memory can be
+// predicted: fn gets each piece in file order. Its errors come back as
+// they are; the reader's are worded as readRows words them.
+func readPieces(ctx context.Context, path string, opt dataset.ReadOptions, roles map[string]string, fn func(*dataset.Table) error) error {
+	if path == "" {
+		return usagef("--data is required: the table to read")
+	}
+	var fnErr error
+	call := func(t *dataset.Table) error {
+		fnErr = fn(t)
+		return fnErr
+	}
+	var err error
+	name := path
+	if path == "-" { // standard input: CSV unless --format says otherwise
+		name = "<stdin>"
+		if opt.Format == "" {
+			opt.Format = "csv"
+		}
+		err = dataset.ReadChunks(ctx, os.Stdin, name, opt, pieceBytes, call)
+		if errors.Is(err, dataset.ErrNotDelimited) {
+			var t *dataset.Table
+			if t, err = readTable(ctx, path, opt); err == nil {
+				err = call(t)
+			}
+		}
+	} else {
+		err = dataset.ReadFileChunks(ctx, path, opt, pieceBytes, call)
+	}
+	if err == nil || (fnErr != nil && err == fnErr) {
+		return err
+	}
+	return rowsError(name, inFile(name, err), roles)
+}
+
+// pieceBytes is the text readPieces parses at a time: about 500 000 rows
+// of the flights table.
+var pieceBytes = dataset.DefaultChunkBytes
+
+// rowsError words a reader's error for rows to predict or score: a missing
+// column is named by its role (roles: column → role).
+func rowsError(path string, err error, roles map[string]string) error {
+	if errors.Is(err, context.Canceled) {
+		return err
 	}
 	var pe *dataset.ParseError
 	if errors.As(err, &pe) {
-		return nil, err
+		return err
 	}
 	msg := err.Error()
 	for name, role := range roles {
 		for _, kind := range []string{"numeric", "categorical"} {
 			key := fmt.Sprintf("%s column %q not found", kind, name)
 			if i := strings.Index(msg, key); i >= 0 {
-				return nil, fmt.Errorf("%s: %s %q is missing%s", path, role, name, msg[i+len(key):])
+				return fmt.Errorf("%s: %s %q is missing%s", path, role, name, msg[i+len(key):])
 			}
 		}
 	}
-	return nil, err
+	return err
 }
 
 // inputRoles names the model's input columns for readRows.

@@ -710,3 +710,50 @@ func TestBenchScaleChildPeak(t *testing.T) {
 	}
 	runtime.KeepAlive(hold)
 }
+
+// rfm predict reads, predicts and writes a table a piece at a time: with
+// pieces of a few hundred rows the output is the one-piece output (values
+// to 1e-9: a batch's BLAS blocking may change last bits), for a plain and
+// a tree model, with --keep; a bad cell in a late piece names its file
+// line and leaves no output file.
+func TestPredictStreams(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "synth", "--task", "lowrank", "--n", "600", "--d", "6", "--seed", "3", "--out", "train.csv")
+	mustRun(t, dir, "synth", "--task", "lowrank", "--n", "3000", "--d", "6", "--seed", "4", "--out", "test.csv")
+	mustRun(t, dir, "fit", "--data", "train.csv", "--target", "y", "--iters", "1", "--out", "exact.rfm", "--quiet")
+	mustRun(t, dir, "fit", "--data", "train.csv", "--target", "y", "--iters", "1", "--solver", "tree", "--leaf-size", "200", "--out", "tree.rfm", "--quiet")
+	old := pieceBytes
+	defer func() { pieceBytes = old }()
+	for _, model := range []string{"exact.rfm", "tree.rfm"} {
+		args := []string{"predict", "--model", filepath.Join(dir, model), "--data", filepath.Join(dir, "test.csv"), "--keep", "x0", "--quiet"}
+		pieceBytes = 1 << 30
+		whole := runInProcess(args...)
+		pieceBytes = 8 << 10 // 64 KiB is read first, then pieces of 8 KiB
+		pieces := runInProcess(args...)
+		if whole.code != 0 || pieces.code != 0 {
+			t.Fatalf("%s: exit %d / %d: %s %s", model, whole.code, pieces.code, whole.stderr, pieces.stderr)
+		}
+		a, b := strings.Split(whole.stdout, "\n"), strings.Split(pieces.stdout, "\n")
+		if len(a) != 3002 || len(a) != len(b) || a[0] != "x0,prediction" {
+			t.Fatalf("%s: %d and %d lines, header %q", model, len(a), len(b), a[0])
+		}
+		for i := 1; i < 3001; i++ {
+			fa, fb := strings.Split(a[i], ","), strings.Split(b[i], ",")
+			va, _ := strconv.ParseFloat(fa[1], 64)
+			vb, _ := strconv.ParseFloat(fb[1], 64)
+			if fa[0] != fb[0] || math.Abs(va-vb) > 1e-9*(1+math.Abs(va)) {
+				t.Fatalf("%s, line %d: %q in one piece, %q in pieces", model, i+1, a[i], b[i])
+			}
+		}
+	}
+	lines := strings.Split(readFile(t, filepath.Join(dir, "test.csv")), "\n")
+	lines[2900] = strings.Replace(lines[2900], ",", ",oops", 1)
+	writeFile(t, filepath.Join(dir, "bad.csv"), strings.Join(lines, "\n"))
+	r := runInProcess("predict", "--model", filepath.Join(dir, "exact.rfm"), "--data", filepath.Join(dir, "bad.csv"), "--out", filepath.Join(dir, "bad.pred.csv"))
+	if r.code == 0 || !strings.Contains(r.stderr, "line 2901") {
+		t.Errorf("bad cell at line 2901: exit %d, %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bad.pred.csv")); err == nil {
+		t.Error("a failed predict left its output file")
+	}
+}

@@ -82,10 +82,6 @@ func cmdPredict(e *env, args []string) error {
 	if o.keep != "" {
 		roles[o.keep] = "--keep column"
 	}
-	t, err := readRows(e.ctx, o.data, opt, roles)
-	if err != nil {
-		return err
-	}
 	textCols := 1
 	if o.proba {
 		textCols += lm.model.Outputs
@@ -93,66 +89,93 @@ func cmdPredict(e *env, args []string) error {
 	if o.keep != "" {
 		textCols++
 	}
-	if err := planPredict(lm, t.NRows(), textCols); err != nil {
-		return err
-	}
-	x, n, _, err := lm.pipeline.Transform(t)
-	if err != nil {
-		return inFile(o.data, err)
-	}
-	var keepCol *dataset.Column
-	if o.keep != "" {
-		c, ok := t.Column(o.keep)
-		if !ok {
-			return fmt.Errorf("%s: --keep column %q not found; the columns are %s", o.data, o.keep, quoteNames(t.Names()))
-		}
-		keepCol = c
-	}
-	scores, err := predictChunked(e, lm, x, n, o.common.quiet, "predict")
-	if err != nil {
-		return err
-	}
-	rows, err := predictionRows(lm, scores, n, o.proba)
-	if err != nil {
-		return err
-	}
 	header := []string{"prediction"}
 	if o.proba {
 		for _, c := range lm.target.Classes {
 			header = append(header, "proba_"+c)
 		}
 	}
-	if keepCol != nil {
+	if o.keep != "" {
 		header = append([]string{o.keep}, header...)
-		for i := range rows {
-			rows[i] = append([]string{cellText(keepCol, i)}, rows[i]...)
-		}
 	}
+	// The table is read, predicted and written a piece at a time, so a
+	// file larger than memory streams through.
+	bar := newProgress(e.stderr, e.tty(), o.common.quiet)
+	defer bar.Abort()
+	n := 0
 	write := func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		if err := cw.Write(header); err != nil {
-			return err
+			return fmt.Errorf("write predictions: %w", err)
 		}
-		if err := cw.WriteAll(rows); err != nil {
+		err := readPieces(e.ctx, o.data, opt, roles, func(t *dataset.Table) error {
+			rows, err := predictPiece(e, lm, t, o, textCols, n, bar)
+			if err != nil {
+				return err
+			}
+			n += len(rows)
+			if err := cw.WriteAll(rows); err != nil {
+				return fmt.Errorf("write predictions: %w", err)
+			}
+			return nil
+		})
+		if err != nil {
 			return err
 		}
 		cw.Flush()
-		return cw.Error()
+		if err := cw.Error(); err != nil {
+			return fmt.Errorf("write predictions: %w", err)
+		}
+		return nil
 	}
 	if o.out == "" {
 		bw := bufio.NewWriterSize(e.stdout, 1<<16)
 		if err := write(bw); err != nil {
-			return fmt.Errorf("write predictions: %w", err)
+			return err
 		}
 		return bw.Flush()
 	}
 	if err := modelfile.WriteAtomicContext(e.ctx, o.out, write); err != nil {
 		return err
 	}
-	if !o.common.quiet {
-		fmt.Fprintf(e.stderr, "predict: %d rows → %s (%s)\n", n, o.out, seconds(time.Since(start)))
-	}
+	bar.Finish(fmt.Sprintf("predict: %d rows → %s (%s)", n, o.out, seconds(time.Since(start))))
 	return nil
+}
+
+// predictPiece predicts one piece of the input (rows done before it came
+// first) and formats its output rows.
+func predictPiece(e *env, lm *loadedModel, t *dataset.Table, o predictOptions, textCols, done int, bar *progress) ([][]string, error) {
+	if err := planPredict(lm, t.NRows(), textCols); err != nil {
+		return nil, err
+	}
+	x, n, _, err := lm.pipeline.Transform(t)
+	if err != nil {
+		return nil, inFile(o.data, err)
+	}
+	var keepCol *dataset.Column
+	if o.keep != "" {
+		c, ok := t.Column(o.keep)
+		if !ok {
+			return nil, fmt.Errorf("%s: --keep column %q not found; the columns are %s", o.data, o.keep, quoteNames(t.Names()))
+		}
+		keepCol = c
+	}
+	scores, err := predictRows(e.ctx, lm, x, n, func(r0, r1 int) {
+		bar.Update(0, fmt.Sprintf("predict rows %d-%d", done+r0+1, done+r1))
+	})
+	if err != nil {
+		return nil, err
+	}
+	rows, err := predictionRows(lm, scores, n, o.proba)
+	if err != nil {
+		return nil, err
+	}
+	if keepCol != nil {
+		for i := range rows {
+			rows[i] = append([]string{cellText(keepCol, i)}, rows[i]...)
+		}
+	}
+	return rows, nil
 }
 
 // predictionRows formats the model outputs: the class label (and the
