@@ -173,6 +173,10 @@ type Config struct {
 	// SplitSample is the most rows of a node used to find its direction
 	// (0: 4 000).
 	SplitSample int `json:"split_sample,omitempty"`
+	// LeafSolver solves a tree's leaves: SolverExact ("" too) or
+	// SolverNystrom (Centers centres per leaf, float64), which lets a leaf
+	// hold far more rows than an exact solve would.
+	LeafSolver Solver `json:"leaf_solver,omitempty"`
 	// Centers is the number m of Nyström centres (0: DefaultCenters).
 	Centers int `json:"centers,omitempty"`
 	// CenterChoice draws them ("": uniform).
@@ -237,6 +241,9 @@ func (c Config) Validate() error {
 	}
 	if c.AdaptiveBandwidth > 0 && !c.Kernel.Radial() {
 		return fmt.Errorf("adaptive bandwidth needs a radial kernel: %s has no bandwidth (set it to 0)", c.Kernel)
+	}
+	if c.LeafSolver != "" && c.LeafSolver != SolverExact && c.LeafSolver != SolverNystrom {
+		return fmt.Errorf("leaf solver %q: a tree's leaves are solved exact or nystrom", c.LeafSolver)
 	}
 	if c.Solver == SolverNystrom && c.Float32 {
 		return fmt.Errorf("float32 applies to the exact and tree solvers: the Nyström solver works in float64 (its memory is O(n·d + m²))")

@@ -319,7 +319,10 @@ func radial(c *Config) bool { return c.Kernel.Radial() }
 
 func isTree(c *Config) bool { return c.Solver == SolverTree || c.Solver == SolverAuto }
 
-func isNystrom(c *Config) bool { return c.Solver == SolverNystrom }
+// isNystrom: the Nyström options apply (the solver, or a tree's leaves).
+func isNystrom(c *Config) bool {
+	return c.Solver == SolverNystrom || (isTree(c) && c.LeafSolver == SolverNystrom)
+}
 
 var (
 	atLeast0 = Range{Lo: 0, Hi: math.Inf(1)}
@@ -448,16 +451,20 @@ var params = []Param{
 	intParam(Param{Name: "split-sample", Field: "SplitSample", Arg: "N", Group: GroupSolver,
 		Help: "rows `N` of a tree node sampled to find its split (0: 4 000)", Range: Range{Lo: 10, Hi: 20000, Off: true},
 		applies: isTree, AppliesTo: "--solver tree or auto"}, func(c *Config) *int { return &c.SplitSample }),
+	choiceParam(Param{Name: "leaf-solver", Field: "LeafSolver", Arg: "S", Group: GroupSolver, EmptyOK: true,
+		Help:    "how a tree's leaves are solved, `S`: exact (the default) or nystrom (--centers centres per leaf, float64: leaves of 100 000 rows and more)",
+		applies: isTree, AppliesTo: "--solver tree or auto"},
+		[]Solver{SolverExact, SolverNystrom}, func(c *Config) *Solver { return &c.LeafSolver }),
 	intParam(Param{Name: "centers", Field: "Centers", Arg: "M", Group: GroupSolver,
 		Help: "Nyström centres `M` (0: 5√n, between 1 000 and 10 000)", Range: atLeast0,
-		applies: isNystrom, AppliesTo: "--solver nystrom"}, func(c *Config) *int { return &c.Centers }),
+		applies: isNystrom, AppliesTo: "--solver nystrom or --leaf-solver nystrom"}, func(c *Config) *int { return &c.Centers }),
 	choiceParam(Param{Name: "center-choice", Field: "CenterChoice", Arg: "C", Group: GroupSolver, EmptyOK: true,
 		Help:    "how the Nyström centres are drawn, `C`: uniform (the default) or leverage (approximate ridge leverage scores)",
-		applies: isNystrom, AppliesTo: "--solver nystrom"},
+		applies: isNystrom, AppliesTo: "--solver nystrom or --leaf-solver nystrom"},
 		[]CenterChoice{CentersUniform, CentersLeverage}, func(c *Config) *CenterChoice { return &c.CenterChoice }),
 	intParam(Param{Name: "cg-iters", Field: "CGIters", Arg: "K", Group: GroupSolver,
 		Help: "most conjugate-gradient iterations `K` of a Nyström solve (0: 50)", Range: atLeast0,
-		applies: isNystrom, AppliesTo: "--solver nystrom"}, func(c *Config) *int { return &c.CGIters }),
+		applies: isNystrom, AppliesTo: "--solver nystrom or --leaf-solver nystrom"}, func(c *Config) *int { return &c.CGIters }),
 	boolParam(Param{Name: "float32", Field: "Float32", Group: GroupSolver,
 		Help: "store and factor the kernel matrix in float32 (half the memory)"}, func(c *Config) *bool { return &c.Float32 }),
 	intParam(Param{Name: "refine", Field: "Refine", Arg: "K", Group: GroupSolver,

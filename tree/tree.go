@@ -88,6 +88,7 @@ type Progress struct {
 
 // Plan is what the planner chose for a fit.
 type Plan struct {
+	LeafSolver  rfm.Solver // exact or nystrom
 	LeafSize    int
 	SplitSample int // rows of a node sampled for its direction
 	Parallel    int
@@ -97,8 +98,8 @@ type Plan struct {
 
 // String says what the planner chose, for the command line.
 func (p Plan) String() string {
-	return fmt.Sprintf("leaves of at most %d rows, %d trained at once (%s each, %s budget)",
-		p.LeafSize, p.Parallel, sysmem.Human(p.LeafBytes), sysmem.Human(p.BudgetBytes))
+	return fmt.Sprintf("%s leaves of at most %d rows, %d trained at once (%s each, %s budget)",
+		p.LeafSolver, p.LeafSize, p.Parallel, sysmem.Human(p.LeafBytes), sysmem.Human(p.BudgetBytes))
 }
 
 // defaultBudget is 90% of the available memory (rfm.MemoryAvailable), or
@@ -120,10 +121,24 @@ var ErrTooLarge = rfm.ErrTooLarge
 // n rows of d features with c outputs, with the threads of one of par
 // leaves in flight.
 func leafBytes(n, d, c, par int, cfg rfm.Config) uint64 {
-	cfg.Solver = rfm.SolverExact
+	cfg = leafConfig(cfg)
 	s := rfm.FitShape{N: n, D: d, Outputs: c, Threads: max(1, linalg.Threads()/par), DataHeld: true}
 	return rfm.PlanFit(s, cfg).Total()
 }
+
+// leafConfig is the configuration of a leaf fit: the leaf solver (exact
+// unless cfg.LeafSolver says nystrom, which works in float64).
+func leafConfig(cfg rfm.Config) rfm.Config {
+	cfg.Solver = rfm.SolverExact
+	if cfg.LeafSolver == rfm.SolverNystrom {
+		cfg.Solver, cfg.Float32 = rfm.SolverNystrom, false
+	}
+	return cfg
+}
+
+// DefaultNystromLeafSize is the leaf size with Nyström leaves when none is
+// asked: each leaf's solve costs O(n·m) per CG iteration, not O(n³).
+const DefaultNystromLeafSize = 100000
 
 // MakePlan picks the leaf size and the leaves in flight for n rows of d
 // features and c outputs within the memory budget (cfg.Leaf.MemoryLimit,
@@ -133,11 +148,14 @@ func MakePlan(cfg rfm.Config, n, d, c int) (Plan, error) {
 	if budget == 0 {
 		budget = defaultBudget()
 	}
-	p := Plan{LeafSize: cfg.LeafSize, BudgetBytes: budget}
+	p := Plan{LeafSolver: leafConfig(cfg).Solver, LeafSize: cfg.LeafSize, BudgetBytes: budget}
 	// The rows themselves and the routing buffers are held for the whole fit.
 	fixed := uint64(n) * uint64(d) * 8 * 2
 	if p.LeafSize == 0 {
 		p.LeafSize = DefaultLeafSize
+		if cfg.LeafSolver == rfm.SolverNystrom {
+			p.LeafSize = DefaultNystromLeafSize
+		}
 		for p.LeafSize > 1000 && leafBytes(p.LeafSize, d, c, 1, cfg)+fixed > budget {
 			p.LeafSize = p.LeafSize * 3 / 4
 		}
@@ -145,8 +163,12 @@ func MakePlan(cfg rfm.Config, n, d, c int) (Plan, error) {
 	p.LeafSize = min(p.LeafSize, max(n, 10))
 	p.LeafBytes = leafBytes(p.LeafSize, d, c, 1, cfg)
 	if p.LeafBytes+fixed > budget {
-		return p, fmt.Errorf("%w for the tree: a leaf of %d rows × %d features needs %s (and the %d training rows %s more), %s available; lower --leaf-size, use --float32 or --diag",
-			ErrTooLarge, p.LeafSize, d, sysmem.Human(p.LeafBytes), n, sysmem.Human(fixed), sysmem.Human(budget))
+		hint := "lower --leaf-size, use --float32 or --diag"
+		if cfg.LeafSolver == rfm.SolverNystrom {
+			hint = "lower --leaf-size or --centers, or use --diag"
+		}
+		return p, fmt.Errorf("%w for the tree: a leaf of %d rows × %d features needs %s (and the %d training rows %s more), %s available; %s",
+			ErrTooLarge, p.LeafSize, d, sysmem.Human(p.LeafBytes), n, sysmem.Human(fixed), sysmem.Human(budget), hint)
 	}
 	// As many leaves at once as threads, while they fit (each then has
 	// fewer threads, so fewer per-thread blocks).
@@ -162,7 +184,9 @@ func MakePlan(cfg rfm.Config, n, d, c int) (Plan, error) {
 	if p.SplitSample == 0 {
 		p.SplitSample = DefaultSplitSample
 	}
-	for p.SplitSample > 10 && leafBytes(p.SplitSample, d, c, 1, cfg)+fixed > budget {
+	split := cfg
+	split.LeafSolver = rfm.SolverExact // a split's kernel machine is exact
+	for p.SplitSample > 10 && leafBytes(p.SplitSample, d, c, 1, split)+fixed > budget {
 		p.SplitSample = p.SplitSample * 3 / 4
 	}
 	return p, nil
@@ -553,8 +577,7 @@ func balancedCut(rows []int, proj []float64) (left, right []int, thr float64, ok
 // fitLeaves trains the leaves, plan.Parallel at a time, in leaf order.
 func (g *grower) fitLeaves(ctx context.Context, m *Model, leafRows [][]int, plan Plan) error {
 	m.Leaves = make([]Leaf, len(leafRows))
-	leafCfg := g.cfg
-	leafCfg.Solver = rfm.SolverExact
+	leafCfg := leafConfig(g.cfg)
 	leafCfg.MemoryLimit = (plan.BudgetBytes - uint64(g.ds.N)*uint64(g.ds.D)*16) / uint64(plan.Parallel)
 	par := min(plan.Parallel, len(leafRows))
 	if par > 1 {

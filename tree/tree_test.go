@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -338,5 +339,74 @@ func TestLoadRefusesLoops(t *testing.T) {
 	tm.Nodes[tm.Nodes[0].Left].Right = 0
 	if _, _, err := Load(encode(t, tm)); err == nil || !strings.Contains(err.Error(), "reached twice") && !strings.Contains(err.Error(), "dirs") {
 		t.Fatalf("looping tree loaded: %v", err)
+	}
+}
+
+// Nyström leaves: with as many centres as leaf rows they give the exact
+// leaves' predictions (to the CG tolerance); the planner gives them far
+// larger leaves under a budget where exact leaves must stay small; a tree
+// of them saves and loads to the same predictions.
+func TestNystromLeaves(t *testing.T) {
+	train, test := lowRank(t, 1200, 1), lowRank(t, 200, 2)
+	cfg := small()
+	cfg.LeafSize = 400
+	cfg.Refit = false // the exact and Nyström leaves see the same rows
+	exact, _, err := Fit(context.Background(), cfg, train, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ny := cfg
+	ny.LeafSolver, ny.Centers, ny.CGIters = rfm.SolverNystrom, 400, 400
+	tm, plan, err := Fit(context.Background(), ny, train, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.LeafSolver != rfm.SolverNystrom || !strings.Contains(plan.String(), "nystrom leaves") {
+		t.Errorf("plan %q does not say the leaves are Nyström", plan)
+	}
+	if len(tm.Leaves) != len(exact.Leaves) || len(tm.Leaves) < 3 {
+		t.Fatalf("%d Nyström leaves, %d exact", len(tm.Leaves), len(exact.Leaves))
+	}
+	for i, lf := range tm.Leaves {
+		if lf.Model == nil || lf.Model.Config.Solver != rfm.SolverNystrom {
+			t.Fatalf("leaf %d is not a Nyström fit: %+v", i, lf)
+		}
+	}
+	a, b := mustPredict(t, tm, test.X, test.N), mustPredict(t, exact, test.X, test.N)
+	var diff, norm float64
+	for i := range a {
+		diff += (a[i] - b[i]) * (a[i] - b[i])
+		norm += b[i] * b[i]
+	}
+	if rel := math.Sqrt(diff / norm); rel > 1e-3 {
+		t.Errorf("Nyström leaves with m = n differ from exact leaves by %.2g (relative)", rel)
+	}
+	c := mustPredict(t, saveLoad(t, tm), test.X, test.N)
+	for i := range a {
+		if a[i] != c[i] {
+			t.Fatalf("prediction %d: %v before saving, %v after", i, a[i], c[i])
+		}
+	}
+
+	// Under 1 GiB for 2 M rows of 20 features, exact leaves stay small;
+	// Nyström leaves take the default 100 000 rows.
+	big := small()
+	big.MemoryLimit = 1 << 30
+	pe, err := MakePlan(big, 2000000, 20, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big.LeafSolver = rfm.SolverNystrom
+	big.Centers = 2000
+	pn, err := MakePlan(big, 2000000, 20, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pn.LeafSize != DefaultNystromLeafSize || pe.LeafSize >= DefaultLeafSize || pn.LeafBytes+2000000*20*16 > 1<<30 {
+		t.Errorf("exact plan %+v, Nyström plan %+v", pe, pn)
+	}
+	big.Centers, big.LeafSize = 40000, 100000 // two 40 000² factors: 25 GB
+	if _, err := MakePlan(big, 2000000, 20, 1); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "--centers") {
+		t.Errorf("40 000 centres in 1 GiB: %v", err)
 	}
 }

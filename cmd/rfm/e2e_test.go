@@ -594,7 +594,7 @@ func TestTreeSolverEndToEnd(t *testing.T) {
 	mustRun(t, dir, "synth", "--task", "lowrank", "--n", "300", "--d", "8", "--seed", "4", "--out", "test.csv")
 
 	r := mustRun(t, dir, "fit", "--data", "train.csv", "--target", "y", "--solver", "tree", "--leaf-size", "400", "--iters", "1", "--out", "tree.rfm")
-	for _, want := range []string{"solver      tree: asked for", "plan        leaves of at most 400 rows", "tree: depth 2, 7 nodes, 4 leaves", "model written to tree.rfm"} {
+	for _, want := range []string{"solver      tree: asked for", "plan        exact leaves of at most 400 rows", "tree: depth 2, 7 nodes, 4 leaves", "model written to tree.rfm"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("fit output lacks %q:\n%s", want, r.stdout)
 		}
