@@ -177,6 +177,10 @@ type Config struct {
 	// SolverNystrom (Centers centres per leaf, float64), which lets a leaf
 	// hold far more rows than an exact solve would.
 	LeafSolver Solver `json:"leaf_solver,omitempty"`
+	// SoftRouting holds out rows of a tree fit (10%, at most 20 000) to
+	// choose a temperature for routing rows softly across the split
+	// thresholds (0, hard routing, when it scores best).
+	SoftRouting bool `json:"soft_routing,omitempty"`
 	// Centers is the number m of Nyström centres (0: DefaultCenters).
 	Centers int `json:"centers,omitempty"`
 	// CenterChoice draws them ("": uniform).

@@ -95,6 +95,14 @@ func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
 	if err := checkShape(m); err != nil {
 		return nil, nil, fmt.Errorf("tree metadata: %w", err)
 	}
+	if t := m.Temperature; !(t >= 0) || math.IsInf(t, 0) {
+		return nil, nil, fmt.Errorf("tree metadata: routing temperature %v (want a finite number ≥ 0)", t)
+	}
+	for i, nd := range m.Nodes {
+		if !(nd.Scale >= 0) || math.IsInf(nd.Scale, 0) {
+			return nil, nil, fmt.Errorf("tree metadata: node %d has scale %v (want a finite number ≥ 0)", i, nd.Scale)
+		}
+	}
 	internal := 0
 	for _, nd := range m.Nodes {
 		if nd.Leaf < 0 {

@@ -50,6 +50,9 @@ type Node struct {
 	Right     int       `json:"right,omitempty"`
 	Threshold float64   `json:"threshold,omitempty"`
 	Dir       []float64 `json:"-"` // D entries; stored as the "dirs" array
+	// Scale is the standard deviation of the node's training rows'
+	// projections on Dir: soft routing's unit of distance to the threshold.
+	Scale float64 `json:"scale,omitempty"`
 }
 
 // Leaf is a fitted leaf: an RFM, or (a classification leaf whose rows are
@@ -75,6 +78,11 @@ type Model struct {
 	Nodes   []Node     `json:"nodes"`
 	Leaves  []Leaf     `json:"leaves"`
 	Notes   []string   `json:"notes,omitempty"`
+	// Temperature of soft routing (0: hard). A row goes right at a node
+	// with probability σ((x·Dir − Threshold)/(Temperature·Scale)), and its
+	// prediction is the leaves' predictions weighted by the probability of
+	// reaching them.
+	Temperature float64 `json:"temperature,omitempty"`
 }
 
 // Progress reports how far a tree fit has come.
@@ -226,12 +234,25 @@ func Fit(ctx context.Context, cfg rfm.Config, train *rfm.Dataset, progress func(
 	for i := range rows {
 		rows[i] = i
 	}
+	var held []int
+	if cfg.SoftRouting {
+		if nv := min(train.N/10, 20000); nv >= 20 {
+			rows, held = rfm.Holdout(train.N, g.ds.Labels, float64(nv)/float64(train.N), cfg.Seed+0x50f7)
+		} else {
+			m.Notes = append(m.Notes, fmt.Sprintf("soft routing: %d rows are too few to hold some out; routing is hard", train.N))
+		}
+	}
 	leafRows, err := g.grow(ctx, m, rows)
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := g.fitLeaves(ctx, m, leafRows, plan); err != nil {
 		return nil, nil, err
+	}
+	if held != nil {
+		if err := m.chooseTemperature(ctx, g.ds, held); err != nil {
+			return nil, nil, fmt.Errorf("soft routing: %w", err)
+		}
 	}
 	g.report(Progress{Stage: "done", Node: len(m.Nodes), Leaves: len(m.Leaves), Total: len(m.Leaves), Fraction: 1})
 	return m, &plan, nil
@@ -284,7 +305,7 @@ func (g *grower) grow(ctx context.Context, m *Model, rows []int) ([][]int, error
 			leafRows = append(leafRows, it.rows)
 			continue
 		}
-		left, right, dir, thr, err := g.split(ctx, it.node, it.rows)
+		left, right, dir, thr, scale, err := g.split(ctx, it.node, it.rows)
 		if err != nil {
 			return nil, fmt.Errorf("split node %d (%d rows): %w", it.node, len(it.rows), err)
 		}
@@ -297,7 +318,7 @@ func (g *grower) grow(ctx context.Context, m *Model, rows []int) ([][]int, error
 			continue
 		}
 		depth := nd.Depth
-		nd.Dir, nd.Threshold = dir, thr
+		nd.Dir, nd.Threshold, nd.Scale = dir, thr, scale
 		nd.Left = len(m.Nodes)
 		nd.Right = nd.Left + 1
 		m.Nodes = append(m.Nodes, Node{Depth: depth + 1, N: len(left), Leaf: -1}, Node{Depth: depth + 1, N: len(right), Leaf: -1})
@@ -307,9 +328,10 @@ func (g *grower) grow(ctx context.Context, m *Model, rows []int) ([][]int, error
 	return leafRows, nil
 }
 
-// split finds a direction and a threshold for a node. It returns nil
-// halves when no direction tried separates the rows.
-func (g *grower) split(ctx context.Context, node int, rows []int) (left, right []int, dir []float64, thr float64, err error) {
+// split finds a direction and a threshold for a node, and the standard
+// deviation of the rows' projections on it. It returns nil halves when no
+// direction tried separates the rows.
+func (g *grower) split(ctx context.Context, node int, rows []int) (left, right []int, dir []float64, thr, scale float64, err error) {
 	ds := g.ds
 	d := ds.D
 	rng := rand.New(rand.NewPCG(g.cfg.Seed, uint64(node)+0x7ee))
@@ -319,12 +341,12 @@ func (g *grower) split(ctx context.Context, node int, rows []int) (left, right [
 	case rfm.SplitAGOP:
 		dirs, err = g.agopDirections(ctx, sample, node)
 		if err != nil {
-			return nil, nil, nil, 0, err
+			return nil, nil, nil, 0, 0, err
 		}
 	case rfm.SplitPCA:
 		dirs, err = pcaDirections(ds, sample)
 		if err != nil {
-			return nil, nil, nil, 0, err
+			return nil, nil, nil, 0, 0, err
 		}
 	}
 	// A random direction is the rule itself for SplitRandom and the last
@@ -335,10 +357,23 @@ func (g *grower) split(ctx context.Context, node int, rows []int) (left, right [
 		project(ds, rows, v, proj)
 		l, r, t, ok := balancedCut(rows, proj)
 		if ok {
-			return l, r, v, t, nil
+			return l, r, v, t, stddev(proj), nil
 		}
 	}
-	return nil, nil, nil, 0, nil
+	return nil, nil, nil, 0, 0, nil
+}
+
+func stddev(v []float64) float64 {
+	mean := 0.0
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	ss := 0.0
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	return math.Sqrt(ss / float64(len(v)))
 }
 
 // sample draws at most SplitSample of the rows, and at most a quarter of
@@ -727,6 +762,14 @@ func (m *Model) Predict(ctx context.Context, x []float64, n int) ([]float64, err
 			return nil, fmt.Errorf("predict: row %d, feature %d is %v", i/m.D, i%m.D, v)
 		}
 	}
+	if m.Temperature > 0 {
+		return m.predictSoft(ctx, x, n, m.Temperature)
+	}
+	return m.predictHard(ctx, x, n)
+}
+
+// predictHard predicts each row with its leaf.
+func (m *Model) predictHard(ctx context.Context, x []float64, n int) ([]float64, error) {
 	leafOf := m.Route(x, n)
 	groups := make([][]int, len(m.Leaves))
 	for i, l := range leafOf {

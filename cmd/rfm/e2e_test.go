@@ -594,7 +594,7 @@ func TestTreeSolverEndToEnd(t *testing.T) {
 	mustRun(t, dir, "synth", "--task", "lowrank", "--n", "300", "--d", "8", "--seed", "4", "--out", "test.csv")
 
 	r := mustRun(t, dir, "fit", "--data", "train.csv", "--target", "y", "--solver", "tree", "--leaf-size", "400", "--iters", "1", "--out", "tree.rfm")
-	for _, want := range []string{"solver      tree: asked for", "plan        exact leaves of at most 400 rows", "tree: depth 2, 7 nodes, 4 leaves", "model written to tree.rfm"} {
+	for _, want := range []string{"solver      tree: asked for", "plan        exact leaves of at most 400 rows", "tree: depth 2, 7 nodes, 4 exact leaves", "model written to tree.rfm"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("fit output lacks %q:\n%s", want, r.stdout)
 		}
@@ -756,4 +756,27 @@ func TestPredictStreams(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "bad.pred.csv")); err == nil {
 		t.Error("a failed predict left its output file")
 	}
+}
+
+// --soft-routing holds out rows, reports the temperatures it scored, and
+// inspect shows the choice; --leaf-solver nystrom fits Nyström leaves.
+func TestTreeRoutingAndLeafSolverFlags(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "synth", "--task", "lowrank", "--n", "1500", "--d", "6", "--seed", "3", "--out", "train.csv")
+	fit := mustRun(t, dir, "fit", "--data", "train.csv", "--target", "y", "--iters", "1", "--solver", "tree", "--leaf-size", "300", "--soft-routing", "--out", "soft.rfm")
+	if !strings.Contains(fit.stdout, "soft routing:") || !strings.Contains(fit.stdout, "150 held-out rows") {
+		t.Errorf("fit --soft-routing does not report its choice:\n%s", fit.stdout)
+	}
+	ins := mustRun(t, dir, "inspect", "--model", "soft.rfm", "--json")
+	if !strings.Contains(ins.stdout, `"routing_temperature"`) || !strings.Contains(ins.stdout, `"leaf_solver": "exact"`) {
+		t.Errorf("inspect --json lacks the routing temperature or leaf solver:\n%s", ins.stdout)
+	}
+	ny := mustRun(t, dir, "fit", "--data", "train.csv", "--target", "y", "--iters", "1", "--solver", "tree", "--leaf-size", "600", "--leaf-solver", "nystrom", "--centers", "200", "--out", "ny.rfm")
+	if !strings.Contains(ny.stdout, "nystrom leaves of at most 600 rows") || !strings.Contains(ny.stdout, "nystrom leaves of") {
+		t.Errorf("fit --leaf-solver nystrom:\n%s", ny.stdout)
+	}
+	if r := rfmCmd(t, dir, "fit", "--data", "train.csv", "--target", "y", "--solver", "exact", "--soft-routing"); r.code != 2 || !strings.Contains(r.stderr, "--soft-routing") {
+		t.Errorf("--soft-routing with --solver exact: exit %d, %s", r.code, r.stderr)
+	}
+	mustRun(t, dir, "predict", "--model", "soft.rfm", "--data", "train.csv", "--out", "p.csv")
 }

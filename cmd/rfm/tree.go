@@ -23,6 +23,9 @@ type treeJSON struct {
 	Leaves       []leafJSON `json:"leaves"`
 	LeafSize     int        `json:"leaf_size"`
 	SplitRule    string     `json:"split_rule"`
+	LeafSolver   string     `json:"leaf_solver"`
+	// Temperature of soft routing (0: hard routing).
+	Temperature float64 `json:"routing_temperature"`
 	Plan         string     `json:"plan,omitempty"`
 	Notes        []string   `json:"notes,omitempty"`
 	ValidationOn string     `json:"validation,omitempty"`
@@ -132,7 +135,12 @@ func treeValScore(tm *tree.Model, s []float64, ds *rfm.Dataset) float64 {
 // summarizeTree describes the tree: its shape and, per leaf, its size,
 // chosen round, holdout score and top features by diag(M).
 func summarizeTree(tm *tree.Model, names []string, tg *dataset.Target, top int) treeJSON {
-	res := treeJSON{Depth: tm.Depth(), Nodes: len(tm.Nodes), LeafSize: tm.Config.LeafSize, SplitRule: string(tm.Config.SplitRule), Notes: tm.Notes}
+	leafSolver := tm.Config.LeafSolver
+	if leafSolver == "" {
+		leafSolver = rfm.SolverExact
+	}
+	res := treeJSON{Depth: tm.Depth(), Nodes: len(tm.Nodes), LeafSize: tm.Config.LeafSize, SplitRule: string(tm.Config.SplitRule),
+		LeafSolver: string(leafSolver), Temperature: tm.Temperature, Notes: tm.Notes}
 	for i, lf := range tm.Leaves {
 		lj := leafJSON{Leaf: i, Rows: lf.N, Note: lf.Note}
 		if lf.Model == nil {
@@ -184,9 +192,12 @@ func writeTreeText(b *strings.Builder, t *treeJSON, task rfm.Task) {
 		}
 	}
 	slices.Sort(sizes)
-	fmt.Fprintf(b, "tree: depth %d, %d nodes, %d leaves of %d–%d rows (median %d), split by %s", t.Depth, t.Nodes, len(t.Leaves), sizes[0], sizes[len(sizes)-1], sizes[len(sizes)/2], t.SplitRule)
+	fmt.Fprintf(b, "tree: depth %d, %d nodes, %d %s leaves of %d–%d rows (median %d), split by %s", t.Depth, t.Nodes, len(t.Leaves), t.LeafSolver, sizes[0], sizes[len(sizes)-1], sizes[len(sizes)/2], t.SplitRule)
 	if constant > 0 {
 		fmt.Fprintf(b, "; %d leaves of a single class", constant)
+	}
+	if t.Temperature > 0 {
+		fmt.Fprintf(b, "; soft routing at temperature %g", t.Temperature)
 	}
 	b.WriteString("\n")
 	if t.ValScore != nil {
