@@ -18,17 +18,17 @@ import (
 
 // treeJSON summarizes a tree model, for 'fit --json' and 'inspect --json'.
 type treeJSON struct {
-	Depth        int        `json:"depth"`
-	Nodes        int        `json:"nodes"`
-	Leaves       []leafJSON `json:"leaves"`
-	LeafSize     int        `json:"leaf_size"`
-	SplitRule    string     `json:"split_rule"`
-	LeafSolver   string     `json:"leaf_solver"`
+	Depth      int        `json:"depth"`
+	Nodes      int        `json:"nodes"`
+	Leaves     []leafJSON `json:"leaves"`
+	LeafSize   int        `json:"leaf_size"`
+	SplitRule  string     `json:"split_rule"`
+	LeafSolver string     `json:"leaf_solver"`
 	// Temperature of soft routing (0: hard routing).
-	Temperature float64 `json:"routing_temperature"`
-	Plan         string     `json:"plan,omitempty"`
-	Notes        []string   `json:"notes,omitempty"`
-	ValidationOn string     `json:"validation,omitempty"`
+	Temperature  float64  `json:"routing_temperature"`
+	Plan         string   `json:"plan,omitempty"`
+	Notes        []string `json:"notes,omitempty"`
+	ValidationOn string   `json:"validation,omitempty"`
 	// ValScore is the whole tree's score on --valid rows (accuracy or MSE).
 	ValScore *float64 `json:"val_score,omitempty"`
 }
