@@ -35,7 +35,10 @@ number as the training mean.
 The output is CSV with a header: the --keep column if asked, then "prediction"
 (the class label, or the value for regression), then with --proba one column
 "proba_<class>" per class. Numbers are written in the shortest form that reads
-back to the same float64.`,
+back to the same float64.
+
+Delimited text streams through in pieces of 32 MiB, so a file larger than
+memory can be predicted; with --out a failure leaves no file.`,
 		`rfm predict --model churn.rfm --data new.csv --keep id --out predictions.csv
 rfm predict --model churn.rfm --data new.csv --proba > probabilities.csv`)
 	registerScoringInput(f, &o.model, &o.data, "of rows to predict", &o.read)
