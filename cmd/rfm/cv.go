@@ -216,7 +216,11 @@ func (o *cvOptions) runFold(e *env, cfg rfm.Config, t *dataset.Table, tg *datase
 	if err != nil {
 		return nil, err
 	}
-	report, err := score(tg, teT, teDS.Labels, teDS.Y, scores, teDS.N, outputs)
+	var yTrue []float64
+	if !tg.IsClassification() {
+		yTrue = trueValues(tg, teT, teDS.Y)
+	}
+	report, err := score(tg, teDS.Labels, yTrue, scores, teDS.N, outputs)
 	if err != nil {
 		return nil, err
 	}

@@ -711,7 +711,7 @@ func TestBenchScaleChildPeak(t *testing.T) {
 	runtime.KeepAlive(hold)
 }
 
-// rfm predict reads, predicts and writes a table a piece at a time: with
+// rfm predict (and eval) read, predict and write a table a piece at a time: with
 // pieces of a few hundred rows the output is the one-piece output (values
 // to 1e-9: a batch's BLAS blocking may change last bits), for a plain and
 // a tree model, with --keep; a bad cell in a late piece names its file
@@ -745,6 +745,24 @@ func TestPredictStreams(t *testing.T) {
 				t.Fatalf("%s, line %d: %q in one piece, %q in pieces", model, i+1, a[i], b[i])
 			}
 		}
+	}
+	// eval scores the pieces together: the metrics of one piece.
+	evalArgs := []string{"eval", "--model", filepath.Join(dir, "tree.rfm"), "--data", filepath.Join(dir, "test.csv"), "--json", "--quiet"}
+	var mse [2]float64
+	for k, size := range []int{1 << 30, 8 << 10} {
+		pieceBytes = size
+		r := runInProcess(evalArgs...)
+		var res struct {
+			Rows    int
+			Metrics struct{ MSE float64 }
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || r.code != 0 || res.Rows != 3000 {
+			t.Fatalf("eval in pieces of %d: exit %d, %v, %d rows: %s", size, r.code, err, res.Rows, r.stderr)
+		}
+		mse[k] = res.Metrics.MSE
+	}
+	if mse[0] <= 0 || math.Abs(mse[0]-mse[1]) > 1e-9*mse[0] {
+		t.Errorf("eval MSE %v in one piece, %v in pieces", mse[0], mse[1])
 	}
 	lines := strings.Split(readFile(t, filepath.Join(dir, "test.csv")), "\n")
 	lines[2900] = strings.Replace(lines[2900], ",", ",oops", 1)

@@ -55,18 +55,11 @@ rfm eval --model price.rfm --data test.parquet --json`)
 	}
 	roles := inputRoles(lm.pipeline)
 	roles[lm.target.Name] = "target column"
-	t, err := readRows(e.ctx, o.data, opt, roles)
+	report, rows, err := evaluate(e, lm, o.data, opt, roles, o.common.quiet)
 	if err != nil {
 		return err
 	}
-	if err := planPredict(lm, t.NRows(), 0); err != nil {
-		return err
-	}
-	report, err := evaluate(e, lm, t, o.data, o.common.quiet)
-	if err != nil {
-		return err
-	}
-	res := evalJSON{Model: o.model, Data: o.data, Task: lm.target.Task, Target: lm.target.Name, Rows: t.NRows(), Metrics: report}
+	res := evalJSON{Model: o.model, Data: o.data, Task: lm.target.Task, Target: lm.target.Name, Rows: rows, Metrics: report}
 	if o.common.json {
 		return writeJSON(e.stdout, res)
 	}
@@ -78,30 +71,64 @@ rfm eval --model price.rfm --data test.parquet --json`)
 	return report.(interface{ WriteText(io.Writer) error }).WriteText(e.stdout)
 }
 
-// evaluate predicts the rows of t and scores them against its target
-// column. It returns a *metrics.Classification or *metrics.Regression.
-func evaluate(e *env, lm *loadedModel, t *dataset.Table, path string, quiet bool) (any, error) {
-	ds, err := encodeRows(t, path, lm.pipeline, lm.target)
+// evaluate reads the table at path a piece at a time (see readPieces),
+// predicts its rows and keeps only the outputs and true targets, then
+// scores them: memory grows with rows × outputs, not with the table. It
+// returns a *metrics.Classification or *metrics.Regression and the rows.
+func evaluate(e *env, lm *loadedModel, path string, opt dataset.ReadOptions, roles map[string]string, quiet bool) (any, int, error) {
+	bar := newProgress(e.stderr, e.tty(), quiet)
+	defer bar.Abort()
+	tg := lm.target
+	var (
+		labels        []int
+		yTrue, scores []float64
+		n             int
+	)
+	err := readPieces(e.ctx, path, opt, roles, func(t *dataset.Table) error {
+		if err := planPredict(lm, t.NRows(), 0); err != nil {
+			return err
+		}
+		ds, err := encodeRows(t, path, lm.pipeline, tg)
+		if err != nil {
+			return err
+		}
+		s, err := predictRows(e.ctx, lm, ds.X, ds.N, func(r0, r1 int) {
+			bar.Update(0, fmt.Sprintf("score rows %d-%d", n+r0+1, n+r1))
+		})
+		if err != nil {
+			return err
+		}
+		scores = append(scores, s...)
+		if tg.IsClassification() {
+			labels = append(labels, ds.Labels...)
+		} else {
+			yTrue = append(yTrue, trueValues(tg, t, ds.Y)...)
+		}
+		n += ds.N
+		return nil
+	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	scores, err := predictChunked(e, lm, ds.X, ds.N, quiet, "score")
-	if err != nil {
-		return nil, err
-	}
-	return score(lm.target, t, ds.Labels, ds.Y, scores, ds.N, lm.outputs())
+	report, err := score(tg, labels, yTrue, scores, n, lm.outputs())
+	return report, n, err
 }
 
-// score compares model outputs with the true targets of table t (whose
-// encoded labels or standardized values are given).
-func score(tg *dataset.Target, t *dataset.Table, labels []int, yStd, scores []float64, n, c int) (any, error) {
+// trueValues are the regression targets of table t: the values as read
+// (no round trip through the scaling), or yStd unstandardized.
+func trueValues(tg *dataset.Target, t *dataset.Table, yStd []float64) []float64 {
+	if col, ok := t.Column(tg.Name); ok && col.Kind == dataset.Numeric {
+		return col.Num
+	}
+	return tg.Unstandardize(yStd)
+}
+
+// score compares model outputs with the true targets: the encoded labels
+// of a classifier, the values of a regression.
+func score(tg *dataset.Target, labels []int, yTrue, scores []float64, n, c int) (any, error) {
 	if tg.IsClassification() {
 		cls, prob := classify(scores, n, c)
 		return metrics.EvaluateClassification(labels, cls, prob, c, tg.Classes)
-	}
-	yTrue := tg.Unstandardize(yStd)
-	if col, ok := t.Column(tg.Name); ok && col.Kind == dataset.Numeric {
-		yTrue = col.Num // the values as read, without a round trip through the scaling
 	}
 	return metrics.EvaluateRegression(yTrue, tg.Unstandardize(scores), 1)
 }
