@@ -19,14 +19,18 @@ const MissingLevel = "<missing>"
 //
 // Numeric input: missing cells take the training mean; if the training rows
 // had missing cells, an extra 0/1 indicator feature ("age:missing") follows;
-// the value is then standardized with the training mean and population
-// standard deviation (1 for a constant column).
+// the value is then scaled by the pipeline's Scaling: by default
+// standardized with the training mean and population standard deviation (1
+// for a constant column).
 //
 // Categorical input: one-hot over the training levels in sorted order, plus
 // a "<missing>" slot when training had missing cells. A level not seen in
 // training (or a missing cell when training had none) encodes as all zeros.
 type Pipeline struct {
 	Inputs []InputColumn `json:"inputs"`
+	// Scaling is how numeric columns were scaled ("" is ScaleStandard,
+	// as in files written before it existed).
+	Scaling Scaling `json:"scaling,omitempty"`
 	// Read settings of the training file, reused for prediction files.
 	MissingTokens []string `json:"missing_tokens,omitempty"`
 	NoHeader      bool     `json:"no_header,omitempty"`
@@ -36,10 +40,16 @@ type Pipeline struct {
 type InputColumn struct {
 	Name string `json:"name"`
 	Kind Kind   `json:"kind"`
-	// Numeric: mean and population standard deviation of the non-missing
-	// training values; Std is 1 for a constant column.
+	// Numeric: the column's feature is (v − Mean)/Std. With the default
+	// scaling these are the mean and population standard deviation of the
+	// non-missing training values (Std 1 for a constant column); other
+	// scalings store their centre and scale here (see Scaling), so that a
+	// reader that knows only standardization still computes the feature.
 	Mean float64 `json:"mean,omitempty"`
 	Std  float64 `json:"std,omitempty"`
+	// Fill is the value a missing cell takes before scaling, the training
+	// mean, when it is not Mean (scalings other than standard).
+	Fill *float64 `json:"fill,omitempty"`
 	// Numeric: training had missing cells, so an indicator feature follows.
 	MissingIndicator bool `json:"missing_indicator,omitempty"`
 	// Categorical: sorted distinct training values.
@@ -65,8 +75,18 @@ func (in *InputColumn) width() int {
 }
 
 // FitPipeline fits a pipeline on the given feature columns of t (the
-// training rows). The target column must not be among features.
+// training rows), standardizing numeric columns. The target column must not
+// be among features.
 func FitPipeline(t *Table, features []string) (*Pipeline, error) {
+	return FitPipelineScaled(t, features, ScaleStandard)
+}
+
+// FitPipelineScaled is FitPipeline with the given scaling of numeric
+// columns ("" is ScaleStandard).
+func FitPipelineScaled(t *Table, features []string, scaling Scaling) (*Pipeline, error) {
+	if err := scaling.Check(); err != nil {
+		return nil, err
+	}
 	if len(features) == 0 {
 		return nil, errors.New("dataset: no feature columns given")
 	}
@@ -78,6 +98,9 @@ func FitPipeline(t *Table, features []string) (*Pipeline, error) {
 		return nil, fmt.Errorf("%s: no rows to fit the pipeline on", t.name())
 	}
 	p := &Pipeline{MissingTokens: t.missingTokens, NoHeader: t.noHeader}
+	if scaling != ScaleStandard {
+		p.Scaling = scaling
+	}
 	seen := map[string]bool{}
 	for _, name := range features {
 		if seen[name] {
@@ -118,6 +141,13 @@ func FitPipeline(t *Table, features []string) (*Pipeline, error) {
 				std = 1
 			}
 			in.Mean, in.Std, in.MissingIndicator = mean, std, cnt < n
+			if scaling != ScaleStandard && scaling != "" {
+				center, scale := scaling.affine(vals, mean, std)
+				if center != mean {
+					in.Fill = &mean
+				}
+				in.Mean, in.Std = center, scale
+			}
 		} else {
 			levels := map[string]bool{}
 			for i, s := range c.Str {
@@ -145,6 +175,9 @@ func (p *Pipeline) Validate() error {
 	if len(p.Inputs) == 0 {
 		return errors.New("dataset: pipeline has no input columns")
 	}
+	if err := p.Scaling.Check(); err != nil {
+		return err
+	}
 	seen := map[string]bool{}
 	for _, in := range p.Inputs {
 		if in.Name == "" {
@@ -158,6 +191,9 @@ func (p *Pipeline) Validate() error {
 		case Numeric:
 			if math.IsNaN(in.Mean) || math.IsInf(in.Mean, 0) || !(in.Std > 0) || math.IsInf(in.Std, 0) {
 				return fmt.Errorf("dataset: pipeline column %q has invalid mean %v / std %v (std must be positive and finite)", in.Name, in.Mean, in.Std)
+			}
+			if in.Fill != nil && (math.IsNaN(*in.Fill) || math.IsInf(*in.Fill, 0) || math.IsInf((*in.Fill-in.Mean)/in.Std, 0)) {
+				return fmt.Errorf("dataset: pipeline column %q has invalid fill value %v for missing cells", in.Name, *in.Fill)
 			}
 		case Categorical:
 			lv := map[string]bool{}
@@ -302,6 +338,9 @@ func (in *InputColumn) numeric(c *Column, ms *missingSet, x []float64, off, d in
 		row := x[i*d+off:]
 		if missing {
 			row[0] = 0 // the mean, standardized
+			if in.Fill != nil {
+				row[0] = (*in.Fill - in.Mean) / in.Std
+			}
 			if in.MissingIndicator {
 				row[1] = 1
 			}
@@ -309,7 +348,7 @@ func (in *InputColumn) numeric(c *Column, ms *missingSet, x []float64, off, d in
 		}
 		row[0] = (v - in.Mean) / in.Std
 		if math.IsInf(row[0], 0) {
-			return c.cellError(i, "value %g is too far from the training rows (mean %g, std %g) to standardize in float64", v, in.Mean, in.Std)
+			return c.cellError(i, "value %g is too far from the training rows (centre %g, scale %g) to scale in float64", v, in.Mean, in.Std)
 		}
 	}
 	return nil

@@ -9,8 +9,15 @@ import (
 	"sync"
 )
 
-// CurrentVersion is the format version this build writes, and the newest it can read.
-const CurrentVersion = 1
+// CurrentVersion is the newest format version this build writes and reads.
+// The layout is the same in every version; a version says which readers
+// may interpret the content (see FORMAT.md, "Versions"): a writer sets the
+// lowest one its content needs, so that older builds keep reading what
+// they can interpret and refuse, with a clear message, what they cannot.
+const CurrentVersion = 2
+
+// BaseVersion is the version written when File.FormatVersion is 0.
+const BaseVersion = 1
 
 // Magic is the 8-byte signature at the start of every model file.
 const Magic = "RFMMODEL"
@@ -95,8 +102,10 @@ func (a *Array) Len() int {
 type File struct {
 	// Kind names what the file holds, e.g. "rfm.Model". Required.
 	Kind string
-	// FormatVersion is set by Read. Write accepts 0 or CurrentVersion and
-	// always writes CurrentVersion.
+	// FormatVersion is set by Read. Write writes it, from BaseVersion to
+	// CurrentVersion; 0 means BaseVersion. Set a higher one when the
+	// content needs a reader that knows what it added (version 2: a
+	// pipeline scaling other than standardization).
 	FormatVersion int
 	// CreatedBy identifies the writing program. Write fills in a default
 	// ("rfm <module version>") when it is empty.

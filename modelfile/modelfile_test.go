@@ -82,8 +82,12 @@ func assertSameFile(t *testing.T, want, got *File) {
 	if got.Kind != want.Kind {
 		t.Errorf("Kind = %q, want %q", got.Kind, want.Kind)
 	}
-	if got.FormatVersion != CurrentVersion {
-		t.Errorf("FormatVersion = %d, want %d", got.FormatVersion, CurrentVersion)
+	wantVersion := want.FormatVersion
+	if wantVersion == 0 {
+		wantVersion = BaseVersion
+	}
+	if got.FormatVersion != wantVersion {
+		t.Errorf("FormatVersion = %d, want %d", got.FormatVersion, wantVersion)
 	}
 	wantBy := want.CreatedBy
 	if wantBy == "" {
@@ -346,7 +350,8 @@ func TestWriteRejects(t *testing.T) {
 	}{
 		{"nil file", nil, ErrInvalid, "nil *File"},
 		{"empty kind", &File{}, ErrInvalid, "Kind is empty"},
-		{"future version", &File{Kind: "k", FormatVersion: 2}, ErrInvalid, "cannot write format version 2"},
+		{"future version", &File{Kind: "k", FormatVersion: CurrentVersion + 1}, ErrInvalid, fmt.Sprintf("cannot write format version %d", CurrentVersion+1)},
+		{"version below the first", &File{Kind: "k", FormatVersion: -1}, ErrInvalid, "cannot write format version -1"},
 		{"kind not utf-8", &File{Kind: "\xff"}, ErrInvalid, "not valid UTF-8"},
 		{"bad meta", &File{Kind: "k", Meta: json.RawMessage(`{"a":`)}, ErrInvalid, "Meta is not valid JSON"},
 		{"empty name", &File{Kind: "k", Arrays: []Array{{Shape: []int{2}, F64: ok}}}, ErrInvalid, "empty name"},
@@ -442,5 +447,29 @@ func TestDecodeMeta(t *testing.T) {
 	f.Meta = json.RawMessage(`{"N": "three"}`)
 	if err := f.DecodeMeta("x.Model", "an x model", "x", &meta); err == nil || !strings.HasPrefix(err.Error(), "x metadata: ") {
 		t.Errorf("bad JSON: %v", err)
+	}
+}
+
+// Each version from BaseVersion to CurrentVersion is written as asked (0
+// as BaseVersion) into the version field and read back; the layout is the
+// same.
+func TestWriteVersions(t *testing.T) {
+	for v := 0; v <= CurrentVersion; v++ {
+		f := sample()
+		f.FormatVersion = v
+		data := encode(t, f)
+		want := max(v, BaseVersion)
+		if got := binary.LittleEndian.Uint32(data[8:12]); got != uint32(want) {
+			t.Errorf("FormatVersion %d: version field %d, want %d", v, got, want)
+		}
+		got, err := Read(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("version %d: %v", want, err)
+		}
+		assertSameFile(t, f, got)
+		base := encode(t, sample())
+		if v > BaseVersion && !bytes.Equal(data[12:len(data)-checksumLen], base[12:len(base)-checksumLen]) {
+			t.Errorf("version %d: the bytes between the version field and the checksum differ from version %d's", v, BaseVersion)
+		}
 	}
 }

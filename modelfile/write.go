@@ -18,7 +18,8 @@ import (
 // array values to and from bytes. Arrays are never copied whole.
 const ioBufSize = 256 << 10
 
-// Write validates f and writes it to w in the current format. Nothing is
+// Write validates f and writes it to w in format version f.FormatVersion
+// (BaseVersion when 0). Nothing is
 // written when f is invalid. Array values are streamed from f's slices in
 // chunks and hashed on the way, so Write needs no second copy of the data.
 func Write(w io.Writer, f *File) error {
@@ -31,7 +32,11 @@ func Write(w io.Writer, f *File) error {
 
 	bw := bufio.NewWriterSize(w, int(min(total, ioBufSize)))
 	hw := &hashWriter{w: bw, h: sha256.New()}
-	if err := writeBody(hw, hdr, entries, f.Arrays, dataStart, dataLen); err != nil {
+	version := f.FormatVersion
+	if version == 0 {
+		version = BaseVersion
+	}
+	if err := writeBody(hw, version, hdr, entries, f.Arrays, dataStart, dataLen); err != nil {
 		return fmt.Errorf("write model file: %w", err)
 	}
 	if hw.n != total-checksumLen {
@@ -48,10 +53,10 @@ func Write(w io.Writer, f *File) error {
 	return nil
 }
 
-func writeBody(hw *hashWriter, hdr []byte, entries []arrayEntry, arrays []Array, dataStart, dataLen int64) error {
+func writeBody(hw *hashWriter, version int, hdr []byte, entries []arrayEntry, arrays []Array, dataStart, dataLen int64) error {
 	var pre [preambleLen]byte
 	copy(pre[:], Magic)
-	binary.LittleEndian.PutUint32(pre[8:], CurrentVersion)
+	binary.LittleEndian.PutUint32(pre[8:], uint32(version))
 	binary.LittleEndian.PutUint64(pre[12:], uint64(len(hdr)))
 	if _, err := hw.Write(pre[:]); err != nil {
 		return err
@@ -116,9 +121,9 @@ func encodeHeader(f *File) (hdr []byte, entries []arrayEntry, dataLen int64, err
 	if f == nil {
 		return nil, nil, 0, fmt.Errorf("%w: nil *File", ErrInvalid)
 	}
-	if f.FormatVersion != 0 && f.FormatVersion != CurrentVersion {
-		return nil, nil, 0, fmt.Errorf("%w: cannot write format version %d; this build writes version %d",
-			ErrInvalid, f.FormatVersion, CurrentVersion)
+	if f.FormatVersion != 0 && (f.FormatVersion < BaseVersion || f.FormatVersion > CurrentVersion) {
+		return nil, nil, 0, fmt.Errorf("%w: cannot write format version %d; this build writes versions %d to %d",
+			ErrInvalid, f.FormatVersion, BaseVersion, CurrentVersion)
 	}
 	if f.Kind == "" {
 		return nil, nil, 0, fmt.Errorf("%w: Kind is empty (name what the file holds, e.g. \"rfm.Model\")", ErrInvalid)

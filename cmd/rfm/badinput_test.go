@@ -3,10 +3,13 @@ package main
 import (
 	"crypto/sha256"
 	bin "encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rfmkit/rfm/modelfile"
 )
 
 // Bad inputs: each must exit non-zero with one line on stderr that names
@@ -24,10 +27,11 @@ func TestBadInputs(t *testing.T) {
 	}
 	corrupt := append([]byte(nil), model...)
 	corrupt[len(corrupt)/2] ^= 0x40
-	// A well-formed file from a future release: format version 2, checksum
-	// recomputed (preamble: 8-byte magic, then the little-endian version).
+	// A well-formed file from a future release: the next format version,
+	// checksum recomputed (preamble: 8-byte magic, then the little-endian
+	// version).
 	future := append([]byte(nil), model...)
-	bin.LittleEndian.PutUint32(future[8:], 2)
+	bin.LittleEndian.PutUint32(future[8:], modelfile.CurrentVersion+1)
 	sum := sha256.Sum256(future[:len(future)-sha256.Size])
 	copy(future[len(future)-sha256.Size:], sum[:])
 	stray := "a,b,y\n" + strings.Repeat("1,2,x\n3,4,y\n", 12) + "5,abc,x\n"
@@ -96,7 +100,7 @@ func TestBadInputs(t *testing.T) {
 		{"truncated model file", predict("trunc.rfm", "badnum.csv"), 1, []string{"trunc.rfm", "truncated"}},
 		{"corrupted model file", predict("corrupt.rfm", "badnum.csv"), 1, []string{"corrupt.rfm", "corrupted"}},
 		{"empty model file", predict("empty.rfm", "badnum.csv"), 1, []string{"empty.rfm"}},
-		{"model file from a future version", predict("future.rfm", "badnum.csv"), 1, []string{"future.rfm", "version 2 is newer than this build"}},
+		{"model file from a future version", predict("future.rfm", "badnum.csv"), 1, []string{"future.rfm", fmt.Sprintf("version %d is newer than this build", modelfile.CurrentVersion+1)}},
 		{"data file as model", predict("train.csv", "badnum.csv"), 1, []string{"train.csv", "not an rfm model file"}},
 		{"missing model file", predict("none.rfm", "badnum.csv"), 1, []string{"none.rfm", "no such file"}},
 		{"missing --keep column", predict("good.rfm", "newclass.csv", "--keep", "id"), 1, []string{"newclass.csv", "--keep column \"id\" is missing"}},

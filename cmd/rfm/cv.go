@@ -177,7 +177,7 @@ func (o *cvOptions) runFold(e *env, cfg rfm.Config, t *dataset.Table, tg *datase
 	if err != nil {
 		return nil, err
 	}
-	p, err := dataset.FitPipeline(trT, features)
+	p, err := dataset.FitPipelineScaled(trT, features, dataset.Scaling(o.scale))
 	if err != nil {
 		return nil, inFile(o.data, err)
 	}

@@ -235,9 +235,9 @@ func quoteNames(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// fitEncoding fits the target encoding and the feature pipeline on the
-// training table.
-func fitEncoding(t *dataset.Table, path, target, task string) (*dataset.Target, *dataset.Pipeline, error) {
+// fitEncoding fits the target encoding and the feature pipeline (with the
+// given scaling of numeric columns) on the training table.
+func fitEncoding(t *dataset.Table, path, target, task string, scaling dataset.Scaling) (*dataset.Target, *dataset.Pipeline, error) {
 	col, err := t.TargetColumn(target)
 	if err != nil {
 		return nil, nil, inFile(path, err)
@@ -250,7 +250,7 @@ func fitEncoding(t *dataset.Table, path, target, task string) (*dataset.Target, 
 	if len(features) == 0 {
 		return nil, nil, fmt.Errorf("%s: no feature columns besides the target %q", path, target)
 	}
-	p, err := dataset.FitPipeline(t, features)
+	p, err := dataset.FitPipelineScaled(t, features, scaling)
 	if err != nil {
 		return nil, nil, inFile(path, err)
 	}
@@ -411,6 +411,11 @@ func saveModel(ctx context.Context, path string, m fileModel, p *dataset.Pipelin
 		return err
 	}
 	f.CreatedBy = "rfm " + versionString()
+	if p != nil && !p.Scaling.IsStandard() {
+		// A build that predates scalings would ignore the pipeline's
+		// missing-cell fill: the file needs a reader that knows it.
+		f.FormatVersion = 2
+	}
 	return modelfile.WriteFileAtomicContext(ctx, path, f)
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	bin "encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -797,4 +798,57 @@ func TestTreeRoutingAndLeafSolverFlags(t *testing.T) {
 		t.Errorf("--soft-routing with --solver exact: exit %d, %s", r.code, r.stderr)
 	}
 	mustRun(t, dir, "predict", "--model", "soft.rfm", "--data", "train.csv", "--out", "p.csv")
+}
+
+// --scale is stored in the model's pipeline; a non-standard scaling makes
+// the file version 2 (an older build would ignore the missing-cell fill),
+// the default stays version 1; rows with missing cells predict under
+// every scaling; an unknown scaling is a usage error naming the flag.
+func TestScaleFlag(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "train.csv"), churnCSV(80, 3))
+	for _, s := range []string{"standard", "none", "minmax", "robust"} {
+		out := filepath.Join(dir, s+".rfm")
+		r := runInProcess("fit", "--data", filepath.Join(dir, "train.csv"), "--target", "churn", "--ignore", "id", "--iters", "1", "--scale", s, "--out", out, "--quiet")
+		if r.code != 0 {
+			t.Fatalf("--scale %s: exit %d: %s", s, r.code, r.stderr)
+		}
+		raw, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantVersion := uint32(2)
+		if s == "standard" {
+			wantVersion = 1
+		}
+		if v := bin.LittleEndian.Uint32(raw[8:12]); v != wantVersion {
+			t.Errorf("--scale %s: file version %d, want %d", s, v, wantVersion)
+		}
+		lm, err := loadModel(out, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := lm.pipeline.Scaling; !got.IsStandard() != (s != "standard") || (s != "standard" && string(got) != s) {
+			t.Errorf("--scale %s: pipeline scaling %q", s, got)
+		}
+		ins := runInProcess("inspect", "--model", out, "--json")
+		var info struct{ Scaling string }
+		if err := json.Unmarshal([]byte(ins.stdout), &info); err != nil || info.Scaling != s {
+			t.Errorf("--scale %s: inspect --json says scaling %q (%v)", s, info.Scaling, err)
+		}
+		pred := filepath.Join(dir, s+".csv")
+		if r := runInProcess("predict", "--model", out, "--data", filepath.Join(dir, "train.csv"), "--out", pred); r.code != 0 {
+			t.Fatalf("predict --scale %s: %s", s, r.stderr)
+		}
+		if lines := strings.Count(readFile(t, pred), "\n"); lines != 81 {
+			t.Errorf("--scale %s: %d prediction lines, want 81", s, lines)
+		}
+	}
+	r := runInProcess("fit", "--data", filepath.Join(dir, "train.csv"), "--target", "churn", "--scale", "zscore", "--out", filepath.Join(dir, "z.rfm"))
+	if r.code != 2 || !strings.Contains(r.stderr, `--scale "zscore"`) {
+		t.Errorf("--scale zscore: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "z.rfm")); err == nil {
+		t.Error("a refused fit left a model file")
+	}
 }

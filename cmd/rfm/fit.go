@@ -109,6 +109,7 @@ type fitOptions struct {
 	data   string
 	target string
 	task   string
+	scale  string
 	valid  string
 	out    string
 	cols   columnFlags
@@ -123,6 +124,7 @@ func (o *fitOptions) registerData(f *flagSet, withValid bool) {
 	f.String(&o.data, "data", "", "training table `FILE`: CSV/TSV, Parquet, NPY/NPZ or LIBSVM, optionally .gz (\"-\": standard input)")
 	f.String(&o.target, "target", "", "column `COL` to predict (default: \"label\" or \"y\" when the file has one)")
 	f.String(&o.task, "task", "auto", "`TASK`: auto, classification or regression (auto: classification for text or ≤ 20 distinct integers)")
+	f.String(&o.scale, "scale", string(dataset.ScaleStandard), "scaling `S` of numeric columns, fitted on the training rows: standard (mean 0, std 1), none (as they are), minmax (training range → [0, 1]) or robust (median 0, interquartile range 1)")
 	if withValid {
 		f.String(&o.valid, "valid", "", "validation table `FILE` to pick the round on (default: a seeded holdout, see --val-fraction)")
 	}
@@ -137,6 +139,9 @@ func (o *fitOptions) readTraining(ctx context.Context, budget uint64) (*dataset.
 	case dataset.TaskAuto, dataset.TaskClassification, dataset.TaskRegression:
 	default:
 		return nil, nil, nil, usagef("--task %q: want auto, classification or regression", o.task)
+	}
+	if err := dataset.Scaling(o.scale).Check(); err != nil {
+		return nil, nil, nil, usagef("--scale %q: want standard, none, minmax or robust", o.scale)
 	}
 	if o.target != "" && slices.Contains(o.cols.ignore, o.target) {
 		return nil, nil, nil, usagef("--target %q is also in --ignore", o.target)
@@ -154,7 +159,7 @@ func (o *fitOptions) readTraining(ctx context.Context, budget uint64) (*dataset.
 		return nil, nil, nil, err
 	}
 	o.target = target
-	tg, p, err := fitEncoding(t, o.data, target, o.task)
+	tg, p, err := fitEncoding(t, o.data, target, o.task, dataset.Scaling(o.scale))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -167,8 +172,8 @@ func fitFlags(o *fitOptions) *flagSet {
 
 Columns are typed automatically (numbers → numeric, anything else → categorical)
 and encoded by a pipeline fitted on the training rows: missing numbers take the
-mean plus a missing-indicator feature, numbers are standardized, categories are
-one-hot encoded. The pipeline and the target's classes are stored in the model,
+mean plus a missing-indicator feature, numbers are standardized (or scaled as
+--scale says), categories are one-hot encoded. The pipeline and the target's classes are stored in the model,
 so 'rfm predict' takes raw rows with the same column names.
 
 Each round fits a kernel machine, scores it on validation rows (a seeded holdout

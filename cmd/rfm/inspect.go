@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/kernel"
 )
 
@@ -32,12 +33,21 @@ type fileJSON struct {
 	Task      string        `json:"task"`
 	Target    string        `json:"target,omitempty"`
 	Classes   []string      `json:"classes,omitempty"`
+	// Scaling of the numeric columns (fit's --scale), when the file has a
+	// column pipeline.
+	Scaling string `json:"scaling,omitempty"`
 }
 
 func newFileJSON(lm *loadedModel) fileJSON {
 	r := fileJSON{Model: lm.path, CreatedBy: lm.createdBy, Training: lm.training, Task: string(lm.task())}
 	if lm.target != nil {
 		r.Target, r.Classes = lm.target.Name, lm.target.Classes
+	}
+	if lm.pipeline != nil {
+		r.Scaling = string(dataset.ScaleStandard)
+		if !lm.pipeline.Scaling.IsStandard() {
+			r.Scaling = string(lm.pipeline.Scaling)
+		}
 	}
 	return r
 }
@@ -216,6 +226,9 @@ func writeFileHeader(tw io.Writer, lm *loadedModel) {
 	}
 	if lm.target != nil {
 		fmt.Fprintf(tw, "target\t%s\n", describeTarget(lm.target))
+	}
+	if lm.pipeline != nil && !lm.pipeline.Scaling.IsStandard() {
+		fmt.Fprintf(tw, "scaling\tnumeric columns: %s (--scale)\n", lm.pipeline.Scaling)
 	}
 }
 

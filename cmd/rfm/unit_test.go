@@ -74,7 +74,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg, p, err := fitEncoding(tab, "train.csv", "churn", "auto")
+	tg, p, err := fitEncoding(tab, "train.csv", "churn", "auto", dataset.ScaleStandard)
 	if err != nil {
 		t.Fatal(err)
 	}
