@@ -161,6 +161,11 @@ type Config struct {
 	// first strict maximum) or SelectLoss (validation MSE; regression
 	// default); SelectByTask chooses by task.
 	Selection Selection `json:"selection,omitempty"`
+	// Calibrate fits a map from a classifier's scores to probabilities on
+	// the validation rows (after the round is chosen, before the refit) and
+	// stores it in the model ("" and CalibrateNone: none). Regression
+	// ignores it; a tree's leaves are not calibrated.
+	Calibrate CalibrationMethod `json:"calibrate,omitempty"`
 	// Seed drives every random choice (holdout, AGOP sampling).
 	Seed uint64 `json:"seed"`
 	// Solver: exact (Fit), tree (tree.Fit) or auto (see ChooseSolver); ""

@@ -89,6 +89,9 @@ func Fit(ctx context.Context, cfg Config, train, valid *Dataset, progress func(P
 			m.Head = &Round{Round: m.BestRound, Bandwidth: m.KernelUsed.Bandwidth, ValAccuracy: acc, ValLoss: loss}
 		}
 	}
+	if err := f.calibrate(ctx, m, va); err != nil {
+		return nil, err
+	}
 	if cfg.Refit && va != nil {
 		if err := f.refit(ctx, m, concat(tr, va)); err != nil {
 			return nil, err
@@ -449,17 +452,44 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 // scoreOn scores the model's current α (fitted on its Centers) on
 // validation rows, as the rounds are scored.
 func (f *fitter) scoreOn(ctx context.Context, m *Model, va *Dataset) (acc, loss float64, err error) {
-	fm, err := kernel.NewFeatureMap(m.M, m.Shift)
-	if err != nil {
-		return 0, 0, err
-	}
-	zv := fm.Map(prepareX(va.X, va.N, m.D, f.cfg.NormalizeRows, nil), va.N)
-	s, err := kernel.Apply(ctx, m.KernelUsed, zv, fm.Map(m.Centers, m.N), m.Alpha, f.c)
+	s, err := f.outputsOn(ctx, m, va)
 	if err != nil {
 		return 0, 0, err
 	}
 	acc, loss = f.score(s, va, m.YMean, m.YStd)
 	return acc, loss, nil
+}
+
+// outputsOn returns the model's raw outputs (va.N×c) on the rows of va.
+func (f *fitter) outputsOn(ctx context.Context, m *Model, va *Dataset) ([]float64, error) {
+	fm, err := kernel.NewFeatureMap(m.M, m.Shift)
+	if err != nil {
+		return nil, err
+	}
+	zv := fm.Map(prepareX(va.X, va.N, m.D, f.cfg.NormalizeRows, nil), va.N)
+	return kernel.Apply(ctx, m.KernelUsed, zv, fm.Map(m.Centers, m.N), m.Alpha, f.c)
+}
+
+// calibrate fits cfg.Calibrate's map on the validation rows' scores of
+// the model before its refit (rows it was not fitted on).
+func (f *fitter) calibrate(ctx context.Context, m *Model, va *Dataset) error {
+	if f.task != Classification || f.cfg.Calibrate == "" || f.cfg.Calibrate == CalibrateNone {
+		return nil
+	}
+	if va == nil {
+		m.Note = joinNotes(m.Note, "no validation rows: the probabilities are not calibrated")
+		return nil
+	}
+	s, err := f.outputsOn(ctx, m, va)
+	if err != nil {
+		return err
+	}
+	cal, err := FitCalibration(f.cfg.Calibrate, s, va.Labels, f.c)
+	if err != nil {
+		return err
+	}
+	m.Calibration = cal
+	return nil
 }
 
 // refit solves for α again on all rows with the selected metric and bandwidth.

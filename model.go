@@ -61,6 +61,9 @@ type Model struct {
 	BestRound int    `json:"best_round"`
 	Refitted  bool   `json:"refitted"`
 	Note      string `json:"note,omitempty"`
+	// Calibration, when set (Config.Calibrate), maps the classifier's
+	// scores to probabilities in PredictProba.
+	Calibration *Calibration `json:"calibration,omitempty"`
 
 	once  sync.Once
 	cache *mapped
@@ -211,13 +214,18 @@ func (m *Model) classScores(ctx context.Context, x []float64, n int, what string
 // ProbEps bounds probabilities away from 0 and 1.
 const ProbEps = 1e-6
 
-// PredictProba returns n×classes probabilities: the kernel machine's
-// scores clipped to [ProbEps, 1−ProbEps] and renormalized. They are not
-// calibrated; they rank and they sum to one.
+// PredictProba returns n×classes probabilities: with a Calibration, its
+// map of the kernel machine's scores; without, the scores clipped to
+// [ProbEps, 1−ProbEps] and renormalized, which rank and sum to one but are
+// not calibrated.
 func (m *Model) PredictProba(ctx context.Context, x []float64, n int) ([]float64, error) {
 	s, err := m.classScores(ctx, x, n, "predict proba")
 	if err != nil {
 		return nil, err
+	}
+	if m.Calibration != nil {
+		m.Calibration.Apply(s, n, m.Outputs)
+		return s, nil
 	}
 	Probabilities(s, n, m.Outputs)
 	return s, nil

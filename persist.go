@@ -58,6 +58,11 @@ func (m *Model) ToFile(extra map[string]json.RawMessage) (*modelfile.File, error
 		return nil, fmt.Errorf("encode model: %w", err)
 	}
 	f := &modelfile.File{Kind: FileKind, Meta: meta}
+	if m.Calibration != nil {
+		// A build that predates calibration would ignore it and give other
+		// probabilities.
+		f.FormatVersion = 2
+	}
 	add := func(name string, data []float64, shape ...int) {
 		if data != nil {
 			f.Arrays = append(f.Arrays, modelfile.Array{Name: name, Shape: shape, F64: data})
@@ -162,6 +167,14 @@ func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
 		}
 	default:
 		return nil, nil, fmt.Errorf("model metadata: unknown task %q", m.Task)
+	}
+	if m.Calibration != nil {
+		if m.Task != Classification {
+			return nil, nil, errors.New("model metadata: a regression model with a calibration")
+		}
+		if err := m.Calibration.Validate(m.Outputs); err != nil {
+			return nil, nil, fmt.Errorf("model metadata: %w", err)
+		}
 	}
 	if len(m.History) > 0 && (m.BestRound < 0 || m.BestRound >= len(m.History)) {
 		return nil, nil, fmt.Errorf("model metadata: best round %d of a %d-round history", m.BestRound, len(m.History))

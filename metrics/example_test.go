@@ -30,6 +30,8 @@ func ExampleEvaluateClassification() {
 	// classes   3
 	// accuracy  0.7500
 	// log loss  0.5351
+	// brier     0.3000
+	// ece       0.3500
 	// auc       1.0000
 	//
 	// true\pred  low  mid  high

@@ -17,8 +17,14 @@ type Classification struct {
 	Labels  []string `json:"labels,omitempty"`
 
 	Accuracy float64 `json:"accuracy"`
-	// LogLoss is nil when no probabilities were given.
+	// LogLoss is nil when no probabilities were given; so are Brier (the
+	// multi-class Brier score) and ECE (expected calibration error over
+	// ECEBins bins of the top probability, see Reliability).
 	LogLoss *float64 `json:"log_loss"`
+	Brier   *float64 `json:"brier"`
+	ECE     *float64 `json:"ece"`
+	// Reliability is the diagram behind ECE (nil without probabilities).
+	Reliability []ReliabilityBin `json:"reliability,omitempty"`
 	// AUC is the macro one-vs-rest AUC (MacroAUC); nil when no probabilities
 	// were given or fewer than two classes occur in yTrue.
 	AUC *float64 `json:"auc"`
@@ -70,6 +76,16 @@ func EvaluateClassification(yTrue, yPred []int, prob []float64, c int, labels []
 		return nil, fmt.Errorf("evaluate classification: %w", err)
 	}
 	r.LogLoss = &ll
+	br, err := Brier(yTrue, prob, c)
+	if err != nil {
+		return nil, fmt.Errorf("evaluate classification: %w", err)
+	}
+	r.Brier = &br
+	bins, ece, err := Reliability(yTrue, prob, c, ECEBins)
+	if err != nil {
+		return nil, fmt.Errorf("evaluate classification: %w", err)
+	}
+	r.Reliability, r.ECE = bins, &ece
 	if c >= 2 {
 		per, err := OneVsRestAUC(yTrue, prob, c)
 		switch {
@@ -100,6 +116,8 @@ func (r *Classification) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "samples   %d\nclasses   %d\naccuracy  %.4f\n", r.N, r.Classes, r.Accuracy)
 	fmt.Fprintf(&b, "log loss  %s\n", optional(r.LogLoss))
+	fmt.Fprintf(&b, "brier     %s\n", optional(r.Brier))
+	fmt.Fprintf(&b, "ece       %s\n", optional(r.ECE))
 	fmt.Fprintf(&b, "auc       %s", optional(r.AUC))
 	if len(r.AUCSkipped) > 0 {
 		fmt.Fprintf(&b, " (macro one-vs-rest; classes absent from the truth skipped: %v)", r.AUCSkipped)

@@ -138,6 +138,9 @@ func leafBytes(n, d, c, par int, cfg rfm.Config) uint64 {
 // unless cfg.LeafSolver says nystrom, which works in float64).
 func leafConfig(cfg rfm.Config) rfm.Config {
 	cfg.Solver = rfm.SolverExact
+	// A leaf's probabilities are never used alone: the tree combines the
+	// leaves' scores.
+	cfg.Calibrate = ""
 	if cfg.LeafSolver == rfm.SolverNystrom {
 		cfg.Solver, cfg.Float32 = rfm.SolverNystrom, false
 	}
@@ -233,6 +236,9 @@ func Fit(ctx context.Context, cfg rfm.Config, train *rfm.Dataset, progress func(
 	rows := make([]int, train.N)
 	for i := range rows {
 		rows[i] = i
+	}
+	if task == rfm.Classification && cfg.Calibrate != "" && cfg.Calibrate != rfm.CalibrateNone {
+		m.Notes = append(m.Notes, "calibration applies to a single RFM: the tree's probabilities are its leaves' scores, clipped and renormalized")
 	}
 	var held []int
 	if cfg.SoftRouting {

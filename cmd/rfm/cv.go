@@ -192,6 +192,7 @@ func (o *cvOptions) runFold(e *env, cfg rfm.Config, t *dataset.Table, tg *datase
 	fd := &cvFold{TrainRows: trDS.N, TestRows: teDS.N}
 	var model predictor
 	outputs := 0
+	var cal *rfm.Calibration
 	if solver, _ := rfm.ChooseSolver(cfg, fitShape(trDS.N, trDS.D, tg)); solver == rfm.SolverTree {
 		if o.eng.rfmT {
 			return nil, usagef("--rfm-t does not apply to a tree of RFMs (--solver tree, or auto with %d rows)", trDS.N)
@@ -210,7 +211,7 @@ func (o *cvOptions) runFold(e *env, cfg rfm.Config, t *dataset.Table, tg *datase
 		if err != nil {
 			return nil, err
 		}
-		model, outputs, fd.BestRound = m, m.Outputs, m.BestRound
+		model, outputs, fd.BestRound, cal = m, m.Outputs, m.BestRound, m.Calibration
 	}
 	scores, err := model.Predict(e.ctx, teDS.X, teDS.N)
 	if err != nil {
@@ -220,7 +221,7 @@ func (o *cvOptions) runFold(e *env, cfg rfm.Config, t *dataset.Table, tg *datase
 	if !tg.IsClassification() {
 		yTrue = trueValues(tg, teT, teDS.Y)
 	}
-	report, err := score(tg, teDS.Labels, yTrue, scores, teDS.N, outputs)
+	report, err := score(tg, cal, teDS.Labels, yTrue, scores, teDS.N, outputs)
 	if err != nil {
 		return nil, err
 	}

@@ -414,7 +414,7 @@ func saveModel(ctx context.Context, path string, m fileModel, p *dataset.Pipelin
 	if p != nil && !p.Scaling.IsStandard() {
 		// A build that predates scalings would ignore the pipeline's
 		// missing-cell fill: the file needs a reader that knows it.
-		f.FormatVersion = 2
+		f.FormatVersion = max(f.FormatVersion, 2)
 	}
 	return modelfile.WriteFileAtomicContext(ctx, path, f)
 }
@@ -591,13 +591,27 @@ func sameFile(a, b string) bool {
 
 // classify turns raw class scores into the model's classes and
 // probabilities in one pass, exactly as Model.PredictClass and
-// Model.PredictProba do (argmax of the scores; scores clipped to
-// [ProbEps, 1−ProbEps] and renormalized), so a prediction file's classes
-// and probabilities come from one kernel evaluation and always agree with
-// the library. TestClassifyMatchesModel pins the equivalence.
-func classify(scores []float64, n, c int) (classes []int, proba []float64) {
+// Model.PredictProba do (argmax of the scores; the model's calibration
+// cal, or without one the scores clipped to [ProbEps, 1−ProbEps] and
+// renormalized), so a prediction file's classes and probabilities come
+// from one kernel evaluation and always agree with the library.
+// TestClassifyMatchesModel pins the equivalence.
+func classify(cal *rfm.Calibration, scores []float64, n, c int) (classes []int, proba []float64) {
 	classes = rfm.Argmax(scores, n, c)
 	proba = slices.Clone(scores[:n*c])
-	rfm.Probabilities(proba, n, c)
+	if cal != nil {
+		cal.Apply(proba, n, c)
+	} else {
+		rfm.Probabilities(proba, n, c)
+	}
 	return classes, proba
+}
+
+// calibration is the model's map from scores to probabilities (nil: none;
+// a tree has none).
+func (lm *loadedModel) calibration() *rfm.Calibration {
+	if lm.model != nil {
+		return lm.model.Calibration
+	}
+	return nil
 }

@@ -852,3 +852,61 @@ func TestScaleFlag(t *testing.T) {
 		t.Error("a refused fit left a model file")
 	}
 }
+
+// fit --calibrate stores a calibration that eval uses: the temperature-
+// scaled probabilities give another log-loss than the raw scores, the same
+// accuracy; eval reports the Brier score and ECE and draws the
+// reliability diagram with --plots (refused for a regression model).
+func TestCalibrateAndReliability(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "train.csv"), churnCSV(200, 5))
+	writeFile(t, filepath.Join(dir, "test.csv"), churnCSV(120, 6))
+	type evalOut struct {
+		Metrics struct {
+			Accuracy float64
+			LogLoss  *float64 `json:"log_loss"`
+			Brier    *float64
+			ECE      *float64
+		}
+		Figures []string
+	}
+	results := map[string]evalOut{}
+	for _, c := range []string{"none", "temperature", "isotonic"} {
+		model := filepath.Join(dir, c+".rfm")
+		if r := runInProcess("fit", "--data", filepath.Join(dir, "train.csv"), "--target", "churn", "--ignore", "id", "--iters", "1", "--calibrate", c, "--out", model, "--quiet"); r.code != 0 {
+			t.Fatalf("fit --calibrate %s: %s", c, r.stderr)
+		}
+		r := runInProcess("eval", "--model", model, "--data", filepath.Join(dir, "test.csv"), "--json", "--plots", filepath.Join(dir, "figs-"+c))
+		if r.code != 0 {
+			t.Fatalf("eval %s: %s", c, r.stderr)
+		}
+		var out evalOut
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+			t.Fatal(err)
+		}
+		m := out.Metrics
+		if m.LogLoss == nil || m.Brier == nil || m.ECE == nil || !(*m.Brier >= 0 && *m.Brier <= 2) || !(*m.ECE >= 0 && *m.ECE <= 1) {
+			t.Fatalf("%s: metrics %+v", c, m)
+		}
+		if len(out.Figures) != 1 {
+			t.Fatalf("%s: figures %v", c, out.Figures)
+		}
+		if st, err := os.Stat(out.Figures[0]); err != nil || st.Size() < 1000 {
+			t.Errorf("%s: reliability diagram %v (%v)", c, out.Figures[0], err)
+		}
+		results[c] = out
+	}
+	none, temp := results["none"].Metrics, results["temperature"].Metrics
+	if temp.Accuracy != none.Accuracy {
+		t.Errorf("temperature scaling changed the accuracy: %v → %v", none.Accuracy, temp.Accuracy)
+	}
+	if *temp.LogLoss == *none.LogLoss {
+		t.Error("the calibrated log-loss equals the raw one: the calibration was not applied")
+	}
+	mustRun(t, dir, "synth", "--task", "linear", "--n", "40", "--d", "3", "--out", "reg.csv")
+	mustRun(t, dir, "fit", "--data", "reg.csv", "--target", "y", "--iters", "1", "--out", "reg.rfm", "--quiet")
+	r := runInProcess("eval", "--model", filepath.Join(dir, "reg.rfm"), "--data", filepath.Join(dir, "reg.csv"), "--plots", filepath.Join(dir, "regfigs"))
+	if r.code != 2 || !strings.Contains(r.stderr, "--plots") {
+		t.Errorf("eval --plots on a regression: exit %d, %q", r.code, r.stderr)
+	}
+}

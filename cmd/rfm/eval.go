@@ -3,15 +3,21 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 
+	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/metrics"
+	"github.com/rfmkit/rfm/plot"
 )
 
 type evalOptions struct {
 	model  string
 	data   string
+	plots  string
 	read   readFlags
 	common commonFlags
 }
@@ -26,6 +32,8 @@ type evalJSON struct {
 	Target  string `json:"target"`
 	Rows    int    `json:"rows"`
 	Metrics any    `json:"metrics"`
+	// Figures lists the files --plots wrote.
+	Figures []string `json:"figures,omitempty"`
 }
 
 func cmdEval(e *env, args []string) error {
@@ -33,14 +41,17 @@ func cmdEval(e *env, args []string) error {
 	f := newFlagSet("eval", "rfm eval --model FILE --data FILE [flags]",
 		`Score a model on a table that has the target column.
 
-Classification: accuracy, log-loss and macro one-vs-rest AUC of the predicted
-probabilities, and the confusion matrix (rows = true class). Regression: MSE,
-RMSE, MAE and R². A class that the model never saw in training is an error
-naming its line.`,
+Classification: accuracy; log-loss, Brier score, expected calibration error
+(15 bins of the top probability) and macro one-vs-rest AUC of the predicted
+probabilities (calibrated when the model was fitted with --calibrate); the
+confusion matrix (rows = true class). Regression: MSE, RMSE, MAE and R². A
+class that the model never saw in training is an error naming its line.`,
 		`rfm eval --model churn.rfm --data test.csv
+rfm eval --model churn.rfm --data test.csv --plots figs
 rfm eval --model price.rfm --data test.parquet --json`)
 	registerScoringInput(f, &o.model, &o.data, "with the model's input columns and its target column", &o.read)
 	f.Section("Output and resources")
+	f.String(&o.plots, "plots", "", "write PNG figures into `DIR`: the reliability diagram of a classifier (accuracy against confidence, per bin)")
 	o.common.register(f, true)
 	if err := parseDataArgs(e, f, args, &o.data, "the table to score the model on", &o.common); err != nil {
 		return err
@@ -48,6 +59,9 @@ rfm eval --model price.rfm --data test.parquet --json`)
 	lm, err := loadModel(o.model, true)
 	if err != nil {
 		return err
+	}
+	if o.plots != "" && !lm.target.IsClassification() {
+		return usagef("--plots: the figures of eval are for classifiers (a reliability diagram); %s is a regression model", o.model)
 	}
 	opt, err := rowReadOptions(lm.pipeline, lm.target, true, &o.read)
 	if err != nil {
@@ -60,11 +74,20 @@ rfm eval --model price.rfm --data test.parquet --json`)
 		return err
 	}
 	res := evalJSON{Model: o.model, Data: o.data, Task: lm.target.Task, Target: lm.target.Name, Rows: rows, Metrics: report}
+	if o.plots != "" {
+		if res.Figures, err = evalFigures(o.plots, report); err != nil {
+			return err
+		}
+	}
 	if o.common.json {
 		return writeJSON(e.stdout, res)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "model  %s\ndata   %s (%d rows)\ntask   %s\n\n", o.model, o.data, res.Rows, describeTarget(lm.target))
+	fmt.Fprintf(&b, "model  %s\ndata   %s (%d rows)\ntask   %s\n", o.model, o.data, res.Rows, describeTarget(lm.target))
+	for _, fig := range res.Figures {
+		fmt.Fprintf(&b, "figure %s\n", fig)
+	}
+	b.WriteString("\n")
 	if _, err := io.WriteString(e.stdout, b.String()); err != nil {
 		return err
 	}
@@ -110,7 +133,7 @@ func evaluate(e *env, lm *loadedModel, path string, opt dataset.ReadOptions, rol
 	if err != nil {
 		return nil, 0, err
 	}
-	report, err := score(tg, labels, yTrue, scores, n, lm.outputs())
+	report, err := score(tg, lm.calibration(), labels, yTrue, scores, n, lm.outputs())
 	return report, n, err
 }
 
@@ -124,11 +147,40 @@ func trueValues(tg *dataset.Target, t *dataset.Table, yStd []float64) []float64 
 }
 
 // score compares model outputs with the true targets: the encoded labels
-// of a classifier, the values of a regression.
-func score(tg *dataset.Target, labels []int, yTrue, scores []float64, n, c int) (any, error) {
+// of a classifier (probabilities by the model's calibration cal, nil for
+// none), the values of a regression.
+func score(tg *dataset.Target, cal *rfm.Calibration, labels []int, yTrue, scores []float64, n, c int) (any, error) {
 	if tg.IsClassification() {
-		cls, prob := classify(scores, n, c)
+		cls, prob := classify(cal, scores, n, c)
 		return metrics.EvaluateClassification(labels, cls, prob, c, tg.Classes)
 	}
 	return metrics.EvaluateRegression(yTrue, tg.Unstandardize(scores), 1)
+}
+
+// evalFigures draws the figures of --plots into dir: for a classifier, the
+// reliability diagram (each non-empty bin's accuracy against its mean
+// confidence, labelled with its row count, beside the diagonal of perfect
+// calibration). A regression has none yet (cmdEval refuses --plots).
+func evalFigures(dir string, report any) ([]string, error) {
+	r, ok := report.(*metrics.Classification)
+	if !ok {
+		return nil, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("--plots %s: %w", dir, err)
+	}
+	var x, y []float64
+	var labels []string
+	for _, b := range r.Reliability {
+		if b.Count > 0 {
+			x, y = append(x, b.Confidence), append(y, b.Accuracy)
+			labels = append(labels, strconv.Itoa(b.Count))
+		}
+	}
+	path := filepath.Join(dir, "reliability.png")
+	title := fmt.Sprintf("Reliability: ECE %.4f over %d rows", *r.ECE, r.N)
+	if err := plot.Scatter(path, x, y, labels, "mean top probability (confidence)", "accuracy", title, true); err != nil {
+		return nil, err
+	}
+	return []string{path}, nil
 }

@@ -194,7 +194,7 @@ func predictionRows(lm *loadedModel, scores []float64, n int, proba bool) ([][]s
 		return rows, nil
 	}
 	c := lm.outputs()
-	classes, prob := classify(scores, n, c)
+	classes, prob := classify(lm.calibration(), scores, n, c)
 	labels, err := tg.Labels(classes)
 	if err != nil {
 		return nil, err

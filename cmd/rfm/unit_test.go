@@ -39,6 +39,9 @@ func TestClassifyMatchesModel(t *testing.T) {
 		}
 		cfg := rfm.DefaultConfig()
 		cfg.Iters = 1
+		if classes == 3 { // a calibrated model too
+			cfg.Calibrate = rfm.CalibrateTemperature
+		}
 		ctx := context.Background()
 		m, err := rfm.Fit(ctx, cfg, &rfm.Dataset{X: s.X, N: s.N, D: s.D, Labels: labels}, nil, nil)
 		if err != nil {
@@ -46,7 +49,10 @@ func TestClassifyMatchesModel(t *testing.T) {
 		}
 		q, _ := synth.Generate(synth.Product, 50, 4, 99)
 		scores, _ := m.Predict(ctx, q.X, q.N)
-		gotC, gotP := classify(scores, q.N, m.Outputs)
+		if (m.Calibration != nil) != (classes == 3) {
+			t.Fatalf("%d classes: calibration %+v", classes, m.Calibration)
+		}
+		gotC, gotP := classify(m.Calibration, scores, q.N, m.Outputs)
 		wantC, _ := m.PredictClass(ctx, q.X, q.N)
 		wantP, _ := m.PredictProba(ctx, q.X, q.N)
 		if !reflect.DeepEqual(gotC, wantC) {
@@ -59,7 +65,7 @@ func TestClassifyMatchesModel(t *testing.T) {
 		}
 	}
 	// Ties and saturated scores: argmax of the raw scores, as the model does.
-	c, p := classify([]float64{1.3, 1.2, -0.5, 0.2}, 2, 2)
+	c, p := classify(nil, []float64{1.3, 1.2, -0.5, 0.2}, 2, 2)
 	eps, s := rfm.ProbEps, 0.2 // variables: float64 arithmetic, not exact constant arithmetic
 	if c[0] != 0 || c[1] != 1 || p[0] != 0.5 || p[2] != eps/(eps+s) {
 		t.Errorf("classify: %v %v", c, p)

@@ -1,0 +1,252 @@
+package rfm
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// CalibrationMethod is how a classifier's scores become probabilities.
+type CalibrationMethod string
+
+// The calibration methods.
+const (
+	// CalibrateNone: the scores clipped to [ProbEps, 1−ProbEps] and
+	// renormalized (Probabilities): they rank and sum to one, but a kernel
+	// machine fitted to one-hot targets is not calibrated.
+	CalibrateNone CalibrationMethod = "none"
+	// CalibrateTemperature: softmax(scores/T), T fitted on the validation
+	// rows by least log-loss (temperature scaling). It never changes the
+	// predicted class.
+	CalibrateTemperature CalibrationMethod = "temperature"
+	// CalibrateIsotonic: each class's score mapped by a non-decreasing
+	// step function fitted on the validation rows (one class against the
+	// rest, pool-adjacent-violators), interpolated linearly between the
+	// steps, then the row renormalized. More flexible, needs more rows.
+	CalibrateIsotonic CalibrationMethod = "isotonic"
+)
+
+// Calibration is a fitted map from a classifier's scores to probabilities,
+// stored in the model (Model.Calibration).
+type Calibration struct {
+	Method CalibrationMethod `json:"method"`
+	// Temperature T of CalibrateTemperature (> 0).
+	Temperature float64 `json:"temperature,omitempty"`
+	// Isotonic holds, per class, the knots of CalibrateIsotonic.
+	Isotonic []IsotonicMap `json:"isotonic,omitempty"`
+	// Rows is the number of validation rows it was fitted on; LogLoss
+	// before and after, on those rows.
+	Rows          int     `json:"rows"`
+	LogLossBefore float64 `json:"log_loss_before"`
+	LogLossAfter  float64 `json:"log_loss_after"`
+}
+
+// IsotonicMap is a non-decreasing piecewise-linear map: X ascending, Y
+// non-decreasing in [0, 1]; below X[0] it is Y[0], above the last knot the
+// last Y.
+type IsotonicMap struct {
+	X []float64 `json:"x"`
+	Y []float64 `json:"y"`
+}
+
+func (f *IsotonicMap) at(s float64) float64 {
+	x, y := f.X, f.Y
+	i, _ := slices.BinarySearch(x, s)
+	switch {
+	case i == 0:
+		return y[0]
+	case i == len(x):
+		return y[len(y)-1]
+	}
+	t := (s - x[i-1]) / (x[i] - x[i-1])
+	return y[i-1] + t*(y[i]-y[i-1])
+}
+
+// Validate checks a calibration for c classes, e.g. one read from a file.
+func (cal *Calibration) Validate(c int) error {
+	switch cal.Method {
+	case CalibrateTemperature:
+		if !(cal.Temperature > 0) || math.IsInf(cal.Temperature, 0) {
+			return fmt.Errorf("calibration: temperature %v must be a finite number > 0", cal.Temperature)
+		}
+	case CalibrateIsotonic:
+		if len(cal.Isotonic) != c {
+			return fmt.Errorf("calibration: %d isotonic maps for %d classes", len(cal.Isotonic), c)
+		}
+		for k, f := range cal.Isotonic {
+			if len(f.X) == 0 || len(f.X) != len(f.Y) {
+				return fmt.Errorf("calibration: class %d's isotonic map has %d knots and %d values", k, len(f.X), len(f.Y))
+			}
+			for i := range f.X {
+				bad := math.IsNaN(f.X[i]) || math.IsInf(f.X[i], 0) || !(f.Y[i] >= 0 && f.Y[i] <= 1)
+				if i > 0 && !(f.X[i] > f.X[i-1] && f.Y[i] >= f.Y[i-1]) {
+					bad = true
+				}
+				if bad {
+					return fmt.Errorf("calibration: class %d's isotonic map is not increasing within [0, 1] at knot %d", k, i)
+				}
+			}
+		}
+	default:
+		return fmt.Errorf("calibration: unknown method %q (known: %s, %s)", cal.Method, CalibrateTemperature, CalibrateIsotonic)
+	}
+	return nil
+}
+
+// Apply turns n×c scores into calibrated probabilities in place, each in
+// [ProbEps, 1−ProbEps] and each row summing to one.
+func (cal *Calibration) Apply(s []float64, n, c int) {
+	for i := 0; i < n; i++ {
+		row := s[i*c : i*c+c]
+		switch cal.Method {
+		case CalibrateTemperature:
+			softmax(row, 1/cal.Temperature)
+		case CalibrateIsotonic:
+			for k := range row {
+				row[k] = cal.Isotonic[k].at(row[k])
+			}
+		}
+	}
+	Probabilities(s, n, c)
+}
+
+// softmax sets row to softmax(β·row).
+func softmax(row []float64, beta float64) {
+	top := math.Inf(-1)
+	for _, v := range row {
+		top = max(top, beta*v)
+	}
+	sum := 0.0
+	for k, v := range row {
+		row[k] = math.Exp(beta*v - top)
+		sum += row[k]
+	}
+	for k := range row {
+		row[k] /= sum
+	}
+}
+
+// logLoss is the mean negative log-likelihood of the labels under the
+// probabilities p (n×c), each clipped to ProbEps.
+func logLoss(p []float64, labels []int, c int) float64 {
+	sum := 0.0
+	for i, l := range labels {
+		sum -= math.Log(max(p[i*c+l], ProbEps))
+	}
+	return sum / float64(len(labels))
+}
+
+// FitCalibration fits the method's map on validation scores s (n×c) with
+// their labels. CalibrateNone returns nil.
+func FitCalibration(method CalibrationMethod, s []float64, labels []int, c int) (*Calibration, error) {
+	n := len(labels)
+	if method == CalibrateNone || method == "" {
+		return nil, nil
+	}
+	if n == 0 || len(s) != n*c || c < 2 {
+		return nil, fmt.Errorf("calibration: needs validation scores of ≥ 1 row and ≥ 2 classes (got %d rows, %d values, %d classes)", n, len(s), c)
+	}
+	raw := slices.Clone(s)
+	Probabilities(raw, n, c)
+	cal := &Calibration{Method: method, Rows: n, LogLossBefore: logLoss(raw, labels, c)}
+	switch method {
+	case CalibrateTemperature:
+		cal.Temperature = 1 / fitInverseTemperature(s, labels, c)
+	case CalibrateIsotonic:
+		for k := 0; k < c; k++ {
+			cal.Isotonic = append(cal.Isotonic, fitIsotonic(s, labels, c, k))
+		}
+	default:
+		return nil, fmt.Errorf("calibration: unknown method %q (known: %s, %s, %s)", method, CalibrateNone, CalibrateTemperature, CalibrateIsotonic)
+	}
+	p := slices.Clone(s)
+	cal.Apply(p, n, c)
+	cal.LogLossAfter = logLoss(p, labels, c)
+	return cal, nil
+}
+
+// fitInverseTemperature minimizes the log-loss of softmax(β·s) over β in
+// [1e-3, 1e4]: the loss is convex in β, so unimodal in log β, and a
+// golden-section search on log β finds its minimum.
+func fitInverseTemperature(s []float64, labels []int, c int) float64 {
+	n := len(labels)
+	row := make([]float64, c)
+	loss := func(logBeta float64) float64 {
+		beta := math.Exp(logBeta)
+		sum := 0.0
+		for i, l := range labels {
+			copy(row, s[i*c:i*c+c])
+			softmax(row, beta)
+			sum -= math.Log(max(row[l], 1e-300))
+		}
+		return sum / float64(n)
+	}
+	lo, hi := math.Log(1e-3), math.Log(1e4)
+	g := (math.Sqrt(5) - 1) / 2
+	a, b := hi-g*(hi-lo), lo+g*(hi-lo)
+	fa, fb := loss(a), loss(b)
+	for hi-lo > 1e-6 {
+		if fa <= fb {
+			hi, b, fb = b, a, fa
+			a = hi - g*(hi-lo)
+			fa = loss(a)
+		} else {
+			lo, a, fa = a, b, fb
+			b = lo + g*(hi-lo)
+			fb = loss(b)
+		}
+	}
+	return math.Exp((lo + hi) / 2)
+}
+
+// fitIsotonic fits class k's map: the rows sorted by their score for k,
+// pool-adjacent-violators on the 0/1 outcomes (ties in the score pooled
+// first), one knot per block at its mean score.
+func fitIsotonic(s []float64, labels []int, c, k int) IsotonicMap {
+	n := len(labels)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		sa, sb := s[a*c+k], s[b*c+k]
+		switch {
+		case sa < sb:
+			return -1
+		case sa > sb:
+			return 1
+		}
+		return 0
+	})
+	type block struct{ sumX, sumY, w float64 }
+	var st []block
+	for j := 0; j < n; {
+		// Rows with equal scores form one block: the map is a function.
+		x := s[order[j]*c+k]
+		b := block{}
+		for ; j < n && s[order[j]*c+k] == x; j++ {
+			y := 0.0
+			if labels[order[j]] == k {
+				y = 1
+			}
+			b.sumX += x
+			b.sumY += y
+			b.w++
+		}
+		st = append(st, b)
+		for len(st) > 1 {
+			p, q := st[len(st)-2], st[len(st)-1]
+			if p.sumY/p.w < q.sumY/q.w {
+				break
+			}
+			st = st[:len(st)-2]
+			st = append(st, block{p.sumX + q.sumX, p.sumY + q.sumY, p.w + q.w})
+		}
+	}
+	f := IsotonicMap{}
+	for _, b := range st {
+		f.X = append(f.X, b.sumX/b.w)
+		f.Y = append(f.Y, b.sumY/b.w)
+	}
+	return f
+}

@@ -1,0 +1,194 @@
+package rfm
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rfmkit/rfm/synth"
+)
+
+// Labels drawn from softmax(z/T₀) for known scores z: temperature scaling
+// finds T₀, lowers the log-loss, and never changes the predicted class.
+func TestTemperatureRecoversT(t *testing.T) {
+	const n, c, t0 = 20000, 3, 0.4
+	r := rand.New(rand.NewPCG(1, 2))
+	s := make([]float64, n*c)
+	labels := make([]int, n)
+	row := make([]float64, c)
+	for i := 0; i < n; i++ {
+		for k := 0; k < c; k++ {
+			s[i*c+k] = r.Float64()
+		}
+		copy(row, s[i*c:i*c+c])
+		softmax(row, 1/t0)
+		u, l := r.Float64(), 0
+		for u > row[l] && l < c-1 {
+			u -= row[l]
+			l++
+		}
+		labels[i] = l
+	}
+	cal, err := FitCalibration(CalibrateTemperature, s, labels, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(cal.Temperature-t0) > 0.05*t0 {
+		t.Errorf("temperature %v, want %v within 5%%", cal.Temperature, t0)
+	}
+	if !(cal.LogLossAfter < cal.LogLossBefore) || cal.Rows != n {
+		t.Errorf("log-loss %v → %v on %d rows", cal.LogLossBefore, cal.LogLossAfter, cal.Rows)
+	}
+	p := slices.Clone(s)
+	cal.Apply(p, n, c)
+	if got, want := Argmax(p, n, c), Argmax(s, n, c); !slices.Equal(got, want) {
+		t.Error("temperature scaling changed a predicted class")
+	}
+	if err := cal.Validate(c); err != nil {
+		t.Error(err)
+	}
+}
+
+// Isotonic maps are non-decreasing, probabilities sum to one, and on
+// scores that rank the classes perfectly the fitted map separates them.
+func TestIsotonic(t *testing.T) {
+	const n, c = 2000, 2
+	r := rand.New(rand.NewPCG(3, 4))
+	s := make([]float64, n*c)
+	labels := make([]int, n)
+	for i := 0; i < n; i++ {
+		x := r.Float64()
+		s[i*c], s[i*c+1] = 1-x, x
+		// Class 1 with probability x²: scores rank but overstate it.
+		if r.Float64() < x*x {
+			labels[i] = 1
+		}
+	}
+	cal, err := FitCalibration(CalibrateIsotonic, s, labels, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cal.Validate(c); err != nil {
+		t.Fatal(err)
+	}
+	if !(cal.LogLossAfter < cal.LogLossBefore) {
+		t.Errorf("isotonic log-loss %v → %v", cal.LogLossBefore, cal.LogLossAfter)
+	}
+	// At score x = 0.5 the truth is 0.25 for class 1.
+	q := []float64{0.5, 0.5}
+	cal.Apply(q, 1, c)
+	if math.Abs(q[1]-0.25) > 0.08 || math.Abs(q[0]+q[1]-1) > 1e-12 {
+		t.Errorf("isotonic probability at x = 0.5: %v, want about 0.25", q)
+	}
+	// Equal scores share one knot: the map is a function.
+	cal2, err := FitCalibration(CalibrateIsotonic, []float64{0, 1, 0, 1, 1, 0}, []int{1, 0, 0}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cal2.Validate(2); err != nil {
+		t.Errorf("tied scores: %v", err)
+	}
+}
+
+func TestCalibrationRejects(t *testing.T) {
+	for _, tc := range []struct {
+		cal  Calibration
+		want string
+	}{
+		{Calibration{Method: CalibrateTemperature}, "temperature 0"},
+		{Calibration{Method: CalibrateTemperature, Temperature: math.Inf(1)}, "temperature +Inf"},
+		{Calibration{Method: "platt"}, `unknown method "platt"`},
+		{Calibration{Method: CalibrateIsotonic, Isotonic: []IsotonicMap{{X: []float64{0}, Y: []float64{0.5}}}}, "1 isotonic maps for 2 classes"},
+		{Calibration{Method: CalibrateIsotonic, Isotonic: []IsotonicMap{{X: []float64{0, 1}, Y: []float64{0.5, 0.4}}, {X: []float64{0}, Y: []float64{1}}}}, "not increasing"},
+		{Calibration{Method: CalibrateIsotonic, Isotonic: []IsotonicMap{{X: []float64{0}, Y: []float64{1.5}}, {X: []float64{0}, Y: []float64{1}}}}, "not increasing within [0, 1]"},
+	} {
+		if err := tc.cal.Validate(2); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.cal, err, tc.want)
+		}
+	}
+	if _, err := FitCalibration(CalibrateTemperature, []float64{1}, []int{0}, 1); err == nil {
+		t.Error("a one-class calibration was accepted")
+	}
+}
+
+// A fit with Calibrate stores the map fitted on its holdout; PredictProba
+// applies it; a save/load round trip keeps it and writes format version 2
+// (version 1 without); a calibration on a regression model is refused.
+func TestFitCalibrated(t *testing.T) {
+	s, err := synth.Generate(synth.Product, 400, 5, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := make([]int, s.N)
+	for i, v := range s.Y {
+		if v > 0 {
+			labels[i] = 1
+		}
+	}
+	ds := &Dataset{X: s.X, N: s.N, D: s.D, Labels: labels}
+	ctx := context.Background()
+	for _, method := range []CalibrationMethod{CalibrateNone, CalibrateTemperature, CalibrateIsotonic} {
+		cfg := DefaultConfig()
+		cfg.Iters, cfg.Calibrate = 1, method
+		m, err := Fit(ctx, cfg, ds, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (m.Calibration != nil) != (method != CalibrateNone) {
+			t.Fatalf("%s: calibration %+v", method, m.Calibration)
+		}
+		scores, _ := m.Predict(ctx, s.X[:20*s.D], 20)
+		p, _ := m.PredictProba(ctx, s.X[:20*s.D], 20)
+		want := slices.Clone(scores)
+		if m.Calibration != nil {
+			if m.Calibration.Rows != 80 { // the 20% holdout
+				t.Errorf("%s: fitted on %d rows, want 80", method, m.Calibration.Rows)
+			}
+			m.Calibration.Apply(want, 20, 2)
+		} else {
+			Probabilities(want, 20, 2)
+		}
+		if !slices.Equal(p, want) {
+			t.Errorf("%s: PredictProba is not the calibration of the scores", method)
+		}
+		var buf bytes.Buffer
+		if err := m.Save(&buf, nil); err != nil {
+			t.Fatal(err)
+		}
+		version := binary.LittleEndian.Uint32(buf.Bytes()[8:12])
+		if wantV := map[bool]uint32{false: 1, true: 2}[m.Calibration != nil]; version != wantV {
+			t.Errorf("%s: file version %d, want %d", method, version, wantV)
+		}
+		back, _, err := Load(bytes.NewReader(buf.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p2, _ := back.PredictProba(ctx, s.X[:20*s.D], 20)
+		if !slices.Equal(p, p2) {
+			t.Errorf("%s: probabilities changed on a save/load round trip", method)
+		}
+	}
+	// Regression ignores Calibrate; a file that pairs them is refused.
+	cfg := DefaultConfig()
+	cfg.Iters, cfg.Calibrate = 1, CalibrateTemperature
+	reg, err := Fit(ctx, cfg, &Dataset{X: s.X, N: s.N, D: s.D, Y: s.Y, Outputs: 1}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reg.Calibration != nil {
+		t.Fatal("a regression model was calibrated")
+	}
+	reg.Calibration = &Calibration{Method: CalibrateTemperature, Temperature: 1}
+	var buf bytes.Buffer
+	if err := reg.Save(&buf, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Load(&buf); err == nil || !strings.Contains(err.Error(), "regression model with a calibration") {
+		t.Errorf("regression model with a calibration: %v", err)
+	}
+}
