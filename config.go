@@ -39,6 +39,15 @@ const (
 	SelectLoss     Selection = "loss"     // validation MSE, first strict minimum
 )
 
+// ClassWeight is how a classifier weights its training rows.
+type ClassWeight string
+
+// The class weightings.
+const (
+	ClassWeightNone     ClassWeight = "none"
+	ClassWeightBalanced ClassWeight = "balanced"
+)
+
 // Solver is how the kernel machines of a fit are solved.
 type Solver string
 
@@ -166,6 +175,11 @@ type Config struct {
 	// stores it in the model ("" and CalibrateNone: none). Regression
 	// ignores it; a tree's leaves are not calibrated.
 	Calibrate CalibrationMethod `json:"calibrate,omitempty"`
+	// ClassWeight "balanced" weights each training row of class k by
+	// n/(classes·n_k) in the ridge regression (exact solves; classification
+	// only), so that every class carries the same total weight; "" and
+	// "none" weight rows equally.
+	ClassWeight ClassWeight `json:"class_weight,omitempty"`
 	// Seed drives every random choice (holdout, AGOP sampling).
 	Seed uint64 `json:"seed"`
 	// Solver: exact (Fit), tree (tree.Fit) or auto (see ChooseSolver); ""
@@ -253,6 +267,9 @@ func (c Config) Validate() error {
 	}
 	if c.LeafSolver != "" && c.LeafSolver != SolverExact && c.LeafSolver != SolverNystrom {
 		return fmt.Errorf("leaf solver %q: a tree's leaves are solved exact or nystrom", c.LeafSolver)
+	}
+	if c.ClassWeight == ClassWeightBalanced && isNystrom(&c) {
+		return fmt.Errorf("class weights apply to exact solves (and a tree's exact leaves): the Nyström solver weights rows equally")
 	}
 	if c.Solver == SolverNystrom && c.Float32 {
 		return fmt.Errorf("float32 applies to the exact and tree solvers: the Nyström solver works in float64 (its memory is O(n·d + m²))")

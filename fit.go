@@ -37,6 +37,9 @@ func Fit(ctx context.Context, cfg Config, train, valid *Dataset, progress func(P
 	}
 	task := train.task()
 	c := train.outputs()
+	if task == Regression && cfg.ClassWeight == ClassWeightBalanced {
+		return nil, fmt.Errorf("class weights (balanced) apply to classification; this target is a regression")
+	}
 	if task == Classification {
 		if err := singleClass(train.Labels); err != nil {
 			return nil, err
@@ -188,7 +191,11 @@ type solution struct {
 // solve fits the kernel machine on the mapped rows z with cfg's solver.
 func (f *fitter) solve(ctx context.Context, spec kernel.Spec, z kernel.Points[float64], y []float64, stage string, round int) (*solution, error) {
 	if f.cfg.Solver != SolverNystrom {
-		res, err := solve.KRR(ctx, &f.ws, spec, z, y, f.c, f.solveOptions(stage, round))
+		opt := f.solveOptions(stage, round)
+		if f.task == Classification && f.cfg.ClassWeight == ClassWeightBalanced {
+			opt.RidgeScale = balancedRidgeScale(y, z.N, f.c)
+		}
+		res, err := solve.KRR(ctx, &f.ws, spec, z, y, f.c, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -217,6 +224,27 @@ func (f *fitter) solve(ctx context.Context, spec kernel.Spec, z kernel.Points[fl
 		return nil, err
 	}
 	return &solution{alpha: res.Beta, centers: res.Centers, index: res.Index, jitter: res.Jitter, cgIters: res.Iterations}, nil
+}
+
+// balancedRidgeScale returns 1/w_i for the balanced class weights
+// w_i = n/(c·n_k) of rows with one-hot targets y (n×c): the ridge of row i
+// is λ·c·n_k/n.
+func balancedRidgeScale(y []float64, n, c int) []float64 {
+	counts := make([]int, c)
+	class := make([]int, n)
+	for i := 0; i < n; i++ {
+		for k := 0; k < c; k++ {
+			if y[i*c+k] == 1 {
+				class[i] = k
+			}
+		}
+		counts[class[i]]++
+	}
+	out := make([]float64, n)
+	for i, k := range class {
+		out[i] = float64(c*counts[k]) / float64(n)
+	}
+	return out
 }
 
 // centerRows returns the rows of x (n×d) that are a solution's centres.

@@ -14,7 +14,12 @@ import (
 
 // Options configure one exact fit.
 type Options struct {
-	Ridge   float64 // λ ≥ 0, added to the kernel diagonal
+	Ridge float64 // λ ≥ 0, added to the kernel diagonal
+	// RidgeScale, when set (n values > 0), multiplies λ row by row: the
+	// diagonal gets λ·RidgeScale[i]. With RidgeScale[i] = 1/w_i this is
+	// the weighted ridge regression min Σ w_i (f(x_i) − y_i)² + λ‖f‖²,
+	// whose coefficients solve (K + λW⁻¹)α = y.
+	RidgeScale []float64
 	Float32 bool    // store and factor the kernel matrix in float32
 	// Refine is the number of iterative-refinement steps applied to a
 	// float32 solution (residuals in float64, tile by tile). 0 means none.
@@ -132,6 +137,16 @@ func KRR(ctx context.Context, ws *Workspace, s kernel.Spec, z kernel.Points[floa
 	if !(opt.Ridge >= 0) || math.IsInf(opt.Ridge, 0) {
 		return nil, fmt.Errorf("solve: ridge λ = %v must be a finite number ≥ 0", opt.Ridge)
 	}
+	if opt.RidgeScale != nil {
+		if len(opt.RidgeScale) != n {
+			return nil, fmt.Errorf("solve: %d ridge scales for %d rows", len(opt.RidgeScale), n)
+		}
+		for i, v := range opt.RidgeScale {
+			if !(v > 0) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("solve: ridge scale %v of row %d must be a finite number > 0", v, i)
+			}
+		}
+	}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -157,6 +172,23 @@ func KRR(ctx context.Context, ws *Workspace, s kernel.Spec, z kernel.Points[floa
 		return res, err
 	}
 	return krr64(ctx, ws, s, z, y, c, opt)
+}
+
+// ridge is the diagonal term of row i: λ, times RidgeScale[i] when set.
+func (o *Options) ridge(i int) float64 {
+	if o.RidgeScale == nil {
+		return o.Ridge
+	}
+	return o.Ridge * o.RidgeScale[i]
+}
+
+// maxRidge is the largest diagonal term.
+func (o *Options) maxRidge() float64 {
+	m := o.Ridge
+	for _, v := range o.RidgeScale {
+		m = max(m, o.Ridge*v)
+	}
+	return m
 }
 
 func jitters(float32 bool) []float64 {
@@ -198,13 +230,13 @@ func factorJittered[T linalg.Float](ctx context.Context, s kernel.Spec, z kernel
 		scale := diagScale(a, n)
 		jit = j * scale
 		for i := 0; i < n; i++ {
-			a[i*n+i] += T(opt.Ridge + jit)
+			a[i*n+i] += T(opt.ridge(i) + jit)
 		}
 		bad, err := linalg.CholeskyProgress(ctx, n, a, n, opt.Progress)
 		if err != nil {
 			return 0, err
 		}
-		if bad < 0 && wellPosed(a, n, scale+opt.Ridge+jit, tol) {
+		if bad < 0 && wellPosed(a, n, scale+opt.maxRidge()+jit, tol) {
 			return jit, nil
 		}
 	}
@@ -257,7 +289,7 @@ func krr32(ctx context.Context, ws *Workspace, s kernel.Spec, z kernel.Points[fl
 			}
 			r := make([]float64, n*c)
 			for i := range r {
-				r[i] = y[i] - ka[i] - (opt.Ridge+jit)*alpha[i]
+				r[i] = y[i] - ka[i] - (opt.ridge(i/c)+jit)*alpha[i]
 			}
 			corr := solve32(r)
 			for i := range alpha {
