@@ -20,7 +20,7 @@ type Options struct {
 	// the weighted ridge regression min Σ w_i (f(x_i) − y_i)² + λ‖f‖²,
 	// whose coefficients solve (K + λW⁻¹)α = y.
 	RidgeScale []float64
-	Float32 bool    // store and factor the kernel matrix in float32
+	Float32    bool // store and factor the kernel matrix in float32
 	// Refine is the number of iterative-refinement steps applied to a
 	// float32 solution (residuals in float64, tile by tile). 0 means none.
 	Refine int
