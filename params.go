@@ -448,7 +448,7 @@ var params = []Param{
 		Help: "`S`: exact (one n×n kernel matrix), tree (leaves of at most --leaf-size rows, each an exact RFM), nystrom (--centers centres and conjugate gradients) or auto (exact up to 25 000 rows when it fits in memory, tree above)"},
 		[]Solver{SolverAuto, SolverExact, SolverTree, SolverNystrom}, func(c *Config) *Solver { return &c.Solver }),
 	intParam(Param{Name: "leaf-size", Field: "LeafSize", Arg: "N", Group: GroupSolver,
-		Help: "most rows `N` of a tree leaf (0: the planner's choice, at most 10 000)", Range: Range{Lo: 10, Hi: math.Inf(1), Off: true},
+		Help: "most rows `N` of a tree leaf (0: the planner's choice: 10 000, or 10 000·√(10⁶/n) down to 4 000 above a million rows, less when memory is short)", Range: Range{Lo: 10, Hi: math.Inf(1), Off: true},
 		applies: isTree, AppliesTo: "--solver tree or auto"}, func(c *Config) *int { return &c.LeafSize }),
 	choiceParam(Param{Name: "split-rule", Field: "SplitRule", Arg: "R", Group: GroupSolver, EmptyOK: true,
 		Help:    "direction `R` a tree node is split along: agop (the default: top AGOP eigenvector of a kernel machine on a sample of the node), pca or random",

@@ -23,6 +23,12 @@ import (
 const (
 	DefaultLeafSize    = 10000
 	DefaultSplitSample = 4000
+	// TimedRows: above this many rows the default exact leaf shrinks as
+	// DefaultLeafSize·√(TimedRows/n), at least MinTimedLeafSize, so that
+	// the leaves' work (n·leaf² per round) stays that of TimedRows rows at
+	// DefaultLeafSize a leaf (about 8 minutes for d = 20 on 2 cores).
+	TimedRows        = 1000000
+	MinTimedLeafSize = 4000
 	// fullSplitLimit: above this many features the AGOP of a split is
 	// diagonal (a d×d matrix per node would cost more than the split).
 	fullSplitLimit = 2000
@@ -102,12 +108,18 @@ type Plan struct {
 	Parallel    int
 	LeafBytes   uint64 // the planned memory of one leaf fit
 	BudgetBytes uint64
+	// Why, when the planner lowered the default leaf size, says why.
+	Why string
 }
 
 // String says what the planner chose, for the command line.
 func (p Plan) String() string {
-	return fmt.Sprintf("%s leaves of at most %d rows, %d trained at once (%s each, %s budget)",
+	s := fmt.Sprintf("%s leaves of at most %d rows, %d trained at once (%s each, %s budget)",
 		p.LeafSolver, p.LeafSize, p.Parallel, sysmem.Human(p.LeafBytes), sysmem.Human(p.BudgetBytes))
+	if p.Why != "" {
+		s += "; " + p.Why
+	}
+	return s
 }
 
 // defaultBudget is 90% of the available memory (rfm.MemoryAvailable), or
@@ -166,9 +178,14 @@ func MakePlan(cfg rfm.Config, n, d, c int) (Plan, error) {
 		p.LeafSize = DefaultLeafSize
 		if cfg.LeafSolver == rfm.SolverNystrom {
 			p.LeafSize = DefaultNystromLeafSize
+		} else if n > TimedRows {
+			timed := int(float64(DefaultLeafSize)*math.Sqrt(float64(TimedRows)/float64(n))) / 100 * 100
+			p.LeafSize = max(timed, MinTimedLeafSize)
+			p.Why = fmt.Sprintf("leaves smaller than %d so that %d rows cost about what %d rows do at %d a leaf (--leaf-size overrides)", DefaultLeafSize, n, TimedRows, DefaultLeafSize)
 		}
 		for p.LeafSize > 1000 && leafBytes(p.LeafSize, d, c, 1, cfg)+fixed > budget {
 			p.LeafSize = p.LeafSize * 3 / 4
+			p.Why = ""
 		}
 	}
 	p.LeafSize = min(p.LeafSize, max(n, 10))

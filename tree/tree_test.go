@@ -410,3 +410,31 @@ func TestNystromLeaves(t *testing.T) {
 		t.Errorf("40 000 centres in 1 GiB: %v", err)
 	}
 }
+
+// Above TimedRows rows the default exact leaf shrinks as 1/√n down to
+// MinTimedLeafSize, and the plan says why; an asked leaf size, or Nyström
+// leaves, are kept.
+func TestPlanTimedLeafSize(t *testing.T) {
+	cfg := rfm.DefaultConfig()
+	cfg.MemoryLimit = 1 << 50
+	for _, tc := range []struct{ n, want int }{{1000000, DefaultLeafSize}, {2500000, 6300}, {4000000, 5000}, {100000000, MinTimedLeafSize}} {
+		p, err := MakePlan(cfg, tc.n, 9, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.LeafSize != tc.want || (p.Why != "") != (tc.n > TimedRows) {
+			t.Errorf("n = %d: leaf size %d (why %q), want %d", tc.n, p.LeafSize, p.Why, tc.want)
+		}
+		if tc.n > TimedRows && !strings.Contains(p.String(), "--leaf-size overrides") {
+			t.Errorf("n = %d: the plan does not say why: %s", tc.n, p)
+		}
+	}
+	cfg.LeafSize = 9000
+	if p, _ := MakePlan(cfg, 4000000, 9, 1); p.LeafSize != 9000 || p.Why != "" {
+		t.Errorf("asked leaf size: %+v", p)
+	}
+	cfg.LeafSize, cfg.LeafSolver = 0, rfm.SolverNystrom
+	if p, _ := MakePlan(cfg, 4000000, 9, 1); p.LeafSize != DefaultNystromLeafSize {
+		t.Errorf("Nyström leaves: %+v", p)
+	}
+}
