@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime/debug"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -333,6 +334,30 @@ func readPieces(ctx context.Context, path string, opt dataset.ReadOptions, roles
 // pieceBytes is the text readPieces parses at a time: about 500 000 rows
 // of the flights table.
 var pieceBytes = dataset.DefaultChunkBytes
+
+// boundStreamHeap sets a soft memory limit for predicting or scoring a
+// table a piece at a time with the model in modelPath: three times the
+// model file (the model, its mapped centres, the prediction blocks) plus
+// 16 times a piece of text (its table, features, outputs and output
+// text), at least 256 MiB. Without it the collector lets the heap grow to
+// twice its live size between collections and returns pages lazily:
+// predicting the 2.5 M training rows of flights with a 200 MB tree peaked
+// at 4.2 GB of RSS with a live heap under 1 GB (1.07 GB, and faster,
+// with the limit). It is soft: a larger live heap is not refused, only
+// collected more often. A GOMEMLIMIT in the environment wins. The
+// returned function restores the previous limit.
+func boundStreamHeap(modelPath string) func() {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	st, err := os.Stat(modelPath)
+	if err != nil {
+		return func() {}
+	}
+	limit := max(3*st.Size()+16*int64(pieceBytes), 256<<20)
+	prev := debug.SetMemoryLimit(limit)
+	return func() { debug.SetMemoryLimit(prev) }
+}
 
 // rowsError words a reader's error for rows to predict or score: a missing
 // column is named by its role (roles: column → role).

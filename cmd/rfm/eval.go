@@ -107,6 +107,7 @@ func evaluate(e *env, lm *loadedModel, path string, opt dataset.ReadOptions, rol
 		yTrue, scores []float64
 		n             int
 	)
+	defer boundStreamHeap(lm.path)()
 	err := readPieces(e.ctx, path, opt, roles, func(t *dataset.Table) error {
 		if err := planPredict(lm, t.NRows(), 0); err != nil {
 			return err

@@ -111,6 +111,7 @@ func cmdPredict(e *env, args []string) error {
 		if err := cw.Write(header); err != nil {
 			return fmt.Errorf("write predictions: %w", err)
 		}
+		defer boundStreamHeap(o.model)()
 		err := readPieces(e.ctx, o.data, opt, roles, func(t *dataset.Table) error {
 			rows, err := predictPiece(e, lm, t, o, textCols, n, bar)
 			if err != nil {
