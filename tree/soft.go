@@ -75,49 +75,16 @@ func (m *Model) leafWeights(row []float64, t float64, buf []leafWeight) []leafWe
 
 // predictSoft predicts n rows of x under soft routing at temperature t.
 func (m *Model) predictSoft(ctx context.Context, x []float64, n int, t float64) ([]float64, error) {
-	type entry struct {
-		row int
-		w   float64
-	}
-	groups := make([][]entry, len(m.Leaves))
+	groups := make([][]weighted, len(m.Leaves))
 	var buf []leafWeight
-	d, c := m.D, m.Outputs
+	d := m.D
 	for i := 0; i < n; i++ {
 		buf = m.leafWeights(x[i*d:i*d+d], t, buf[:0])
 		for _, lw := range buf {
-			groups[lw.leaf] = append(groups[lw.leaf], entry{i, lw.w})
+			groups[lw.leaf] = append(groups[lw.leaf], weighted{i, lw.w})
 		}
 	}
-	out := make([]float64, n*c)
-	for l, es := range groups {
-		if len(es) == 0 {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		lf := &m.Leaves[l]
-		if lf.Model == nil {
-			for _, e := range es {
-				out[e.row*c+lf.Class] += e.w
-			}
-			continue
-		}
-		sub := make([]float64, len(es)*d)
-		for k, e := range es {
-			copy(sub[k*d:], x[e.row*d:e.row*d+d])
-		}
-		s, err := lf.Model.Predict(ctx, sub, len(es))
-		if err != nil {
-			return nil, fmt.Errorf("leaf %d: %w", l, err)
-		}
-		for k, e := range es {
-			for j := 0; j < c; j++ {
-				out[e.row*c+j] += e.w * s[k*c+j]
-			}
-		}
-	}
-	return out, nil
+	return m.predictGroups(ctx, x, n, groups)
 }
 
 // chooseTemperature scores each of Temperatures on the held-out rows of

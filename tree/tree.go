@@ -793,15 +793,29 @@ func (m *Model) Predict(ctx context.Context, x []float64, n int) ([]float64, err
 
 // predictHard predicts each row with its leaf.
 func (m *Model) predictHard(ctx context.Context, x []float64, n int) ([]float64, error) {
-	leafOf := m.Route(x, n)
-	groups := make([][]int, len(m.Leaves))
-	for i, l := range leafOf {
-		groups[l] = append(groups[l], i)
+	groups := make([][]weighted, len(m.Leaves))
+	for i, l := range m.Route(x, n) {
+		groups[l] = append(groups[l], weighted{i, 1})
 	}
+	return m.predictGroups(ctx, x, n, groups)
+}
+
+// weighted is a row and the weight of one leaf's prediction in it.
+type weighted struct {
+	row int
+	w   float64
+}
+
+// predictGroups predicts the rows of groups[l] with leaf l and adds each
+// prediction, times its weight, to its row's output. A weight of 1 (the
+// row's only leaf: hard routing, or a row far from every threshold) copies
+// the leaf's prediction, so such rows get the leaf's bits exactly (a −0
+// included).
+func (m *Model) predictGroups(ctx context.Context, x []float64, n int, groups [][]weighted) ([]float64, error) {
 	c, d := m.Outputs, m.D
 	out := make([]float64, n*c)
-	for l, rows := range groups {
-		if len(rows) == 0 {
+	for l, es := range groups {
+		if len(es) == 0 {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -809,21 +823,27 @@ func (m *Model) predictHard(ctx context.Context, x []float64, n int) ([]float64,
 		}
 		lf := &m.Leaves[l]
 		if lf.Model == nil {
-			for _, r := range rows {
-				out[r*c+lf.Class] = 1
+			for _, e := range es {
+				out[e.row*c+lf.Class] += e.w
 			}
 			continue
 		}
-		sub := make([]float64, len(rows)*d)
-		for k, r := range rows {
-			copy(sub[k*d:], x[r*d:r*d+d])
+		sub := make([]float64, len(es)*d)
+		for k, e := range es {
+			copy(sub[k*d:], x[e.row*d:e.row*d+d])
 		}
-		s, err := lf.Model.Predict(ctx, sub, len(rows))
+		s, err := lf.Model.Predict(ctx, sub, len(es))
 		if err != nil {
 			return nil, fmt.Errorf("leaf %d: %w", l, err)
 		}
-		for k, r := range rows {
-			copy(out[r*c:r*c+c], s[k*c:k*c+c])
+		for k, e := range es {
+			if e.w == 1 {
+				copy(out[e.row*c:e.row*c+c], s[k*c:k*c+c])
+				continue
+			}
+			for j := 0; j < c; j++ {
+				out[e.row*c+j] += e.w * s[k*c+j]
+			}
 		}
 	}
 	return out, nil
