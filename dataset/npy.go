@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // npyArray is a decoded 1-D or 2-D numeric NPY array, stored by column.
@@ -35,6 +36,18 @@ func readNPY(b []byte, name string, lim *limits) (*Table, error) {
 
 // readNPZ reads a NumPy .npz archive: features from array "X" (or "x"),
 // plus an optional target "y"; an archive with a single array is that array.
+// memberLabel names array key of the archive name in messages,
+// "f.npz[X]"; a key with characters that do not print (a zip entry name
+// can hold any byte) is quoted, so a message stays on one line.
+func memberLabel(name, key string) string {
+	for _, r := range key {
+		if !unicode.IsPrint(r) {
+			return name + "[" + strconv.Quote(key) + "]"
+		}
+	}
+	return name + "[" + key + "]"
+}
+
 func readNPZ(b []byte, name string, lim *limits) (*Table, error) {
 	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
@@ -79,7 +92,7 @@ func readNPZ(b []byte, name string, lim *limits) (*Table, error) {
 			}
 			return nil, fmt.Errorf("%s: array %q: %w", name, key, err)
 		}
-		a, err := decodeNPY(data, name+"["+key+"]", lim, held, false)
+		a, err := decodeNPY(data, memberLabel(name, key), lim, held, false)
 		if err == nil {
 			held += uint64(len(data)) + uint64(a.rows)*uint64(len(a.cols))*cellCost
 		}
@@ -104,7 +117,7 @@ func readNPZ(b []byte, name string, lim *limits) (*Table, error) {
 		return nil, err
 	}
 	t := &Table{Source: name}
-	if err := addArrayColumns(t, x, "x", name+"["+xKey+"]"); err != nil {
+	if err := addArrayColumns(t, x, "x", memberLabel(name, xKey)); err != nil {
 		return nil, err
 	}
 	if xKey != "y" && files["y"] != nil {
