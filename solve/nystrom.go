@@ -37,7 +37,19 @@ type NystromOptions struct {
 	// MemoryLimit in bytes for the solver's own buffers (NystromBytes);
 	// 0 = 90% of MemAvailable.
 	MemoryLimit uint64
+	// NoCache recomputes K_nm at every CG iteration even when it would fit
+	// (see knmCacheBytes); for tests and for callers that need the memory.
+	NoCache bool
 }
+
+// knmCacheShare is the share of the memory limit, beyond the solver's own
+// buffers, that the solver may spend on keeping K_nm (n·m float64) between
+// CG iterations (when at least 10 may run): each iteration is then two
+// passes of GEMM over the stored block instead of n·m kernel evaluations.
+const knmCacheShare = 4
+
+// knmCacheBytes is the memory of the stored K_nm.
+func knmCacheBytes(n, m int) uint64 { return 8 * uint64(n) * uint64(m) }
 
 // NystromProgress reports one CG iteration.
 type NystromProgress struct {
@@ -65,6 +77,9 @@ type NystromResult struct {
 	// (absolute). It shapes the preconditioner only: the products with
 	// K_mm inside CG use the kernel itself, so the system solved is exact.
 	Jitter float64
+	// CachedKnm reports that K_nm was kept between CG iterations (it fit
+	// in a quarter of the memory left; the result is the same bits).
+	CachedKnm bool
 }
 
 // Predictor is the model as agop sees it, for the AGOP that the RFM loop
@@ -178,8 +193,21 @@ func Nystrom(ctx context.Context, s kernel.Spec, x kernel.Points[float64], y []f
 	if err != nil {
 		return nil, err
 	}
-	op := &knm{s: s, x: x, cen: cen, c: c, workers: workers}
 	res := &NystromResult{Kernel: s, Index: idx, Centers: cen, C: c, Jitter: pre.jitter}
+	op := &knm{s: s, x: x, cen: cen, c: c, workers: workers}
+	// BenchmarkNystrom (n = 100 000, m = 2 000, 10 iterations, medians of
+	// 3): 0.171 s an iteration against 0.482 s, 2.4 s a fit against 5.3 s,
+	// 1.6 GB against 0.1 GB. Filling fresh pages for the block the first
+	// time in a process costs about 2.5 s more (8 iterations' saving),
+	// hence the cache only when 10 or more iterations may run.
+	if !opt.NoCache && maxIter >= 10 {
+		limit, ok := defaultLimit(opt.MemoryLimit)
+		need := NystromBytes(n, m, c, x.D, workers, opt.Leverage)
+		if ok && need < limit && knmCacheBytes(n, m) <= (limit-need)/knmCacheShare {
+			op.cache = make([]float64, n*m)
+		}
+	}
+	res.CachedKnm = op.cache != nil
 
 	// b = BᵀK_nmᵀy.
 	b := make([]float64, m*c)
@@ -334,6 +362,11 @@ type knm struct {
 	workers int
 	bands   [][]float64 // per worker: nysBand×m kernel values, then nysBand×c
 	acc     [][]float64 // per worker: m×c partial sums
+	// cache, when set, holds K_nm (n×m): the first product fills it band
+	// by band (the same kernel.Cross calls, so the same values), the later
+	// ones read it.
+	cache  []float64
+	filled bool
 }
 
 // product sets out (m×c) = K_nmᵀ(K_nm·v) for v m×c, or K_nmᵀy when v is
@@ -364,8 +397,13 @@ func (o *knm) product(ctx context.Context, v, y, out []float64) error {
 		rows := r1 - r0
 		band := o.x.Slice(r0, r1)
 		kb := o.bands[w][:rows*m]
-		for c0 := 0; c0 < m; c0 += nysCols {
-			kernel.Cross(o.s, band, o.cen.Slice(c0, min(c0+nysCols, m)), kb[c0:], m)
+		if o.cache != nil {
+			kb = o.cache[r0*m : r1*m]
+		}
+		if !o.filled {
+			for c0 := 0; c0 < m; c0 += nysCols {
+				kernel.Cross(o.s, band, o.cen.Slice(c0, min(c0+nysCols, m)), kb[c0:], m)
+			}
 		}
 		var u []float64
 		if v != nil {
@@ -379,6 +417,7 @@ func (o *knm) product(ctx context.Context, v, y, out []float64) error {
 	if err != nil {
 		return err
 	}
+	o.filled = o.cache != nil
 	clear(out[:m*c])
 	for _, a := range o.acc {
 		if a == nil {

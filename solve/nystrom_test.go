@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rfmkit/rfm/agop"
+	"github.com/rfmkit/rfm/internal/linalg"
 	"github.com/rfmkit/rfm/kernel"
 )
 
@@ -416,5 +417,44 @@ func TestNystromZeroRidge(t *testing.T) {
 	t.Logf("training MSE: λ = 0 %.6f, λ = 1e-3 %.6f", e0, e1)
 	if !(e0 <= e1*(1+1e-9)) {
 		t.Errorf("training MSE with λ = 0 (%v) above that with λ = 1e-3 (%v)", e0, e1)
+	}
+}
+
+// Keeping K_nm between CG iterations gives the same bits as recomputing
+// it (the same kernel.Cross calls fill the stored block), with several
+// outputs and a ridge; a memory limit too small for the block turns the
+// cache off.
+func TestNystromCachedKnm(t *testing.T) {
+	n, d, c := 1500, 4, 3
+	z, y1 := smooth(n, d, 0.1, 61)
+	y := make([]float64, n*c)
+	for i := 0; i < n; i++ {
+		y[i*c], y[i*c+1], y[i*c+2] = y1[i], -y1[i], y1[i]*y1[i]
+	}
+	x := kernel.NewPoints(z, n, d)
+	opt := NystromOptions{M: 200, Ridge: 1e-4, Seed: 3, MaxIter: 30}
+	cached, err := Nystrom(context.Background(), kernel.DefaultSpec(), x, y, c, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.NoCache = true
+	plain, err := Nystrom(context.Background(), kernel.DefaultSpec(), x, y, c, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cached.CachedKnm || plain.CachedKnm {
+		t.Fatalf("cache used: %v with it allowed, %v with NoCache", cached.CachedKnm, plain.CachedKnm)
+	}
+	if cached.Iterations != plain.Iterations || !slices.Equal(cached.Beta, plain.Beta) {
+		t.Errorf("cached K_nm changed the fit: %d vs %d iterations", cached.Iterations, plain.Iterations)
+	}
+	opt.NoCache = false
+	opt.MemoryLimit = NystromBytes(n, 200, c, d, linalg.Workers((n+nysBand-1)/nysBand), false) + knmCacheBytes(n, 200)
+	small, err := Nystrom(context.Background(), kernel.DefaultSpec(), x, y, c, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if small.CachedKnm || !slices.Equal(small.Beta, plain.Beta) {
+		t.Errorf("a limit with room for the block once, not %d times: cache %v", knmCacheShare, small.CachedKnm)
 	}
 }
