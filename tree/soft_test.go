@@ -2,8 +2,10 @@ package tree
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -142,5 +144,44 @@ func TestSoftRoutingChecks(t *testing.T) {
 	cancel()
 	if _, err := tm.predictSoft(ctx, test.X, test.N, 0.1); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled soft prediction: %v", err)
+	}
+}
+
+// A classification tree with Calibrate holds rows out of its leaves, fits
+// the map on the tree's scores there, and PredictProba applies it; the
+// model file keeps it (format version 2).
+func TestTreeCalibration(t *testing.T) {
+	cfg := small()
+	cfg.Calibrate = rfm.CalibrateTemperature
+	ds := classes(t, 600, 3)
+	m, _, err := Fit(context.Background(), cfg, ds, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Calibration == nil || m.Calibration.Rows < 55 || m.Calibration.Rows > 65 {
+		t.Fatalf("calibration %+v, want one fitted on about 60 held-out rows (stratified)", m.Calibration)
+	}
+	inLeaves := 0
+	for _, lf := range m.Leaves {
+		inLeaves += lf.N
+	}
+	if inLeaves+m.Calibration.Rows != 600 {
+		t.Errorf("the leaves hold %d rows and %d are held out, of 600", inLeaves, m.Calibration.Rows)
+	}
+	ctx := context.Background()
+	s, _ := m.Predict(ctx, ds.X[:10*ds.D], 10)
+	p, _ := m.PredictProba(ctx, ds.X[:10*ds.D], 10)
+	m.Calibration.Apply(s, 10, m.Outputs)
+	if !slices.Equal(s, p) {
+		t.Error("PredictProba is not the calibration of the scores")
+	}
+	buf := encode(t, m)
+	if v := binary.LittleEndian.Uint32(buf.Bytes()[8:12]); v != 2 {
+		t.Errorf("file version %d, want 2", v)
+	}
+	back := saveLoad(t, m)
+	p2, _ := back.PredictProba(ctx, ds.X[:10*ds.D], 10)
+	if !slices.Equal(p, p2) {
+		t.Error("probabilities changed on a save/load round trip")
 	}
 }

@@ -89,6 +89,10 @@ type Model struct {
 	// prediction is the leaves' predictions weighted by the probability of
 	// reaching them.
 	Temperature float64 `json:"temperature,omitempty"`
+	// Calibration (Config.Calibrate, classification) maps the tree's
+	// scores to probabilities; fitted on rows held out of the leaves (the
+	// soft-routing holdout when there is one).
+	Calibration *rfm.Calibration `json:"calibration,omitempty"`
 }
 
 // Progress reports how far a tree fit has come.
@@ -254,15 +258,13 @@ func Fit(ctx context.Context, cfg rfm.Config, train *rfm.Dataset, progress func(
 	for i := range rows {
 		rows[i] = i
 	}
-	if task == rfm.Classification && cfg.Calibrate != "" && cfg.Calibrate != rfm.CalibrateNone {
-		m.Notes = append(m.Notes, "calibration applies to a single RFM: the tree's probabilities are its leaves' scores, clipped and renormalized")
-	}
+	calibrate := task == rfm.Classification && cfg.Calibrate != "" && cfg.Calibrate != rfm.CalibrateNone
 	var held []int
-	if cfg.SoftRouting {
+	if cfg.SoftRouting || calibrate {
 		if nv := min(train.N/10, 20000); nv >= 20 {
 			rows, held = rfm.Holdout(train.N, g.ds.Labels, float64(nv)/float64(train.N), cfg.Seed+0x50f7)
 		} else {
-			m.Notes = append(m.Notes, fmt.Sprintf("soft routing: %d rows are too few to hold some out; routing is hard", train.N))
+			m.Notes = append(m.Notes, fmt.Sprintf("%d rows are too few to hold some out: routing is hard and the probabilities are not calibrated", train.N))
 		}
 	}
 	leafRows, err := g.grow(ctx, m, rows)
@@ -272,10 +274,21 @@ func Fit(ctx context.Context, cfg rfm.Config, train *rfm.Dataset, progress func(
 	if err := g.fitLeaves(ctx, m, leafRows, plan); err != nil {
 		return nil, nil, err
 	}
-	if held != nil {
+	if held != nil && cfg.SoftRouting {
 		if err := m.chooseTemperature(ctx, g.ds, held); err != nil {
 			return nil, nil, fmt.Errorf("soft routing: %w", err)
 		}
+	}
+	if held != nil && calibrate {
+		val := g.ds.Subset(held)
+		s, err := m.Predict(ctx, val.X, val.N)
+		if err != nil {
+			return nil, nil, fmt.Errorf("calibration: %w", err)
+		}
+		if m.Calibration, err = rfm.FitCalibration(cfg.Calibrate, s, val.Labels, c); err != nil {
+			return nil, nil, err
+		}
+		m.Notes = append(m.Notes, fmt.Sprintf("probabilities calibrated (%s) on %d held-out rows: log-loss %.4g → %.4g", cfg.Calibrate, val.N, m.Calibration.LogLossBefore, m.Calibration.LogLossAfter))
 	}
 	g.report(Progress{Stage: "done", Node: len(m.Nodes), Leaves: len(m.Leaves), Total: len(m.Leaves), Fraction: 1})
 	return m, &plan, nil
@@ -872,6 +885,10 @@ func (m *Model) PredictProba(ctx context.Context, x []float64, n int) ([]float64
 	s, err := m.classScores(ctx, x, n, "predict proba")
 	if err != nil {
 		return nil, err
+	}
+	if m.Calibration != nil {
+		m.Calibration.Apply(s, n, m.Outputs)
+		return s, nil
 	}
 	rfm.Probabilities(s, n, m.Outputs)
 	return s, nil

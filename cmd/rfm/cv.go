@@ -204,7 +204,7 @@ func (o *cvOptions) runFold(e *env, cfg rfm.Config, t *dataset.Table, tg *datase
 		if err != nil {
 			return nil, err
 		}
-		model, outputs, fd.Leaves = tm, tm.Outputs, len(tm.Leaves)
+		model, outputs, fd.Leaves, cal = tm, tm.Outputs, len(tm.Leaves), tm.Calibration
 	} else {
 		cfg.Solver = solver
 		m, err := o.eng.train(e.ctx, cfg, trDS, nil, progress)

@@ -632,11 +632,10 @@ func classify(cal *rfm.Calibration, scores []float64, n, c int) (classes []int, 
 	return classes, proba
 }
 
-// calibration is the model's map from scores to probabilities (nil: none;
-// a tree has none).
+// calibration is the model's map from scores to probabilities (nil: none).
 func (lm *loadedModel) calibration() *rfm.Calibration {
 	if lm.model != nil {
 		return lm.model.Calibration
 	}
-	return nil
+	return lm.tree.Calibration
 }
