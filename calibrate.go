@@ -62,6 +62,22 @@ func (f *IsotonicMap) at(s float64) float64 {
 	return y[i-1] + t*(y[i]-y[i-1])
 }
 
+// Enabled reports whether the method fits a calibration ("" and
+// CalibrateNone do not).
+func (m CalibrationMethod) Enabled() bool { return m != "" && m != CalibrateNone }
+
+// Check validates a model's calibration read from a file: nil is fine;
+// only a classifier (task) with c classes may have one.
+func (cal *Calibration) Check(task Task, c int) error {
+	if cal == nil {
+		return nil
+	}
+	if task != Classification {
+		return fmt.Errorf("a %s model with a calibration", task)
+	}
+	return cal.Validate(c)
+}
+
 // Validate checks a calibration for c classes, e.g. one read from a file.
 func (cal *Calibration) Validate(c int) error {
 	switch cal.Method {
@@ -93,9 +109,16 @@ func (cal *Calibration) Validate(c int) error {
 	return nil
 }
 
-// Apply turns n×c scores into calibrated probabilities in place, each in
-// [ProbEps, 1−ProbEps] and each row summing to one.
+// Apply turns n×c scores into probabilities in place, each in
+// [ProbEps, 1−ProbEps] and each row summing to one: by the calibration's
+// map, or for a nil calibration (none fitted) the scores clipped and
+// renormalized (Probabilities). Every path from scores to probabilities
+// goes through it.
 func (cal *Calibration) Apply(s []float64, n, c int) {
+	if cal == nil {
+		Probabilities(s, n, c)
+		return
+	}
 	for i := 0; i < n; i++ {
 		row := s[i*c : i*c+c]
 		switch cal.Method {
@@ -140,14 +163,14 @@ func logLoss(p []float64, labels []int, c int) float64 {
 // their labels. CalibrateNone returns nil.
 func FitCalibration(method CalibrationMethod, s []float64, labels []int, c int) (*Calibration, error) {
 	n := len(labels)
-	if method == CalibrateNone || method == "" {
+	if !method.Enabled() {
 		return nil, nil
 	}
 	if n == 0 || len(s) != n*c || c < 2 {
 		return nil, fmt.Errorf("calibration: needs validation scores of ≥ 1 row and ≥ 2 classes (got %d rows, %d values, %d classes)", n, len(s), c)
 	}
 	raw := slices.Clone(s)
-	Probabilities(raw, n, c)
+	(*Calibration)(nil).Apply(raw, n, c)
 	cal := &Calibration{Method: method, Rows: n, LogLossBefore: logLoss(raw, labels, c)}
 	switch method {
 	case CalibrateTemperature:

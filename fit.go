@@ -501,7 +501,7 @@ func (f *fitter) outputsOn(ctx context.Context, m *Model, va *Dataset) ([]float6
 // calibrate fits cfg.Calibrate's map on the validation rows' scores of
 // the model before its refit (rows it was not fitted on).
 func (f *fitter) calibrate(ctx context.Context, m *Model, va *Dataset) error {
-	if f.task != Classification || f.cfg.Calibrate == "" || f.cfg.Calibrate == CalibrateNone {
+	if f.task != Classification || !f.cfg.Calibrate.Enabled() {
 		return nil
 	}
 	if va == nil {

@@ -223,11 +223,7 @@ func (m *Model) PredictProba(ctx context.Context, x []float64, n int) ([]float64
 	if err != nil {
 		return nil, err
 	}
-	if m.Calibration != nil {
-		m.Calibration.Apply(s, n, m.Outputs)
-		return s, nil
-	}
-	Probabilities(s, n, m.Outputs)
+	m.Calibration.Apply(s, n, m.Outputs)
 	return s, nil
 }
 

@@ -59,9 +59,7 @@ func (m *Model) ToFile(extra map[string]json.RawMessage) (*modelfile.File, error
 	}
 	f := &modelfile.File{Kind: FileKind, Meta: meta}
 	if m.Calibration != nil {
-		// A build that predates calibration would ignore it and give other
-		// probabilities.
-		f.FormatVersion = 2
+		f.FormatVersion = modelfile.VersionScaledOrCalibrated
 	}
 	add := func(name string, data []float64, shape ...int) {
 		if data != nil {
@@ -168,13 +166,8 @@ func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
 	default:
 		return nil, nil, fmt.Errorf("model metadata: unknown task %q", m.Task)
 	}
-	if m.Calibration != nil {
-		if m.Task != Classification {
-			return nil, nil, errors.New("model metadata: a regression model with a calibration")
-		}
-		if err := m.Calibration.Validate(m.Outputs); err != nil {
-			return nil, nil, fmt.Errorf("model metadata: %w", err)
-		}
+	if err := m.Calibration.Check(m.Task, m.Outputs); err != nil {
+		return nil, nil, fmt.Errorf("model metadata: %w", err)
 	}
 	if len(m.History) > 0 && (m.BestRound < 0 || m.BestRound >= len(m.History)) {
 		return nil, nil, fmt.Errorf("model metadata: best round %d of a %d-round history", m.BestRound, len(m.History))

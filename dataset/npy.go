@@ -34,8 +34,6 @@ func readNPY(b []byte, name string, lim *limits) (*Table, error) {
 	return t, nil
 }
 
-// readNPZ reads a NumPy .npz archive: features from array "X" (or "x"),
-// plus an optional target "y"; an archive with a single array is that array.
 // memberLabel names array key of the archive name in messages,
 // "f.npz[X]"; a key with characters that do not print (a zip entry name
 // can hold any byte) is quoted, so a message stays on one line.
@@ -48,6 +46,8 @@ func memberLabel(name, key string) string {
 	return name + "[" + key + "]"
 }
 
+// readNPZ reads a NumPy .npz archive: features from array "X" (or "x"),
+// plus an optional target "y"; an archive with a single array is that array.
 func readNPZ(b []byte, name string, lim *limits) (*Table, error) {
 	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {

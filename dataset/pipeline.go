@@ -98,7 +98,7 @@ func FitPipelineScaled(t *Table, features []string, scaling Scaling) (*Pipeline,
 		return nil, fmt.Errorf("%s: no rows to fit the pipeline on", t.name())
 	}
 	p := &Pipeline{MissingTokens: t.missingTokens, NoHeader: t.noHeader}
-	if scaling != ScaleStandard {
+	if !scaling.IsStandard() {
 		p.Scaling = scaling
 	}
 	seen := map[string]bool{}
@@ -141,7 +141,7 @@ func FitPipelineScaled(t *Table, features []string, scaling Scaling) (*Pipeline,
 				std = 1
 			}
 			in.Mean, in.Std, in.MissingIndicator = mean, std, cnt < n
-			if scaling != ScaleStandard && scaling != "" {
+			if !scaling.IsStandard() {
 				center, scale := scaling.affine(vals, mean, std)
 				if center != mean {
 					in.Fill = &mean

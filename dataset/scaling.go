@@ -45,6 +45,14 @@ func (s Scaling) Check() error {
 // IsStandard reports whether s is the default standardization.
 func (s Scaling) IsStandard() bool { return s == "" || s == ScaleStandard }
 
+// Name is s with "" spelled out as ScaleStandard, for messages.
+func (s Scaling) Name() Scaling {
+	if s.IsStandard() {
+		return ScaleStandard
+	}
+	return s
+}
+
 // affine returns the centre and the scale (> 0) of a numeric column with
 // the given non-missing training values, mean and standard deviation (std
 // already 1 for a constant column). A zero spread becomes 1, as for

@@ -19,6 +19,11 @@ const CurrentVersion = 2
 // BaseVersion is the version written when File.FormatVersion is 0.
 const BaseVersion = 1
 
+// VersionScaledOrCalibrated is the version a file needs when it holds a
+// pipeline scaling other than standardization or a calibrated model: a
+// version-1 reader would ignore either and compute other numbers.
+const VersionScaledOrCalibrated = 2
+
 // Magic is the 8-byte signature at the start of every model file.
 const Magic = "RFMMODEL"
 
@@ -104,8 +109,8 @@ type File struct {
 	Kind string
 	// FormatVersion is set by Read. Write writes it, from BaseVersion to
 	// CurrentVersion; 0 means BaseVersion. Set a higher one when the
-	// content needs a reader that knows what it added (version 2: a
-	// pipeline scaling other than standardization).
+	// content needs a reader that knows what it added (see
+	// VersionScaledOrCalibrated).
 	FormatVersion int
 	// CreatedBy identifies the writing program. Write fills in a default
 	// ("rfm <module version>") when it is empty.

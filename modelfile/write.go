@@ -19,9 +19,9 @@ import (
 const ioBufSize = 256 << 10
 
 // Write validates f and writes it to w in format version f.FormatVersion
-// (BaseVersion when 0). Nothing is
-// written when f is invalid. Array values are streamed from f's slices in
-// chunks and hashed on the way, so Write needs no second copy of the data.
+// (BaseVersion when 0). Nothing is written when f is invalid. Array values
+// are streamed from f's slices in chunks and hashed on the way, so Write
+// needs no second copy of the data.
 func Write(w io.Writer, f *File) error {
 	hdr, entries, dataLen, err := encodeHeader(f)
 	if err != nil {

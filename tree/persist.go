@@ -38,7 +38,7 @@ func leafPrefix(i int) string { return fmt.Sprintf("leaf%d/", i) }
 func (m *Model) ToFile(extra map[string]json.RawMessage) (*modelfile.File, error) {
 	f := &modelfile.File{Kind: FileKind}
 	if m.Calibration != nil {
-		f.FormatVersion = 2 // an older reader would give uncalibrated probabilities
+		f.FormatVersion = modelfile.VersionScaledOrCalibrated
 	}
 	var dirs []float64
 	internal := 0
@@ -98,13 +98,8 @@ func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
 	if err := checkShape(m); err != nil {
 		return nil, nil, fmt.Errorf("tree metadata: %w", err)
 	}
-	if m.Calibration != nil {
-		if m.Task != rfm.Classification {
-			return nil, nil, errors.New("tree metadata: a regression tree with a calibration")
-		}
-		if err := m.Calibration.Validate(m.Outputs); err != nil {
-			return nil, nil, fmt.Errorf("tree metadata: %w", err)
-		}
+	if err := m.Calibration.Check(m.Task, m.Outputs); err != nil {
+		return nil, nil, fmt.Errorf("tree metadata: %w", err)
 	}
 	if t := m.Temperature; !(t >= 0) || math.IsInf(t, 0) {
 		return nil, nil, fmt.Errorf("tree metadata: routing temperature %v (want a finite number ≥ 0)", t)

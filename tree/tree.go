@@ -258,7 +258,7 @@ func Fit(ctx context.Context, cfg rfm.Config, train *rfm.Dataset, progress func(
 	for i := range rows {
 		rows[i] = i
 	}
-	calibrate := task == rfm.Classification && cfg.Calibrate != "" && cfg.Calibrate != rfm.CalibrateNone
+	calibrate := task == rfm.Classification && cfg.Calibrate.Enabled()
 	var held []int
 	if cfg.SoftRouting || calibrate {
 		if nv := min(train.N/10, 20000); nv >= 20 {
@@ -886,11 +886,7 @@ func (m *Model) PredictProba(ctx context.Context, x []float64, n int) ([]float64
 	if err != nil {
 		return nil, err
 	}
-	if m.Calibration != nil {
-		m.Calibration.Apply(s, n, m.Outputs)
-		return s, nil
-	}
-	rfm.Probabilities(s, n, m.Outputs)
+	m.Calibration.Apply(s, n, m.Outputs)
 	return s, nil
 }
 

@@ -437,9 +437,7 @@ func saveModel(ctx context.Context, path string, m fileModel, p *dataset.Pipelin
 	}
 	f.CreatedBy = "rfm " + versionString()
 	if p != nil && !p.Scaling.IsStandard() {
-		// A build that predates scalings would ignore the pipeline's
-		// missing-cell fill: the file needs a reader that knows it.
-		f.FormatVersion = max(f.FormatVersion, 2)
+		f.FormatVersion = max(f.FormatVersion, modelfile.VersionScaledOrCalibrated)
 	}
 	return modelfile.WriteFileAtomicContext(ctx, path, f)
 }
@@ -624,11 +622,7 @@ func sameFile(a, b string) bool {
 func classify(cal *rfm.Calibration, scores []float64, n, c int) (classes []int, proba []float64) {
 	classes = rfm.Argmax(scores, n, c)
 	proba = slices.Clone(scores[:n*c])
-	if cal != nil {
-		cal.Apply(proba, n, c)
-	} else {
-		rfm.Probabilities(proba, n, c)
-	}
+	cal.Apply(proba, n, c)
 	return classes, proba
 }
 

@@ -141,7 +141,7 @@ func (o *fitOptions) readTraining(ctx context.Context, budget uint64) (*dataset.
 		return nil, nil, nil, usagef("--task %q: want auto, classification or regression", o.task)
 	}
 	if err := dataset.Scaling(o.scale).Check(); err != nil {
-		return nil, nil, nil, usagef("--scale %q: want standard, none, minmax or robust", o.scale)
+		return nil, nil, nil, usagef("--scale %q: %s", o.scale, strings.TrimPrefix(err.Error(), "dataset: "))
 	}
 	if o.target != "" && slices.Contains(o.cols.ignore, o.target) {
 		return nil, nil, nil, usagef("--target %q is also in --ignore", o.target)
@@ -173,8 +173,9 @@ func fitFlags(o *fitOptions) *flagSet {
 Columns are typed automatically (numbers → numeric, anything else → categorical)
 and encoded by a pipeline fitted on the training rows: missing numbers take the
 mean plus a missing-indicator feature, numbers are standardized (or scaled as
---scale says), categories are one-hot encoded. The pipeline and the target's classes are stored in the model,
-so 'rfm predict' takes raw rows with the same column names.
+--scale says), categories are one-hot encoded. The pipeline and the target's
+classes are stored in the model, so 'rfm predict' takes raw rows with the same
+column names.
 
 Each round fits a kernel machine, scores it on validation rows (a seeded holdout
 of the training rows, or --valid), then learns the feature matrix M from the

@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/rfmkit/rfm"
-	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/kernel"
 )
 
@@ -44,10 +43,7 @@ func newFileJSON(lm *loadedModel) fileJSON {
 		r.Target, r.Classes = lm.target.Name, lm.target.Classes
 	}
 	if lm.pipeline != nil {
-		r.Scaling = string(dataset.ScaleStandard)
-		if !lm.pipeline.Scaling.IsStandard() {
-			r.Scaling = string(lm.pipeline.Scaling)
-		}
+		r.Scaling = string(lm.pipeline.Scaling.Name())
 	}
 	return r
 }
