@@ -56,11 +56,14 @@ type Workspace struct {
 // Release hands the buffer back for the next fit in the process (see
 // pool64) and empties the workspace.
 func (w *Workspace) Release() {
-	if w.f64 != nil {
-		pool64.Put(&w.f64)
+	// The pools get pointers to copies of the slice headers: a pointer to
+	// the field itself would see the next buffer this workspace takes, and
+	// the pool would hand that live buffer to another fit.
+	if b := w.f64; b != nil {
+		pool64.Put(&b)
 	}
-	if w.f32 != nil {
-		pool32.Put(&w.f32)
+	if b := w.f32; b != nil {
+		pool32.Put(&b)
 	}
 	w.f64, w.f32 = nil, nil
 }

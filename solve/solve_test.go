@@ -216,3 +216,33 @@ func TestFloat32FallsBackToFloat64(t *testing.T) {
 		t.Fatalf("without room for float64: %v, want ErrNotPD with a hint", err)
 	}
 }
+
+// A workspace that takes a buffer again after Release must not share it
+// with another workspace that takes one from the pool: when the pool kept a
+// pointer to the workspace's own field, the second take handed out the
+// first workspace's live buffer, and two leaves of a tree fitting side by
+// side overwrote each other's kernel matrix (seen as a same-seed refit
+// that differed under load).
+func TestReleasedBufferIsNotShared(t *testing.T) {
+	const n = 64
+	for i := range 20 {
+		var a, b, c Workspace
+		square(&a, &a.f64, &pool64, n)
+		square(&b, &b.f64, &pool64, n)
+		// Both orders: which one the pool hands back first is its business.
+		if i%2 == 0 {
+			a.Release()
+			b.Release()
+		} else {
+			b.Release()
+			a.Release()
+		}
+		pa := square(&a, &a.f64, &pool64, n)
+		pc := square(&c, &c.f64, &pool64, n)
+		if &pa[0] == &pc[0] {
+			t.Fatal("two workspaces hold the same n×n buffer")
+		}
+		a.Release()
+		c.Release()
+	}
+}
