@@ -1,0 +1,116 @@
+package tune
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/rfmkit/rfm/kernel"
+)
+
+// Columns is the header of the trials table.
+var Columns = []string{"trial", "bracket", "rung", "rows", "status", "accuracy", "loss", "round",
+	"plain_accuracy", "plain_loss", "seconds", "scaling", "kernel", "bandwidth", "bandwidth_ratio", "exponent",
+	"ridge", "diag", "agop_power", "norm", "centered", "normalize_rows", "iters", "key"}
+
+// Record is t as a row of the trials table (Columns). Accuracies are left
+// empty for regression and scores for a trial that has none.
+func (t *Trial) Record(classification bool) []string {
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }
+	acc, loss, pacc, ploss, round := "", "", "", "", ""
+	if t.Scored() {
+		loss, ploss, round = f(t.Loss), f(t.PlainLoss), strconv.Itoa(t.Round)
+		if classification {
+			acc, pacc = f(t.Accuracy), f(t.PlainAccuracy)
+		}
+	}
+	c := t.Config
+	exp := ""
+	if c.Kernel.Kind == kernel.GenLaplace {
+		exp = f(c.Kernel.Exponent)
+	}
+	ratio := ""
+	if t.Ratio > 0 {
+		ratio = f(t.Ratio)
+	}
+	return []string{strconv.Itoa(t.Index), strconv.Itoa(t.Bracket), strconv.Itoa(t.Rung), strconv.Itoa(t.Rows), t.Status,
+		acc, loss, round, pacc, ploss, strconv.FormatFloat(t.Seconds, 'f', 3, 64), t.Scaling,
+		string(c.Kernel.Kind), f(c.Kernel.Bandwidth), ratio, exp, f(c.Ridge), strconv.FormatBool(c.Diag),
+		f(c.AGOPPower), string(c.MNorm), strconv.FormatBool(c.Centered), strconv.FormatBool(c.NormalizeRows),
+		strconv.Itoa(c.Iters), t.Key}
+}
+
+// ReadCache reads a trials table written by an earlier search and returns
+// its scored trials by key, for Options.Cache. Rows that were cut or failed
+// are left out (they are tried again). A malformed table is an error that
+// names the line and column.
+func ReadCache(r io.Reader) (map[string]Trial, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = len(Columns)
+	head, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return map[string]Trial{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("trials table: %w", err)
+	}
+	for i, name := range Columns {
+		if head[i] != name {
+			return nil, fmt.Errorf("trials table: column %d is %q, want %q (not a table written by rfm tune)", i+1, head[i], name)
+		}
+	}
+	col := func(name string) int {
+		for i, c := range Columns {
+			if c == name {
+				return i
+			}
+		}
+		panic("tune: no column " + name)
+	}
+	out := map[string]Trial{}
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("trials table: %w", err)
+		}
+		line, _ := cr.FieldPos(0)
+		t := Trial{Status: rec[col("status")], Key: rec[col("key")]}
+		if !t.Scored() {
+			continue
+		}
+		t.Status = StatusOK
+		num := func(name string, dst *float64, optional bool) error {
+			s := rec[col(name)]
+			if s == "" && optional {
+				return nil
+			}
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+				return fmt.Errorf("trials table line %d, column %q: %q is not a finite number", line, name, s)
+			}
+			*dst = v
+			return nil
+		}
+		var round float64
+		for _, e := range []error{
+			num("accuracy", &t.Accuracy, true), num("loss", &t.Loss, false), num("round", &round, false),
+			num("plain_accuracy", &t.PlainAccuracy, true), num("plain_loss", &t.PlainLoss, false),
+			num("seconds", &t.Seconds, false),
+		} {
+			if e != nil {
+				return nil, e
+			}
+		}
+		if round < 0 || round != math.Trunc(round) {
+			return nil, fmt.Errorf("trials table line %d, column \"round\": %v is not a round number", line, round)
+		}
+		t.Round = int(round)
+		out[t.Key] = t
+	}
+}

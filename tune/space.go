@@ -1,0 +1,196 @@
+package tune
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/kernel"
+)
+
+// Space is the set of configurations the search draws from. Every list is
+// a choice drawn uniformly (a list of one value fixes that setting); the
+// two ranges are drawn log-uniformly (equal ends fix the value). The zero
+// value of a field means its default (DefaultSpace).
+type Space struct {
+	// Bandwidth is the range of L as a multiple of the median pairwise
+	// distance of the training rows (after scaling and row normalization):
+	// the same range then suits any table. Absolute, when BandwidthAbsolute.
+	Bandwidth         [2]float64
+	BandwidthAbsolute bool
+	// Ridge is the range of λ.
+	Ridge [2]float64
+	// Kernels: laplace, gen-laplace (exponent q drawn from Exponent) and
+	// gaussian.
+	Kernels  []kernel.Kind
+	Exponent [2]float64 // q of gen-laplace, drawn uniformly
+	// Diag: diagonal M (true) or full M (false).
+	Diag []bool
+	// AGOPPower: M = AGOP^p.
+	AGOPPower []float64
+	// MNorm: the scaling of each new M.
+	MNorm []rfm.MNormalization
+	// Centered: centred gradients in the AGOP.
+	Centered []bool
+	// NormalizeRows: unit-norm input rows.
+	NormalizeRows []bool
+	// Iters: the number of AGOP rounds (the round kept is chosen on the
+	// validation rows, so round 0, the plain kernel, is always a candidate).
+	Iters []int
+	// Scalings names the versions of the data the caller supplies (see
+	// Options.Data), e.g. "standard", "none"; empty means the one given.
+	Scalings []string
+}
+
+// DefaultSpace is the space searched when a field of Space is left zero.
+func DefaultSpace() Space {
+	return Space{
+		Bandwidth:     [2]float64{0.1, 10},
+		Ridge:         [2]float64{1e-6, 1},
+		Kernels:       []kernel.Kind{kernel.Laplace, kernel.GenLaplace, kernel.Gaussian},
+		Exponent:      [2]float64{0.5, 1.6},
+		Diag:          []bool{false, true},
+		AGOPPower:     []float64{1, 0.5},
+		MNorm:         []rfm.MNormalization{rfm.MNormMean, rfm.MNormMax},
+		Centered:      []bool{false, true},
+		NormalizeRows: []bool{false, true},
+		Iters:         []int{1, 3, 5, 8},
+	}
+}
+
+// withDefaults fills the zero fields from DefaultSpace and checks ranges.
+func (s Space) withDefaults() (Space, error) {
+	d := DefaultSpace()
+	if s.Bandwidth == ([2]float64{}) {
+		s.Bandwidth = d.Bandwidth
+		s.BandwidthAbsolute = false
+	}
+	if s.Ridge == ([2]float64{}) {
+		s.Ridge = d.Ridge
+	}
+	if s.Exponent == ([2]float64{}) {
+		s.Exponent = d.Exponent
+	}
+	if s.Kernels == nil {
+		s.Kernels = d.Kernels
+	}
+	if s.Diag == nil {
+		s.Diag = d.Diag
+	}
+	if s.AGOPPower == nil {
+		s.AGOPPower = d.AGOPPower
+	}
+	if s.MNorm == nil {
+		s.MNorm = d.MNorm
+	}
+	if s.Centered == nil {
+		s.Centered = d.Centered
+	}
+	if s.NormalizeRows == nil {
+		s.NormalizeRows = d.NormalizeRows
+	}
+	if s.Iters == nil {
+		s.Iters = d.Iters
+	}
+	for _, r := range []struct {
+		name string
+		v    [2]float64
+		zero bool // 0 allowed at the low end
+	}{{"bandwidth", s.Bandwidth, false}, {"ridge", s.Ridge, true}} {
+		lo, hi := r.v[0], r.v[1]
+		if !(lo > 0 || r.zero && lo == 0) || !(hi >= lo) || math.IsInf(hi, 0) {
+			return s, fmt.Errorf("tune: %s range [%v, %v] must satisfy 0 < low ≤ high < ∞", r.name, lo, hi)
+		}
+	}
+	if s.Ridge[0] == 0 && s.Ridge[1] != 0 {
+		return s, fmt.Errorf("tune: a ridge range that starts at 0 must end there (λ is drawn on a log scale)")
+	}
+	if !(s.Exponent[0] > 0 && s.Exponent[1] >= s.Exponent[0] && s.Exponent[1] <= 2) {
+		return s, fmt.Errorf("tune: exponent range [%v, %v] must lie in (0, 2]", s.Exponent[0], s.Exponent[1])
+	}
+	for _, k := range s.Kernels {
+		switch k {
+		case kernel.Laplace, kernel.GenLaplace, kernel.Gaussian:
+		default:
+			return s, fmt.Errorf("tune: kernel %q cannot be searched (laplace, gen-laplace, gaussian)", k)
+		}
+	}
+	for _, p := range s.AGOPPower {
+		if !(p > 0 && p <= 2) {
+			return s, fmt.Errorf("tune: AGOP power %v is outside (0, 2]", p)
+		}
+	}
+	for _, it := range s.Iters {
+		if it < 0 {
+			return s, fmt.Errorf("tune: %d rounds", it)
+		}
+	}
+	for name, n := range map[string]int{"kernels": len(s.Kernels), "diag": len(s.Diag), "agop power": len(s.AGOPPower),
+		"M normalization": len(s.MNorm), "centred": len(s.Centered), "row normalization": len(s.NormalizeRows), "rounds": len(s.Iters)} {
+		if n == 0 {
+			return s, fmt.Errorf("tune: the %s choice is empty", name)
+		}
+	}
+	return s, nil
+}
+
+// Point is one drawn configuration before the bandwidth is made absolute.
+type Point struct {
+	Config  rfm.Config
+	Scaling string
+	// Ratio is the bandwidth as a multiple of the median distance (0 when
+	// the space gives it absolutely).
+	Ratio float64
+}
+
+func pick[T any](rng *rand.Rand, v []T) T { return v[rng.IntN(len(v))] }
+
+func logUniform(rng *rand.Rand, r [2]float64) float64 {
+	if r[0] == r[1] {
+		return r[0]
+	}
+	return math.Exp(math.Log(r[0]) + rng.Float64()*(math.Log(r[1])-math.Log(r[0])))
+}
+
+// draw samples one configuration on top of base (which keeps every field
+// the space does not cover: seed, float32, AGOP samples, solver...).
+func (s Space) draw(rng *rand.Rand, base rfm.Config) Point {
+	c := base
+	kind := pick(rng, s.Kernels)
+	c.Kernel = kernel.Spec{Kind: kind}
+	if kind == kernel.GenLaplace {
+		q := s.Exponent[0] + rng.Float64()*(s.Exponent[1]-s.Exponent[0])
+		c.Kernel.Exponent = math.Round(q*100) / 100
+	}
+	p := Point{}
+	bw := logUniform(rng, s.Bandwidth)
+	if s.BandwidthAbsolute {
+		c.Kernel.Bandwidth = roundSig(bw)
+	} else {
+		p.Ratio = roundSig(bw)
+	}
+	c.Ridge = roundSig(logUniform(rng, s.Ridge))
+	c.Diag = pick(rng, s.Diag)
+	c.AGOPPower = pick(rng, s.AGOPPower)
+	c.MNorm = pick(rng, s.MNorm)
+	c.Centered = pick(rng, s.Centered)
+	c.NormalizeRows = pick(rng, s.NormalizeRows)
+	c.Iters = pick(rng, s.Iters)
+	c.AdaptiveBandwidth = 0
+	p.Config = c
+	if len(s.Scalings) > 0 {
+		p.Scaling = pick(rng, s.Scalings)
+	}
+	return p
+}
+
+// roundSig keeps 3 significant digits, so that the trials table and the
+// model file show the values the search actually used.
+func roundSig(v float64) float64 {
+	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return v
+	}
+	e := math.Pow(10, math.Floor(math.Log10(math.Abs(v)))-2)
+	return math.Round(v/e) * e
+}

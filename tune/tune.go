@@ -1,0 +1,672 @@
+// Package tune searches an RFM's hyperparameters within a time budget:
+// random configurations from a Space (bandwidth and ridge on log scales,
+// kernel family and exponent, full or diagonal M, AGOP power, M
+// normalization, centred gradients, input scaling, row normalization, the
+// number of rounds), cut early by successive halving (each bracket fits its
+// configurations on a small stratified share of the training rows, keeps
+// the best 1/η, and grows the share by η until the top rung uses every
+// training row), several fits at once within the memory budget. Scores come
+// from validation rows that no fit trains on: a seeded holdout of the
+// training rows, k folds, or a validation set the caller gives; a test set
+// is never an input. With the same seed the configurations are drawn in the
+// same order, so a search that is cut off can be resumed from its trials
+// table (Options.Cache): finished trials are not fitted again.
+package tune
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/internal/linalg"
+)
+
+// Options of a search.
+type Options struct {
+	// Base holds every setting the space does not cover (seed, float32,
+	// AGOP samples, solver, class weights...) and is the first trial, as
+	// given: the search's reference point. Base.ValFraction sizes the
+	// holdout when there are no folds and no validation data.
+	Base rfm.Config
+	// BaseScaling names Base's version of the data (a key of Data).
+	BaseScaling string
+	Space       Space
+	// Data maps a scaling name to the training rows encoded that way (the
+	// same rows in the same order in every version); Space.Scalings, when
+	// empty, becomes its keys.
+	Data map[string]*rfm.Dataset
+	// Valid, when set, maps the same names to validation rows: every fit
+	// trains on all of Data and is scored there (no holdout, no folds).
+	Valid map[string]*rfm.Dataset
+	// Budget bounds the search's wall time (0: none; then Trials must be
+	// set). Fits still running at the deadline are cut and not scored.
+	Budget time.Duration
+	// Trials bounds the configurations drawn (0: until the budget).
+	Trials int
+	// Folds ≥ 2 scores every fit by k-fold cross-validation of the
+	// training rows instead of one holdout.
+	Folds int
+	// Eta is the halving rate (0: 3): a rung keeps the best 1/η of its
+	// trials and gives the next rung η times the rows.
+	Eta int
+	// MinRows is the fewest training rows of the first rung (0: 400).
+	MinRows int
+	// Jobs is how many fits run at once (0: as many as threads and memory allow).
+	Jobs int
+	// Cache holds earlier trials by key (a resumed search); a trial found
+	// there is not fitted again.
+	Cache map[string]Trial
+	// Done, if set, is told each trial as it ends (one call at a time).
+	Done func(Trial)
+}
+
+// Trial is one configuration fitted on one rung.
+type Trial struct {
+	Index   int // configuration number, in drawing order (0 is Options.Base)
+	Bracket int
+	Rung    int
+	Rows    int // training rows of each fit
+	Scaling string
+	Config  rfm.Config
+	// Ratio is the bandwidth as a multiple of the median distance (0 when
+	// the bandwidth was given absolutely).
+	Ratio  float64
+	Status string // StatusOK, StatusCached, StatusCut, or "failed: ..."
+	// Scores of the kept round (the validation round choice; averaged over
+	// the folds): Accuracy for classification, Loss the validation MSE of
+	// the one-hot or standardized outputs.
+	Accuracy, Loss float64
+	Round          int
+	// PlainAccuracy, PlainLoss score round 0: the plain kernel with the same
+	// bandwidth, ridge and scaling.
+	PlainAccuracy, PlainLoss float64
+	Seconds                  float64
+	Key                      string
+}
+
+// The trial states besides failures.
+const (
+	StatusOK     = "ok"
+	StatusCached = "cached" // scored by an earlier run (Options.Cache)
+	StatusCut    = "cut"    // stopped by the budget
+)
+
+// Scored reports whether the trial has scores.
+func (t *Trial) Scored() bool { return t.Status == StatusOK || t.Status == StatusCached }
+
+// Result of a search.
+type Result struct {
+	Task   rfm.Task
+	Trials []Trial // in the order they ended
+	// Rungs lists the training rows of each rung (the last is every
+	// training row of a split).
+	Rungs []int
+	// Best is the best scored trial of the largest rung any trial reached;
+	// Plain is the best round-0 score there (the tuned plain kernel), and
+	// Default the first configuration (Options.Base) there, nil if it was cut.
+	Best, Plain, Default *Trial
+	Jobs                 int
+	Design               string // how the fits were scored, e.g. "holdout 20%" or "5 folds"
+	Elapsed              time.Duration
+	Drawn                int // configurations drawn
+}
+
+// Better reports whether a scores better than b: classification by
+// accuracy, then lower loss; regression by loss.
+func Better(task rfm.Task, a, b *Trial) bool {
+	if task == rfm.Classification && a.Accuracy != b.Accuracy {
+		return a.Accuracy > b.Accuracy
+	}
+	return a.Loss < b.Loss
+}
+
+type split struct {
+	train []int // rows of Data
+	valid []int // rows of Data; nil with Options.Valid
+}
+
+type search struct {
+	opt     Options
+	space   Space
+	task    rfm.Task
+	splits  []split
+	design  string
+	rungs   []int
+	eta     int
+	jobs    int
+	threads int
+	finger  map[string]uint64
+
+	mu      sync.Mutex
+	medians map[string]float64
+	subsets map[string]*rfm.Dataset
+	res     *Result
+}
+
+// Run searches. It returns an error when nothing could be scored (every
+// trial failed or the budget ran out before one ended), or for bad options.
+func Run(ctx context.Context, opt Options) (*Result, error) {
+	s, err := newSearch(opt)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	if opt.Budget > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, start.Add(opt.Budget))
+		defer cancel()
+	}
+	prev := linalg.Threads()
+	defer linalg.SetThreads(prev)
+	s.threads = prev
+	s.run(ctx)
+	s.res.Elapsed = time.Since(start)
+	if err := s.finish(); err != nil {
+		return s.res, err
+	}
+	return s.res, nil
+}
+
+func newSearch(opt Options) (*search, error) {
+	if len(opt.Data) == 0 {
+		return nil, errors.New("tune: no data")
+	}
+	if opt.Budget <= 0 && opt.Trials <= 0 {
+		return nil, errors.New("tune: give a time budget or a number of trials")
+	}
+	if err := opt.Base.Validate(); err != nil {
+		return nil, fmt.Errorf("tune: base configuration: %w", err)
+	}
+	if opt.Base.Solver == rfm.SolverTree {
+		return nil, errors.New("tune: a tree of RFMs cannot be tuned; tune an exact or Nyström fit on a sample of the rows")
+	}
+	space, err := opt.Space.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(opt.Data))
+	for k := range opt.Data {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	if len(space.Scalings) == 0 {
+		space.Scalings = names
+	}
+	for _, k := range space.Scalings {
+		if opt.Data[k] == nil {
+			return nil, fmt.Errorf("tune: no data for scaling %q", k)
+		}
+	}
+	if opt.Data[opt.BaseScaling] == nil {
+		return nil, fmt.Errorf("tune: no data for the base scaling %q", opt.BaseScaling)
+	}
+	ref := opt.Data[opt.BaseScaling]
+	if err := ref.Check("training"); err != nil {
+		return nil, fmt.Errorf("tune: %w", err)
+	}
+	for k, ds := range opt.Data {
+		if ds.N != ref.N || ds.Task() != ref.Task() {
+			return nil, fmt.Errorf("tune: the %q version of the data has %d rows (%s), the %q one %d (%s)", k, ds.N, ds.Task(), opt.BaseScaling, ref.N, ref.Task())
+		}
+		if opt.Valid != nil && opt.Valid[k] == nil {
+			return nil, fmt.Errorf("tune: no validation data for scaling %q", k)
+		}
+	}
+	if opt.Eta == 0 {
+		opt.Eta = 3
+	}
+	if opt.Eta < 2 {
+		return nil, fmt.Errorf("tune: halving rate η = %d must be at least 2", opt.Eta)
+	}
+	if opt.MinRows == 0 {
+		opt.MinRows = 400
+	}
+	s := &search{opt: opt, space: space, task: ref.Task(), eta: opt.Eta, medians: map[string]float64{},
+		subsets: map[string]*rfm.Dataset{}, finger: map[string]uint64{}}
+	s.res = &Result{Task: s.task}
+	n := ref.N
+	var labels []int
+	if s.task == rfm.Classification {
+		labels = ref.Labels
+	}
+	seed := opt.Base.Seed
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	switch {
+	case opt.Valid != nil:
+		s.splits = []split{{train: all}}
+		s.design = fmt.Sprintf("validation rows (%d)", opt.Valid[opt.BaseScaling].N)
+	case opt.Folds >= 2:
+		if n < 2*opt.Folds {
+			return nil, fmt.Errorf("tune: %d rows are too few for %d folds", n, opt.Folds)
+		}
+		trains, tests := rfm.KFold(n, labels, opt.Folds, seed)
+		for i := range trains {
+			s.splits = append(s.splits, split{train: trains[i], valid: tests[i]})
+		}
+		s.design = fmt.Sprintf("%d folds", opt.Folds)
+	default:
+		frac := opt.Base.ValFraction
+		if frac <= 0 {
+			frac = 0.2
+		}
+		tr, va := rfm.Holdout(n, labels, frac, seed)
+		if len(va) == 0 || len(tr) < 2 {
+			return nil, fmt.Errorf("tune: a %g%% holdout of %d rows leaves no validation rows; use more rows or --folds", 100*frac, n)
+		}
+		s.splits = []split{{train: tr, valid: va}}
+		s.design = fmt.Sprintf("holdout %g%% (%d rows)", 100*frac, len(va))
+	}
+	s.res.Design = s.design
+	top := len(s.splits[0].train)
+	for _, sp := range s.splits {
+		top = min(top, len(sp.train))
+	}
+	// Rungs: top, top/η, top/η², ... down to MinRows (at most 4 rungs).
+	s.rungs = []int{top}
+	for r := top / s.eta; r >= opt.MinRows && len(s.rungs) < 4; r /= s.eta {
+		s.rungs = append(s.rungs, r)
+	}
+	slices.Reverse(s.rungs)
+	s.res.Rungs = s.rungs
+	for _, k := range space.Scalings {
+		s.finger[k] = fingerprint(opt.Data[k], opt.Valid[k])
+	}
+	s.jobs = s.planJobs()
+	s.res.Jobs = s.jobs
+	return s, nil
+}
+
+// planJobs is Options.Jobs, or as many fits as threads and memory allow:
+// each at the top rung with a full M (the largest a trial can be).
+func (s *search) planJobs() int {
+	threads := linalg.Threads()
+	if s.opt.Jobs > 0 {
+		return s.opt.Jobs
+	}
+	ref := s.opt.Data[s.opt.BaseScaling]
+	nv := 0
+	if s.opt.Valid != nil {
+		nv = s.opt.Valid[s.opt.BaseScaling].N
+	} else {
+		nv = len(s.splits[0].valid)
+	}
+	cfg := s.opt.Base
+	cfg.Diag = cfg.Diag && !slices.Contains(s.space.Diag, false)
+	need := rfm.PlanFit(rfm.FitShape{N: s.rungs[len(s.rungs)-1], Valid: nv, D: ref.D, Outputs: ref.NumOutputs(), Threads: 1}, cfg).Total()
+	avail := s.opt.Base.MemoryLimit
+	if avail == 0 {
+		a, ok := rfm.MemoryAvailable()
+		if !ok {
+			return threads
+		}
+		avail = a / 10 * 8
+	}
+	jobs := int(avail / max(need, 1))
+	return max(1, min(jobs, threads))
+}
+
+// fingerprint hashes a version of the data (and its validation rows), so
+// that a resumed search does not reuse scores of other data.
+func fingerprint(ds, valid *rfm.Dataset) uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	for _, d := range []*rfm.Dataset{ds, valid} {
+		if d == nil {
+			continue
+		}
+		binary.LittleEndian.PutUint64(b[:], uint64(d.N)<<20|uint64(d.D))
+		h.Write(b[:])
+		for _, v := range d.X {
+			binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+			h.Write(b[:])
+		}
+		for _, l := range d.Labels {
+			binary.LittleEndian.PutUint64(b[:], uint64(l))
+			h.Write(b[:])
+		}
+		for _, v := range d.Y {
+			binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+			h.Write(b[:])
+		}
+	}
+	return h.Sum64()
+}
+
+// run draws brackets until the budget or the trial count runs out. A
+// bracket draws η^(rungs−1) configurations (the first bracket's first is
+// the base), fits them on the smallest rung and promotes the best 1/η of
+// each rung to the next.
+func (s *search) run(ctx context.Context) {
+	rng := rand.New(rand.NewPCG(s.opt.Base.Seed, 0x7e5e))
+	width := 1
+	for range len(s.rungs) - 1 {
+		width *= s.eta
+	}
+	for bracket := 0; ctx.Err() == nil; bracket++ {
+		if s.opt.Trials > 0 && s.res.Drawn >= s.opt.Trials {
+			return
+		}
+		count := width
+		if s.opt.Trials > 0 {
+			count = min(count, s.opt.Trials-s.res.Drawn)
+		}
+		points := make([]Point, count)
+		idx := make([]int, count)
+		for i := range points {
+			if s.res.Drawn == 0 {
+				points[i] = Point{Config: s.opt.Base, Scaling: s.opt.BaseScaling}
+			} else {
+				points[i] = s.space.draw(rng, s.opt.Base)
+			}
+			idx[i] = s.res.Drawn
+			s.res.Drawn++
+		}
+		for rung, rows := range s.rungs {
+			trials := s.rung(ctx, bracket, rung, rows, points, idx)
+			if ctx.Err() != nil || rung == len(s.rungs)-1 {
+				break
+			}
+			// Promote the best 1/η (at least one) of the scored trials.
+			var ok []int
+			for i := range trials {
+				if trials[i].Scored() {
+					ok = append(ok, i)
+				}
+			}
+			sort.SliceStable(ok, func(a, b int) bool { return Better(s.task, &trials[ok[a]], &trials[ok[b]]) })
+			keep := min(len(ok), max(1, len(points)/s.eta))
+			if keep == 0 {
+				break
+			}
+			np, ni := make([]Point, keep), make([]int, keep)
+			for j := range keep {
+				np[j], ni[j] = points[ok[j]], idx[ok[j]]
+			}
+			points, idx = np, ni
+		}
+	}
+}
+
+// rung fits points on rows training rows, Jobs at a time, sharing the
+// threads among them.
+func (s *search) rung(ctx context.Context, bracket, rung, rows int, points []Point, idx []int) []Trial {
+	out := make([]Trial, len(points))
+	jobs := max(1, min(s.jobs, len(points)))
+	linalg.SetThreads(max(1, s.threads/jobs))
+	var next int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= len(points) || ctx.Err() != nil {
+					return
+				}
+				t := s.trial(ctx, points[i], rows, jobs)
+				t.Index, t.Bracket, t.Rung = idx[i], bracket, rung
+				out[i] = t
+				s.mu.Lock()
+				s.res.Trials = append(s.res.Trials, t)
+				if s.opt.Done != nil {
+					s.opt.Done(t)
+				}
+				s.mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// trial fits one configuration on every split and scores it.
+func (s *search) trial(ctx context.Context, p Point, rows, jobs int) Trial {
+	cfg := p.Config
+	if p.Ratio > 0 {
+		cfg.Kernel.Bandwidth = roundSig(p.Ratio * s.median(p.Scaling, cfg.NormalizeRows))
+	}
+	cfg.Refit, cfg.Calibrate, cfg.FinalKernel = false, rfm.CalibrateNone, nil
+	if cfg.MemoryLimit > 0 {
+		cfg.MemoryLimit /= uint64(jobs)
+	}
+	t := Trial{Rows: rows, Scaling: p.Scaling, Config: cfg, Ratio: p.Ratio}
+	t.Key = s.key(cfg, p.Scaling, rows)
+	if c, ok := s.opt.Cache[t.Key]; ok && c.Scored() {
+		t.Status, t.Accuracy, t.Loss, t.Round = StatusCached, c.Accuracy, c.Loss, c.Round
+		t.PlainAccuracy, t.PlainLoss, t.Seconds = c.PlainAccuracy, c.PlainLoss, c.Seconds
+		return t
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Status = "failed: " + err.Error()
+		return t
+	}
+	start := time.Now()
+	var acc, loss []float64 // by round, summed over splits
+	for i, sp := range s.splits {
+		train, valid := s.subset(p.Scaling, i, rows, sp)
+		m, err := rfm.Fit(ctx, cfg, train, valid, nil)
+		if err != nil {
+			if ctx.Err() != nil {
+				t.Status = StatusCut
+			} else {
+				t.Status = "failed: " + err.Error()
+			}
+			return t
+		}
+		h := m.History
+		if i == 0 {
+			acc, loss = make([]float64, len(h)), make([]float64, len(h))
+		} else if len(h) < len(acc) { // an early stop: compare the rounds all splits have
+			acc, loss = acc[:len(h)], loss[:len(h)]
+		}
+		for r := range acc {
+			acc[r] += h[r].ValAccuracy
+			loss[r] += h[r].ValLoss
+		}
+	}
+	k := float64(len(s.splits))
+	best := 0
+	for r := range acc {
+		acc[r] /= k
+		loss[r] /= k
+		a, b := &Trial{Accuracy: acc[r], Loss: loss[r]}, &Trial{Accuracy: acc[best], Loss: loss[best]}
+		if Better(s.task, a, b) {
+			best = r
+		}
+	}
+	t.Status, t.Round = StatusOK, best
+	t.Accuracy, t.Loss = acc[best], loss[best]
+	t.PlainAccuracy, t.PlainLoss = acc[0], loss[0]
+	t.Seconds = time.Since(start).Seconds()
+	return t
+}
+
+// subset returns split i's training rows (a stratified sample of rows of
+// them, the same for every trial of that size) and validation rows, in the
+// given scaling.
+func (s *search) subset(scaling string, i, rows int, sp split) (train, valid *rfm.Dataset) {
+	ds := s.opt.Data[scaling]
+	key := fmt.Sprintf("%s/%d/%d", scaling, i, rows)
+	vkey := fmt.Sprintf("%s/%d/valid", scaling, i)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if tr, ok := s.subsets[key]; ok {
+		return tr, s.subsets[vkey]
+	}
+	idx := sp.train
+	if rows < len(idx) {
+		var labels []int
+		if ds.Labels != nil {
+			labels = make([]int, len(idx))
+			for j, r := range idx {
+				labels[j] = ds.Labels[r]
+			}
+		}
+		_, pick := rfm.Holdout(len(idx), labels, float64(rows)/float64(len(idx)), s.opt.Base.Seed+uint64(rows))
+		sub := make([]int, len(pick))
+		for j, r := range pick {
+			sub[j] = idx[r]
+		}
+		idx = sub
+	}
+	train = withClasses(ds.Subset(idx), ds)
+	if sp.valid != nil {
+		if valid = s.subsets[vkey]; valid == nil {
+			valid = withClasses(ds.Subset(sp.valid), ds)
+		}
+	} else {
+		valid = s.opt.Valid[scaling]
+	}
+	s.subsets[key], s.subsets[vkey] = train, valid
+	return train, valid
+}
+
+// withClasses keeps the full data's class count on a sample that may miss
+// a class.
+func withClasses(sub, full *rfm.Dataset) *rfm.Dataset {
+	if full.Labels != nil && sub.Classes == 0 {
+		sub.Classes = full.NumOutputs()
+	}
+	return sub
+}
+
+// median is the median pairwise distance of up to 1 000 training rows of
+// the first split in the given scaling (row-normalized when asked).
+func (s *search) median(scaling string, normalize bool) float64 {
+	key := fmt.Sprintf("%s/%v", scaling, normalize)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.medians[key]; ok {
+		return v
+	}
+	ds := s.opt.Data[scaling]
+	idx := s.splits[0].train
+	rng := rand.New(rand.NewPCG(s.opt.Base.Seed, 0x3ed1))
+	if len(idx) > 1000 {
+		perm := rng.Perm(len(idx))[:1000]
+		sub := make([]int, len(perm))
+		for j, r := range perm {
+			sub[j] = idx[r]
+		}
+		idx = sub
+	}
+	d := ds.D
+	x := make([]float64, 0, len(idx)*d)
+	for _, r := range idx {
+		x = append(x, ds.X[r*d:(r+1)*d]...)
+	}
+	if normalize {
+		x = rfm.NormalizedRows(x, len(idx), d)
+	}
+	var dist []float64
+	for i := range len(idx) {
+		for j := range i {
+			var q float64
+			for k := range d {
+				v := x[i*d+k] - x[j*d+k]
+				q += v * v
+			}
+			if q > 0 {
+				dist = append(dist, math.Sqrt(q))
+			}
+		}
+	}
+	v := 1.0
+	if len(dist) > 0 {
+		slices.Sort(dist)
+		v = dist[len(dist)/2]
+	}
+	s.medians[key] = v
+	return v
+}
+
+// key names a trial for the cache: the configuration, the data version
+// and the validation design.
+func (s *search) key(cfg rfm.Config, scaling string, rows int) string {
+	b, _ := json.Marshal(cfg)
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s|%s|%d|%s|%d|%x|%d", b, scaling, rows, s.design, s.opt.Base.Seed, s.finger[scaling], s.opt.MinRows)
+	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+// finish picks the best trial of the largest rung reached.
+func (s *search) finish() error {
+	r := s.res
+	top := -1
+	for i := range r.Trials {
+		if r.Trials[i].Scored() {
+			top = max(top, r.Trials[i].Rows)
+		}
+	}
+	if top < 0 {
+		msg := "no trial ended within the budget; give more time"
+		for i := range r.Trials {
+			if t := &r.Trials[i]; !t.Scored() && t.Status != StatusCut {
+				msg = fmt.Sprintf("every trial failed; trial %d: %s", t.Index, t.Status)
+				break
+			}
+		}
+		return errors.New("tune: " + msg)
+	}
+	for i := range r.Trials {
+		t := &r.Trials[i]
+		if !t.Scored() || t.Rows != top {
+			continue
+		}
+		if r.Best == nil || Better(s.task, t, r.Best) {
+			r.Best = t
+		}
+		plain := &Trial{Accuracy: t.PlainAccuracy, Loss: t.PlainLoss}
+		if r.Plain == nil || Better(s.task, plain, &Trial{Accuracy: r.Plain.PlainAccuracy, Loss: r.Plain.PlainLoss}) {
+			r.Plain = t
+		}
+		if t.Index == 0 {
+			r.Default = t
+		}
+	}
+	return nil
+}
+
+// FinalFit fits the chosen configuration for use: on the holdout design
+// with the same training and validation rows as the search (the round is
+// chosen there, then α refitted on both when Base.Refit), with folds or
+// on the whole data with Base's own holdout, with validation data on it.
+// Base's Refit and Calibrate apply.
+func FinalFit(ctx context.Context, opt Options, best *Trial, progress func(rfm.Progress)) (*rfm.Model, error) {
+	cfg := best.Config
+	cfg.Refit, cfg.Calibrate, cfg.FinalKernel = opt.Base.Refit, opt.Base.Calibrate, opt.Base.FinalKernel
+	cfg.MemoryLimit = opt.Base.MemoryLimit
+	ds := opt.Data[best.Scaling]
+	if ds == nil {
+		return nil, fmt.Errorf("tune: no data for scaling %q", best.Scaling)
+	}
+	if opt.Valid != nil {
+		return rfm.Fit(ctx, cfg, ds, opt.Valid[best.Scaling], progress)
+	}
+	if opt.Folds < 2 {
+		// The search's holdout is Base.ValFraction with Base.Seed, which
+		// is also what Fit draws: the same rows.
+		if cfg.ValFraction <= 0 {
+			cfg.ValFraction = 0.2
+		}
+	}
+	return rfm.Fit(ctx, cfg, ds, nil, progress)
+}

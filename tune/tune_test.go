@@ -1,0 +1,302 @@
+package tune
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/kernel"
+	"github.com/rfmkit/rfm/synth"
+)
+
+// classes is a three-class task on 10 inputs of which 3 carry the label.
+func classes(t *testing.T, n int, seed uint64) *rfm.Dataset {
+	t.Helper()
+	s, err := synth.Generate(synth.LowRank, n, 10, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := &rfm.Dataset{X: s.X, N: n, D: 10, Labels: make([]int, n)}
+	for i, y := range s.Y {
+		switch {
+		case y > 0.02:
+			ds.Labels[i] = 2
+		case y < -0.02:
+			ds.Labels[i] = 1
+		}
+	}
+	return ds
+}
+
+func baseConfig() rfm.Config {
+	cfg := rfm.DefaultConfig()
+	cfg.AGOPSamples = 400
+	return cfg
+}
+
+func options(ds *rfm.Dataset, trials int) Options {
+	sp := DefaultSpace()
+	sp.Iters = []int{1, 2}
+	return Options{Base: baseConfig(), Data: map[string]*rfm.Dataset{"": ds}, Trials: trials, MinRows: 100, Jobs: 2, Space: sp}
+}
+
+// sorted orders trials by (bracket, rung, index): the completion order
+// depends on which of two concurrent fits ends first.
+func sorted(ts []Trial) []Trial {
+	out := append([]Trial(nil), ts...)
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Bracket != b.Bracket {
+			return a.Bracket < b.Bracket
+		}
+		if a.Rung != b.Rung {
+			return a.Rung < b.Rung
+		}
+		return a.Index < b.Index
+	})
+	return out
+}
+
+// Successive halving: a bracket fits η^(rungs−1) configurations on the
+// smallest rung and promotes the best 1/η of each rung; the same seed
+// draws and scores the same trials; the best trial is at the top rung and
+// scores at least as well as the plain kernel and the base configuration
+// there.
+func TestSearchHalvesAndRepeats(t *testing.T) {
+	ds := classes(t, 1200, 1)
+	opt := options(ds, 18)
+	res, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{106, 320, 960}; len(res.Rungs) != 3 || res.Rungs[0] != want[0] || res.Rungs[2] != want[2] {
+		t.Fatalf("rungs %v, want %v", res.Rungs, want)
+	}
+	if res.Drawn != 18 {
+		t.Fatalf("%d configurations drawn, want 18", res.Drawn)
+	}
+	trials := sorted(res.Trials)
+	count := map[[2]int]int{}
+	for _, tr := range trials {
+		if !tr.Scored() {
+			t.Fatalf("trial %d: %s", tr.Index, tr.Status)
+		}
+		count[[2]int{tr.Bracket, tr.Rung}]++
+		if tr.Rows != res.Rungs[tr.Rung] {
+			t.Fatalf("trial %d on rung %d fitted %d rows", tr.Index, tr.Rung, tr.Rows)
+		}
+	}
+	for b := range 2 {
+		if count[[2]int{b, 0}] != 9 || count[[2]int{b, 1}] != 3 || count[[2]int{b, 2}] != 1 {
+			t.Fatalf("bracket %d: %d, %d, %d trials per rung, want 9, 3, 1", b, count[[2]int{b, 0}], count[[2]int{b, 1}], count[[2]int{b, 2}])
+		}
+	}
+	// Rung 1 of bracket 0 holds the best three of its rung 0.
+	var r0 []Trial
+	promoted := map[int]bool{}
+	for _, tr := range trials {
+		if tr.Bracket == 0 && tr.Rung == 0 {
+			r0 = append(r0, tr)
+		}
+		if tr.Bracket == 0 && tr.Rung == 1 {
+			promoted[tr.Index] = true
+		}
+	}
+	sort.SliceStable(r0, func(i, j int) bool { return Better(res.Task, &r0[i], &r0[j]) })
+	for _, tr := range r0[:3] {
+		if !promoted[tr.Index] {
+			t.Fatalf("trial %d (accuracy %.4f, one of the best three) was not promoted", tr.Index, tr.Accuracy)
+		}
+	}
+	if trials[0].Index != 0 || trials[0].Config.Kernel != kernel.DefaultSpec() || trials[0].Config.Ridge != 1e-3 {
+		t.Fatalf("the first trial is not the base configuration: %+v", trials[0].Config)
+	}
+	if res.Best == nil || res.Best.Rows != 960 {
+		t.Fatalf("best %+v, want a trial of the top rung", res.Best)
+	}
+	for _, tr := range trials {
+		if tr.Rows == 960 && Better(res.Task, &tr, res.Best) {
+			t.Fatalf("trial %d scores better than the best", tr.Index)
+		}
+	}
+	if res.Best.Accuracy < res.Plain.PlainAccuracy {
+		t.Fatalf("tuned RFM %.4f below the tuned plain kernel %.4f", res.Best.Accuracy, res.Plain.PlainAccuracy)
+	}
+
+	again, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := sorted(again.Trials)
+	if len(other) != len(trials) {
+		t.Fatalf("%d trials, then %d", len(trials), len(other))
+	}
+	for i := range trials {
+		a, b := trials[i], other[i]
+		if a.Key != b.Key || a.Round != b.Round || math.Abs(a.Accuracy-b.Accuracy) > 1e-12 || math.Abs(a.Loss-b.Loss) > 1e-9*a.Loss {
+			t.Fatalf("trial %d: %+v, then %+v", a.Index, a, b)
+		}
+	}
+	if again.Best.Key != res.Best.Key {
+		t.Fatalf("best %s, then %s", res.Best.Key, again.Best.Key)
+	}
+}
+
+// A search resumed from its trials table fits nothing it has scored.
+func TestResumeFromTable(t *testing.T) {
+	ds := classes(t, 600, 2)
+	opt := options(ds, 9)
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write(Columns)
+	opt.Done = func(tr Trial) { w.Write(tr.Record(true)) }
+	res, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	cache, err := ReadCache(strings.NewReader(buf.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cache) != len(res.Trials) {
+		t.Fatalf("%d trials read back, %d written", len(cache), len(res.Trials))
+	}
+	opt.Done, opt.Cache = nil, cache
+	opt.Trials = 18 // one more bracket
+	more, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fitted := 0
+	for _, tr := range more.Trials {
+		c, ok := cache[tr.Key]
+		switch {
+		case ok && tr.Status != StatusCached:
+			t.Fatalf("trial %d was in the table but fitted again (%s)", tr.Index, tr.Status)
+		case ok && (c.Accuracy != tr.Accuracy || c.Loss != tr.Loss || c.Round != tr.Round):
+			t.Fatalf("trial %d: cached scores changed", tr.Index)
+		case !ok:
+			fitted++
+		}
+	}
+	if fitted != len(more.Trials)-len(res.Trials) {
+		t.Fatalf("%d trials fitted, want %d", fitted, len(more.Trials)-len(res.Trials))
+	}
+}
+
+func TestReadCacheErrors(t *testing.T) {
+	if _, err := ReadCache(strings.NewReader("a,b\n")); err == nil {
+		t.Fatal("a table of two columns was read")
+	}
+	var b strings.Builder
+	b.WriteString(strings.Join(Columns, ",") + "\n")
+	row := make([]string, len(Columns))
+	for i, c := range Columns {
+		row[i] = "1"
+		switch c {
+		case "status":
+			row[i] = StatusOK
+		case "loss":
+			row[i] = "NaN"
+		}
+	}
+	b.WriteString(strings.Join(row, ",") + "\n")
+	_, err := ReadCache(strings.NewReader(b.String()))
+	if err == nil || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), `"loss"`) {
+		t.Fatalf("got %v, want an error naming line 2 and the loss column", err)
+	}
+	cache, err := ReadCache(strings.NewReader(""))
+	if err != nil || len(cache) != 0 {
+		t.Fatalf("an empty table: %v, %v", cache, err)
+	}
+}
+
+// A budget too short for one fit ends with an error that says so.
+func TestBudgetTooShort(t *testing.T) {
+	opt := options(classes(t, 2000, 3), 0)
+	opt.Budget = time.Millisecond
+	_, err := Run(context.Background(), opt)
+	if err == nil || !strings.Contains(err.Error(), "budget") {
+		t.Fatalf("got %v, want a budget error", err)
+	}
+}
+
+// Folds and given validation rows are both scored; the final fit on the
+// holdout design repeats the search's fit of the best configuration.
+func TestDesigns(t *testing.T) {
+	ds := classes(t, 600, 4)
+	opt := options(ds, 3)
+	opt.Folds = 3
+	res, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Design != "3 folds" || res.Rungs[len(res.Rungs)-1] != 400 {
+		t.Fatalf("design %q, rungs %v", res.Design, res.Rungs)
+	}
+	opt.Folds = 0
+	opt.Valid = map[string]*rfm.Dataset{"": classes(t, 200, 5)}
+	if res, err = Run(context.Background(), opt); err != nil || !strings.HasPrefix(res.Design, "validation rows") {
+		t.Fatalf("validation design: %v, %v", res, err)
+	}
+	opt.Valid = nil
+	opt.Jobs = 1
+	res, err = Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := FinalFit(context.Background(), opt, res.Best, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.History[res.Best.Round]
+	if h.ValAccuracy != res.Best.Accuracy || math.Abs(h.ValLoss-res.Best.Loss) > 1e-12 {
+		t.Fatalf("final fit scores %.6f / %.6g on validation, the search %.6f / %.6g", h.ValAccuracy, h.ValLoss, res.Best.Accuracy, res.Best.Loss)
+	}
+	if !m.Refitted {
+		t.Fatal("the final model was not refitted on all rows")
+	}
+}
+
+// Draws stay inside the space, and a one-value choice fixes a setting.
+func TestDrawRespectsSpace(t *testing.T) {
+	sp := DefaultSpace()
+	sp.Diag = []bool{true}
+	sp.Ridge = [2]float64{1e-4, 1e-2}
+	sp, err := sp.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	kinds := map[kernel.Kind]bool{}
+	for range 500 {
+		p := sp.draw(rng, baseConfig())
+		c := p.Config
+		kinds[c.Kernel.Kind] = true
+		if !c.Diag || c.Ridge < 1e-4*0.999 || c.Ridge > 1e-2*1.001 || p.Ratio < 0.0999 || p.Ratio > 10.01 {
+			t.Fatalf("draw outside the space: %+v ratio %v", c, p.Ratio)
+		}
+		if c.Kernel.Kind == kernel.GenLaplace && !(c.Kernel.Exponent >= 0.5 && c.Kernel.Exponent <= 1.6) {
+			t.Fatalf("exponent %v", c.Kernel.Exponent)
+		}
+		if c.Seed != 1 || c.AGOPSamples != 400 {
+			t.Fatal("a setting outside the space changed")
+		}
+	}
+	if len(kinds) != 3 {
+		t.Fatalf("kernels drawn: %v", kinds)
+	}
+	bad := DefaultSpace()
+	bad.Ridge = [2]float64{1, 0.1}
+	if _, err := bad.withDefaults(); err == nil {
+		t.Fatal("an inverted ridge range was accepted")
+	}
+}
