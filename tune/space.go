@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/kernel"
@@ -191,6 +192,6 @@ func roundSig(v float64) float64 {
 	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
 		return v
 	}
-	e := math.Pow(10, math.Floor(math.Log10(math.Abs(v)))-2)
-	return math.Round(v/e) * e
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 3, 64), 64)
+	return r
 }

@@ -26,6 +26,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,9 +35,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/internal/atomicfile"
 	"github.com/rfmkit/rfm/kernel"
 	"github.com/rfmkit/rfm/mnist"
 	"github.com/rfmkit/rfm/modelfile"
@@ -52,6 +55,7 @@ type options struct {
 	seed        uint64
 	float32     bool
 	quiet       bool
+	export      string // write the digits as CSV tables here and stop
 }
 
 func main() {
@@ -64,10 +68,18 @@ func main() {
 	flag.Uint64Var(&o.seed, "seed", 1, "seed of the validation split and the sample")
 	flag.BoolVar(&o.float32, "float32", false, "float32 kernel matrices (about twice as fast)")
 	flag.BoolVar(&o.quiet, "quiet", false, "print only the final table")
+	flag.StringVar(&o.export, "export", "", "write mnist_train.csv and mnist_test.csv (label, p0..p783) into this folder and stop, for the rfm command line")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "mnist: unexpected argument %q (flags only; see -h)\n", flag.Arg(0))
 		os.Exit(2)
+	}
+	if o.export != "" {
+		if err := export(o); err != nil {
+			fmt.Fprintln(os.Stderr, "mnist:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if _, err := run(context.Background(), o); err != nil {
 		fmt.Fprintln(os.Stderr, "mnist:", err)
@@ -396,4 +408,45 @@ func percents(v []float64) string {
 		s += fmt.Sprintf("%.2f", 100*a)
 	}
 	return s
+}
+
+// export writes the training and test digits as CSV tables with a label
+// column and one column per pixel (values in [0, 1], as stored), each
+// replaced atomically.
+func export(o options) error {
+	train, test, err := mnist.Load(o.data)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.export, 0o755); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		set  *mnist.Set
+	}{{"mnist_train.csv", train}, {"mnist_test.csv", test}} {
+		path := filepath.Join(o.export, f.name)
+		err := atomicfile.Write(context.Background(), path, func(w io.Writer) error {
+			b := bufio.NewWriter(w)
+			b.WriteString("label")
+			for j := range f.set.D {
+				fmt.Fprintf(b, ",p%d", j)
+			}
+			b.WriteByte('\n')
+			for i := range f.set.N {
+				b.WriteString(strconv.Itoa(f.set.Y[i]))
+				for _, v := range f.set.Image(i) {
+					b.WriteByte(',')
+					b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+				}
+				b.WriteByte('\n')
+			}
+			return b.Flush()
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s: %d digits\n", path, f.set.N)
+	}
+	return nil
 }

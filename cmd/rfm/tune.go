@@ -1,0 +1,603 @@
+package main
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/kernel"
+	"github.com/rfmkit/rfm/plot"
+	"github.com/rfmkit/rfm/tune"
+)
+
+type tuneOptions struct {
+	fitOptions
+	budget    string
+	trials    int
+	folds     int
+	jobs      int
+	eta       int
+	minRows   int
+	resume    bool
+	trialsOut string
+	plots     string
+	scales    listFlag
+}
+
+// tuneJSON is what 'rfm tune --json' prints.
+type tuneJSON struct {
+	fitData
+	Design      string        `json:"design"`
+	Rungs       []int         `json:"rungs"`
+	Jobs        int           `json:"jobs"`
+	Drawn       int           `json:"configurations"`
+	Fits        int           `json:"trials"`
+	Cached      int           `json:"cached"`
+	Best        tuneTrialJSON `json:"best"`
+	Plain       tuneTrialJSON `json:"plain_kernel"`
+	Default     *tuneScore    `json:"base,omitempty"`
+	Config      rfm.Config    `json:"config"`
+	Scaling     string        `json:"scaling"`
+	BestRound   int           `json:"best_round"`
+	Refitted    bool          `json:"refitted"`
+	TrialsFile  string        `json:"trials_file"`
+	Figures     []string      `json:"figures,omitempty"`
+	Seconds     float64       `json:"seconds"`
+	FinalSecond float64       `json:"final_fit_seconds"`
+}
+
+type tuneScore struct {
+	Trial    int      `json:"trial"`
+	Accuracy *float64 `json:"accuracy,omitempty"`
+	Loss     float64  `json:"loss"`
+}
+
+type tuneTrialJSON struct {
+	tuneScore
+	Round int `json:"round"`
+	Rows  int `json:"rows"`
+}
+
+func cmdTune(e *env, args []string) error {
+	var o tuneOptions
+	f := newFlagSet("tune", "rfm tune --data FILE --target COL [--time 20m] [--trials N] [--folds K] [flags]",
+		`Search the hyperparameters for the best model within a time budget, and save it.
+
+Configurations are drawn at random (seeded) from: bandwidth (log scale, relative
+to the median distance between rows), ridge (log scale), kernel (laplace,
+gen-laplace with its exponent, gaussian), full or diagonal M, M = AGOP or
+AGOP^½, M normalization, centred gradients, column scaling (standard, none,
+minmax, robust), unit-norm rows and the number of rounds. The first is the
+configuration the flags give. Any model flag given on the command line fixes
+that setting instead (e.g. --diag, --kernel laplace, --scale none).
+
+Successive halving cuts bad settings early: each bracket fits its configurations
+on a small stratified share of the training rows, keeps the best third and
+gives them three times the rows, up to every training row. Fits run side by
+side as far as threads and memory allow. Every fit is scored on validation rows
+it does not train on (a seeded holdout, --folds K, or --valid): the selection
+never sees a test file. The round of each fit is chosen there too, so round 0,
+the plain kernel, is always a candidate.
+
+The best configuration is then fitted as 'rfm fit' would (the round chosen on
+the same validation rows, α refitted on all rows unless --no-refit, calibrated
+with --calibrate) and saved. Every trial is appended to a table (CSV) as it
+ends; with --resume, a search with the same data, flags and seed reads it back
+and fits only what it has not scored.`,
+		`rfm tune --data train.csv --target churn --time 20m --out churn.rfm
+rfm tune --data digits.npz --target label --time 20m --scale none --plots tune-figs
+rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
+	f.positional = "data"
+	o.registerData(f, true)
+	o.eng.register(f)
+	f.Section("Search")
+	f.String(&o.budget, "time", "10m", "time `BUDGET` of the search, e.g. 90s, 20m, 2h (0: no limit; then give --trials)")
+	f.Int(&o.trials, "trials", 0, "most configurations `N` to draw (0: until the time is up)")
+	f.Int(&o.folds, "folds", 0, "score every fit by `K`-fold cross-validation of the training rows (0: one holdout, see --val-fraction)")
+	f.Int(&o.jobs, "jobs", 0, "fits `N` at once (0: as many as threads and memory allow)")
+	f.Int(&o.eta, "eta", 3, "halving rate `η` ≥ 2: a rung keeps its best 1/η and the next gets η times the rows")
+	f.Int(&o.minRows, "min-rows", 400, "fewest training rows `N` of the first rung")
+	f.List(&o.scales, "scales", "column scalings `LIST` to search (default: standard,none,minmax,robust; --scale fixes one)")
+	f.Bool(&o.resume, "resume", false, "read the trials table and fit only the trials it has not scored")
+	f.String(&o.trialsOut, "trials-out", "", "trials table `FILE` (CSV, default: the model file + .trials.csv)")
+	f.String(&o.plots, "plots", "", "write PNG figures into `DIR`: the score against trials, bandwidth and ridge")
+	f.Section("Output and resources")
+	f.String(&o.out, "out", "model.rfm", "model `FILE` to write (replaced atomically)")
+	o.common.register(f, true)
+	if err := f.ParsePositional(args, e.stdout, &o.data); err != nil {
+		return err
+	}
+	base, err := o.eng.config(f)
+	if err != nil {
+		return err
+	}
+	opt, err := o.searchOptions(f, base)
+	if err != nil {
+		return err
+	}
+	if err := o.common.apply(); err != nil {
+		return err
+	}
+	if o.trialsOut == "" {
+		o.trialsOut = o.out + ".trials.csv"
+	}
+	if err := checkOutPath("out", o.out, o.data, o.valid); err != nil {
+		return err
+	}
+	if err := checkOutPath("trials-out", o.trialsOut, o.data, o.valid, o.out); err != nil {
+		return err
+	}
+
+	t, tg, p, err := o.readTraining(e.ctx, base.MemoryLimit)
+	if err != nil {
+		return err
+	}
+	n := t.NRows()
+	solver, _ := rfm.ChooseSolver(opt.Base, fitShape(n, p.Width(), tg))
+	if solver == rfm.SolverTree {
+		return usagef("tune fits exact RFMs (or --solver nystrom); %d rows are too many for an exact solve: use --solver nystrom, or tune on a sample of the rows", n)
+	}
+	opt.Base.Solver = solver
+	if err := planFit(opt.Base, n, p.Width(), tg); err != nil {
+		return err
+	}
+	pipelines := map[string]*dataset.Pipeline{}
+	opt.Data = map[string]*rfm.Dataset{}
+	for _, name := range opt.Space.Scalings {
+		sp := p
+		if name != o.scale {
+			if _, sp, err = fitEncoding(t, o.data, o.target, o.task, dataset.Scaling(name)); err != nil {
+				return err
+			}
+		}
+		pipelines[name] = sp
+		if opt.Data[name], err = encodeRows(t, o.data, sp, tg); err != nil {
+			return err
+		}
+	}
+	if o.valid != "" {
+		vopt, err := rowReadOptions(p, tg, true, &o.read)
+		if err != nil {
+			return err
+		}
+		roles := inputRoles(p)
+		roles[tg.Name] = "target column"
+		vopt.MemoryBudget = base.MemoryLimit
+		vt, err := readRows(e.ctx, o.valid, vopt, roles)
+		if err != nil {
+			return err
+		}
+		opt.Valid = map[string]*rfm.Dataset{}
+		for name, sp := range pipelines {
+			if opt.Valid[name], err = encodeRows(vt, o.valid, sp, tg); err != nil {
+				return err
+			}
+		}
+	}
+	if o.resume {
+		if opt.Cache, err = readTrialsTable(o.trialsOut); err != nil {
+			return err
+		}
+	}
+	journal, err := newTrialsJournal(o.trialsOut, o.resume && len(opt.Cache) > 0)
+	if err != nil {
+		return err
+	}
+	defer journal.close()
+	classification := tg.IsClassification()
+
+	bar := newProgress(e.stderr, e.tty(), o.common.quiet)
+	start := time.Now()
+	var best *tune.Trial
+	fits, cached := 0, 0
+	opt.Done = func(tr tune.Trial) {
+		if err := journal.add(tr.Record(classification)); err != nil && journal.err == nil {
+			journal.err = err
+		}
+		switch tr.Status {
+		case tune.StatusOK:
+			fits++
+		case tune.StatusCached:
+			cached++
+		}
+		if tr.Scored() && (best == nil || tr.Rows > best.Rows || tr.Rows == best.Rows && tune.Better(rfm.Task(tg.Task), &tr, best)) {
+			c := tr
+			best = &c
+		}
+		frac := 0.0
+		if opt.Budget > 0 {
+			frac = float64(time.Since(start)) / float64(opt.Budget)
+		} else if opt.Trials > 0 {
+			frac = float64(tr.Index+1) / float64(opt.Trials)
+		}
+		label := fmt.Sprintf("trial %d", tr.Index)
+		if best != nil {
+			label = fmt.Sprintf("trial %d, best %s on %d rows", tr.Index, scoreText(best, classification), best.Rows)
+		}
+		bar.Update(min(frac, 0.99), label)
+	}
+	res, err := tune.Run(e.ctx, opt)
+	if err == nil && journal.err != nil {
+		err = journal.err
+	}
+	if err != nil || e.ctx.Err() != nil {
+		bar.Abort()
+		if e.ctx.Err() != nil {
+			return fmt.Errorf("tune interrupted; the trials so far are in %s (--resume goes on from them): %w", o.trialsOut, e.ctx.Err())
+		}
+		return err
+	}
+	searchTime := time.Since(start)
+	bar.Update(0.99, "final fit of the best configuration")
+	finalStart := time.Now()
+	model, err := tune.FinalFit(e.ctx, opt, res.Best, nil)
+	if err != nil {
+		bar.Abort()
+		return fmt.Errorf("final fit of the best configuration (trial %d): %w", res.Best.Index, err)
+	}
+	finalTime := time.Since(finalStart)
+	sp := pipelines[res.Best.Scaling]
+	info := trainingInfo{Data: o.data, Rows: n, Validation: "rfm tune: " + res.Design, Version: versionString()}
+	if err := saveModel(e.ctx, o.out, model, sp, tg, info); err != nil {
+		bar.Abort()
+		return err
+	}
+	var figures []string
+	if o.plots != "" {
+		if figures, err = tuneFigures(o.plots, res, classification); err != nil {
+			bar.Abort()
+			return err
+		}
+	}
+	bar.Finish(fmt.Sprintf("tune: %d configurations, %d fits in %s; best trial %d; model written to %s", res.Drawn, fits, seconds(searchTime), res.Best.Index, o.out))
+
+	out := tuneJSON{
+		fitData: newFitData(&o.fitOptions, opt.Data[res.Best.Scaling], sp, tg),
+		Design:  res.Design, Rungs: res.Rungs, Jobs: res.Jobs, Drawn: res.Drawn, Fits: fits, Cached: cached,
+		Best:   trialJSON(res.Best, res.Best.Accuracy, res.Best.Loss, res.Best.Round, classification),
+		Plain:  trialJSON(res.Plain, res.Plain.PlainAccuracy, res.Plain.PlainLoss, 0, classification),
+		Config: model.Config, Scaling: res.Best.Scaling, BestRound: model.BestRound, Refitted: model.Refitted,
+		TrialsFile: o.trialsOut, Figures: figures, Seconds: searchTime.Seconds(), FinalSecond: finalTime.Seconds(),
+	}
+	if d := res.Default; d != nil {
+		s := trialJSON(d, d.Accuracy, d.Loss, d.Round, classification).tuneScore
+		out.Default = &s
+	}
+	if o.common.json {
+		return writeJSON(e.stdout, out)
+	}
+	if o.common.quiet {
+		return nil
+	}
+	return writeTuneText(e.stdout, res, &out, classification)
+}
+
+// searchOptions turns the flags into the search: the model flags given on
+// the command line fix their settings, the others are searched.
+func (o *tuneOptions) searchOptions(f *flagSet, base rfm.Config) (tune.Options, error) {
+	opt := tune.Options{Base: base, BaseScaling: o.scale, Trials: o.trials, Folds: o.folds, Jobs: o.jobs, Eta: o.eta, MinRows: o.minRows}
+	switch {
+	case o.data == "":
+		return opt, usagef("--data is required: the training table")
+	case o.out == "":
+		return opt, usagef("--out must name the model file to write")
+	case o.trials < 0:
+		return opt, usagef("--trials %d: must be ≥ 0", o.trials)
+	case o.folds == 1 || o.folds < 0:
+		return opt, usagef("--folds %d: want 0 (one holdout) or K ≥ 2", o.folds)
+	case o.jobs < 0:
+		return opt, usagef("--jobs %d: must be ≥ 0", o.jobs)
+	case o.eta < 2:
+		return opt, usagef("--eta %d: must be ≥ 2", o.eta)
+	case o.minRows < 10:
+		return opt, usagef("--min-rows %d: must be ≥ 10", o.minRows)
+	case o.valid != "" && o.folds > 0:
+		return opt, usagef("--valid and --folds exclude each other: the fits are scored on the --valid rows")
+	case o.valid != "" && f.IsSet("val-fraction"):
+		return opt, usagef("--valid and --val-fraction exclude each other: the fits are scored on the --valid rows")
+	case o.eng.rfmT:
+		return opt, usagef("--rfm-t does not apply to tune")
+	case base.Solver == rfm.SolverTree:
+		return opt, usagef("--solver tree: tune fits exact RFMs (or --solver nystrom)")
+	}
+	d, err := time.ParseDuration(o.budget)
+	if o.budget == "0" {
+		d, err = 0, nil
+	}
+	if err != nil || d < 0 {
+		return opt, usagef("--time %q: want a duration such as 90s, 20m or 2h", o.budget)
+	}
+	opt.Budget = d
+	if d == 0 && o.trials == 0 {
+		return opt, usagef("--time 0 needs --trials N: the search must end somewhere")
+	}
+	sp := tune.DefaultSpace()
+	cfg := base
+	if f.IsSet("kernel") {
+		switch cfg.Kernel.Kind {
+		case kernel.Laplace, kernel.GenLaplace, kernel.Gaussian:
+		default:
+			return opt, usagef("--kernel %s cannot be tuned: tune searches laplace, gen-laplace and gaussian", cfg.Kernel.Kind)
+		}
+		sp.Kernels = []kernel.Kind{cfg.Kernel.Kind}
+	}
+	if f.IsSet("exponent") {
+		sp.Exponent = [2]float64{cfg.Kernel.Exponent, cfg.Kernel.Exponent}
+	}
+	if f.IsSet("bandwidth") {
+		sp.Bandwidth, sp.BandwidthAbsolute = [2]float64{cfg.Kernel.Bandwidth, cfg.Kernel.Bandwidth}, true
+	}
+	if f.IsSet("ridge") {
+		if cfg.Ridge == 0 {
+			return opt, usagef("--ridge 0 cannot be a fixed setting of tune (λ is searched on a log scale); give λ > 0")
+		}
+		sp.Ridge = [2]float64{cfg.Ridge, cfg.Ridge}
+	}
+	fix := map[string]func(){
+		"diag":           func() { sp.Diag = []bool{cfg.Diag} },
+		"centered":       func() { sp.Centered = []bool{cfg.Centered} },
+		"agop-power":     func() { sp.AGOPPower = []float64{cfg.AGOPPower} },
+		"norm":           func() { sp.MNorm = []rfm.MNormalization{cfg.MNorm} },
+		"normalize-rows": func() { sp.NormalizeRows = []bool{cfg.NormalizeRows} },
+		"iters":          func() { sp.Iters = []int{cfg.Iters} },
+	}
+	for name, set := range fix {
+		if f.IsSet(name) {
+			set()
+		}
+	}
+	if f.IsSet("adaptive-bandwidth") {
+		return opt, usagef("--adaptive-bandwidth does not apply to tune: the bandwidth is searched")
+	}
+	switch {
+	case f.IsSet("scale") && len(o.scales) > 0:
+		return opt, usagef("--scale and --scales exclude each other: --scale fixes one scaling, --scales lists those to search")
+	case f.IsSet("scale"):
+		sp.Scalings = []string{o.scale}
+	case len(o.scales) > 0:
+		for _, s := range o.scales {
+			if err := dataset.Scaling(s).Check(); err != nil {
+				return opt, usagef("--scales: %q: %s", s, strings.TrimPrefix(err.Error(), "dataset: "))
+			}
+		}
+		sp.Scalings = append([]string(nil), o.scales...)
+		o.scale = sp.Scalings[0]
+		opt.BaseScaling = o.scale
+	default:
+		sp.Scalings = []string{string(dataset.ScaleStandard), string(dataset.ScaleNone), string(dataset.ScaleMinMax), string(dataset.ScaleRobust)}
+	}
+	opt.Space = sp
+	return opt, nil
+}
+
+func trialJSON(t *tune.Trial, acc, loss float64, round int, classification bool) tuneTrialJSON {
+	s := tuneTrialJSON{tuneScore: tuneScore{Trial: t.Index, Loss: loss}, Round: round, Rows: t.Rows}
+	if classification {
+		s.Accuracy = &acc
+	}
+	return s
+}
+
+func scoreText(t *tune.Trial, classification bool) string {
+	if classification {
+		return fmt.Sprintf("accuracy %.4f", t.Accuracy)
+	}
+	return fmt.Sprintf("loss %.4g", t.Loss)
+}
+
+func writeTuneText(w io.Writer, res *tune.Result, out *tuneJSON, classification bool) error {
+	metric := func(acc *float64, loss float64) string {
+		if acc != nil {
+			return fmt.Sprintf("accuracy %.4f (loss %.4g)", *acc, loss)
+		}
+		return fmt.Sprintf("loss %.4g (MSE of standardized targets)", loss)
+	}
+	rungs := make([]string, len(res.Rungs))
+	for i, r := range res.Rungs {
+		rungs[i] = fmt.Sprint(r)
+	}
+	fmt.Fprintf(w, "Search: %d configurations, %d fits (%d from the trials table) in %s; scored on %s; rungs of %s training rows; %d fit(s) at once\n",
+		out.Drawn, out.Fits+out.Cached, out.Cached, seconds(time.Duration(out.Seconds*float64(time.Second))), res.Design, strings.Join(rungs, "/"), res.Jobs)
+	fmt.Fprintf(w, "Best:         trial %d, round %d: validation %s\n", out.Best.Trial, out.Best.Round, metric(out.Best.Accuracy, out.Best.Loss))
+	fmt.Fprintf(w, "              %s, %s scaling\n", describeConfig(res.Best.Config), res.Best.Scaling)
+	fmt.Fprintf(w, "Plain kernel: trial %d, round 0: validation %s (the best round 0 of the same rung)\n", out.Plain.Trial, metric(out.Plain.Accuracy, out.Plain.Loss))
+	if out.Default != nil {
+		fmt.Fprintf(w, "Base config:  trial 0: validation %s\n", metric(out.Default.Accuracy, out.Default.Loss))
+	} else {
+		fmt.Fprintln(w, "Base config:  trial 0 did not reach the top rung")
+	}
+	refit := "α refitted on all rows"
+	if !out.Refitted {
+		refit = "not refitted"
+	}
+	fmt.Fprintf(w, "Model: %s (%d rows, round %d kept, %s; final fit %s); trials: %s\n", out.Model, out.Rows, out.BestRound, refit,
+		seconds(time.Duration(out.FinalSecond*float64(time.Second))), out.TrialsFile)
+	for _, fig := range out.Figures {
+		fmt.Fprintf(w, "Figure: %s\n", fig)
+	}
+	// The best five of the top rung.
+	top := res.Best.Rows
+	var ts []tune.Trial
+	for _, t := range res.Trials {
+		if t.Scored() && t.Rows == top {
+			ts = append(ts, t)
+		}
+	}
+	sort.SliceStable(ts, func(i, j int) bool { return tune.Better(res.Task, &ts[i], &ts[j]) })
+	ts = ts[:min(len(ts), 5)]
+	fmt.Fprintf(w, "\nBest trials on %d rows:\n", top)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	score := "loss"
+	if classification {
+		score = "accuracy"
+	}
+	fmt.Fprintf(tw, "trial\t%s\tround\tkernel\tridge\tM\tscaling\trows normalized\n", score)
+	for _, t := range ts {
+		m := "full"
+		if t.Config.Diag {
+			m = "diag"
+		}
+		if t.Config.AGOPPower != 1 {
+			m += fmt.Sprintf(" ^%g", t.Config.AGOPPower)
+		}
+		v := fmt.Sprintf("%.4g", t.Loss)
+		if classification {
+			v = fmt.Sprintf("%.4f", t.Accuracy)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d/%d\t%s\t%g\t%s\t%s\t%v\n", t.Index, v, t.Round, t.Config.Iters, t.Config.Kernel, t.Config.Ridge, m, t.Scaling, t.Config.NormalizeRows)
+	}
+	return tw.Flush()
+}
+
+// readTrialsTable reads the table a resumed search continues from; a
+// missing file is an empty table.
+func readTrialsTable(path string) (map[string]tune.Trial, error) {
+	fh, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]tune.Trial{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--resume: %w", err)
+	}
+	defer fh.Close()
+	c, err := tune.ReadCache(fh)
+	if err != nil {
+		return nil, fmt.Errorf("--resume: %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// trialsJournal appends each trial to the table as it ends, so that an
+// interrupted search can be resumed. Each row goes out in one write.
+type trialsJournal struct {
+	fh  *os.File
+	err error
+}
+
+func newTrialsJournal(path string, appendRows bool) (*trialsJournal, error) {
+	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	if appendRows {
+		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	}
+	fh, err := os.OpenFile(path, flags, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("--trials-out: %w", err)
+	}
+	j := &trialsJournal{fh: fh}
+	if !appendRows {
+		if err := j.add(tune.Columns); err != nil {
+			fh.Close()
+			return nil, err
+		}
+	}
+	return j, nil
+}
+
+func (j *trialsJournal) add(rec []string) error {
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	w.Write(rec)
+	w.Flush()
+	if _, err := j.fh.WriteString(b.String()); err != nil {
+		return fmt.Errorf("--trials-out: %w", err)
+	}
+	return nil
+}
+
+func (j *trialsJournal) close() { j.fh.Close() }
+
+// tuneFigures draws the search: the top rung's scores in the order the
+// trials ended with the best so far, and every scored trial of the first
+// rung against its bandwidth and its ridge.
+func tuneFigures(dir string, res *tune.Result, classification bool) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("--plots %s: %w", dir, err)
+	}
+	val := func(t *tune.Trial) float64 {
+		if classification {
+			return t.Accuracy
+		}
+		return t.Loss
+	}
+	ylabel := "validation loss (MSE, standardized)"
+	if classification {
+		ylabel = "validation accuracy"
+	}
+	top := res.Best.Rows
+	var xs, ys, bests []float64
+	var best *tune.Trial
+	for i := range res.Trials {
+		t := &res.Trials[i]
+		if !t.Scored() || t.Rows != top {
+			continue
+		}
+		if best == nil || tune.Better(res.Task, t, best) {
+			best = t
+		}
+		xs = append(xs, float64(len(xs)+1))
+		ys = append(ys, val(t))
+		bests = append(bests, val(best))
+	}
+	var files []string
+	path := filepath.Join(dir, "trials.png")
+	title := fmt.Sprintf("rfm tune: %d trials on %d rows (%s)", len(xs), top, res.Design)
+	if err := plot.Curve(path, xs, map[string][]float64{"trial": ys, "best so far": bests}, "trial (in the order they ended)", ylabel, title); err != nil {
+		return nil, err
+	}
+	files = append(files, path)
+	first := res.Rungs[0]
+	// The bandwidth as the search drew it: relative to the median distance
+	// between rows of its scaling (trials given an absolute L are left out),
+	// or absolute when it was fixed.
+	relative := false
+	for i := range res.Trials {
+		relative = relative || res.Trials[i].Ratio > 0
+	}
+	var bw, bsc, rd, sc []float64
+	for i := range res.Trials {
+		t := &res.Trials[i]
+		if !t.Scored() || t.Rows != first {
+			continue
+		}
+		switch {
+		case !relative:
+			bw, bsc = append(bw, math.Log10(t.Config.Kernel.Bandwidth)), append(bsc, val(t))
+		case t.Ratio > 0:
+			bw, bsc = append(bw, math.Log10(t.Ratio)), append(bsc, val(t))
+		}
+		rd = append(rd, math.Log10(t.Config.Ridge))
+		sc = append(sc, val(t))
+	}
+	if len(sc) == 0 {
+		return files, nil
+	}
+	bwLabel := "log10 bandwidth L"
+	if relative {
+		bwLabel = "log10 (bandwidth L / median distance between rows)"
+	}
+	for _, p := range []struct {
+		name, label string
+		x, y        []float64
+	}{{"bandwidth.png", bwLabel, bw, bsc}, {"ridge.png", "log10 ridge λ", rd, sc}} {
+		if len(p.x) == 0 {
+			continue
+		}
+		path := filepath.Join(dir, p.name)
+		title := fmt.Sprintf("rfm tune: %d trials on %d rows", len(p.x), first)
+		if err := plot.Scatter(path, p.x, p.y, nil, p.label, ylabel, title, false); err != nil {
+			return nil, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// rfm tune searches, writes the best model (which predict and eval take),
+// a trials table and figures; --resume fits nothing it has scored; the
+// flags a user gives fix their settings.
+func TestTune(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "train.csv"), churnCSV(300, 11))
+	writeFile(t, filepath.Join(dir, "test.csv"), churnCSV(100, 12))
+	args := []string{"tune", "--data", "train.csv", "--target", "churn", "--ignore", "id", "--time", "0",
+		"--min-rows", "60", "--iters", "2", "--diag", "--out", "t.rfm", "--plots", "figs"}
+	r := mustRun(t, dir, append(args, "--trials", "9", "--json")...)
+	var res tuneJSON
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatalf("tune --json: %v\n%s", err, r.stdout)
+	}
+	if res.Drawn != 9 || res.Fits < 9 || res.Cached != 0 || len(res.Rungs) != 2 || res.Rungs[1] != 240 {
+		t.Fatalf("tune --json: %+v", res)
+	}
+	if res.Best.Accuracy == nil || res.Plain.Accuracy == nil || *res.Best.Accuracy < *res.Plain.Accuracy || res.Best.Rows != 240 {
+		t.Fatalf("best %+v, plain kernel %+v", res.Best, res.Plain)
+	}
+	if !res.Config.Diag || res.Config.Iters != 2 || !res.Refitted || res.Rows != 300 {
+		t.Fatalf("the fixed settings or the final fit: %+v", res)
+	}
+	if len(res.Figures) != 3 {
+		t.Fatalf("figures %v", res.Figures)
+	}
+	for _, f := range res.Figures {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Fatalf("figure %s: %v", f, err)
+		}
+	}
+	fh, err := os.Open(filepath.Join(dir, "t.rfm.trials.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(fh).ReadAll()
+	fh.Close()
+	if err != nil || len(rows) != 1+res.Fits || rows[0][0] != "trial" {
+		t.Fatalf("trials table: %d rows, %v", len(rows), err)
+	}
+	for _, row := range rows[1:] {
+		if row[17] != "true" || row[22] != "2" { // diag, iters: fixed by the flags
+			t.Fatalf("a trial with diag %s, iters %s", row[17], row[22])
+		}
+	}
+	ev := mustRun(t, dir, "eval", "--model", "t.rfm", "--data", "test.csv", "--json")
+	if !strings.Contains(ev.stdout, `"accuracy"`) {
+		t.Fatalf("eval of the tuned model:\n%s", ev.stdout)
+	}
+
+	// Resumed with one more bracket: the first nine are read back.
+	more := mustRun(t, dir, append(args, "--trials", "18", "--resume", "--json")...)
+	var res2 tuneJSON
+	if err := json.Unmarshal([]byte(more.stdout), &res2); err != nil {
+		t.Fatal(err)
+	}
+	if res2.Cached != res.Fits || res2.Fits == 0 {
+		t.Fatalf("resumed: %d trials read back (want %d), %d fitted", res2.Cached, res.Fits, res2.Fits)
+	}
+	text := mustRun(t, dir, append(args, "--trials", "9")...)
+	for _, want := range []string{"Search: 9 configurations", "Best:", "Plain kernel:", "Best trials on 240 rows"} {
+		if !strings.Contains(text.stdout, want) {
+			t.Fatalf("tune text lacks %q:\n%s", want, text.stdout)
+		}
+	}
+}
+
+func TestTuneBadFlags(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "train.csv"), churnCSV(60, 13))
+	base := []string{"tune", "--data", "train.csv", "--target", "churn", "--out", "m.rfm"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--folds", "1"}, "--folds 1"},
+		{[]string{"--time", "soon"}, `--time "soon"`},
+		{[]string{"--time", "0"}, "--time 0 needs --trials"},
+		{[]string{"--kernel", "ntk"}, "--kernel ntk cannot be tuned"},
+		{[]string{"--scale", "none", "--scales", "minmax"}, "--scale and --scales"},
+		{[]string{"--scales", "zscore"}, `--scales: "zscore"`},
+		{[]string{"--valid", "train.csv", "--folds", "3"}, "--valid and --folds"},
+		{[]string{"--eta", "1"}, "--eta 1"},
+		{[]string{"--trials-out", "train.csv"}, "--trials-out"},
+		{[]string{"--rfm-t"}, "--rfm-t does not apply"},
+	} {
+		r := rfmCmd(t, dir, append(base, c.args...)...)
+		if r.code == 0 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "m.rfm")); err == nil {
+		t.Error("a refused tune wrote a model")
+	}
+}
