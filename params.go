@@ -369,13 +369,19 @@ var params = []Param{
 	choiceParam(Param{Name: "kernel", Field: "Kernel.Kind", Arg: "NAME", Group: GroupKernel, kernelShape: true,
 		Help: "base kernel `NAME`"}, kernel.Kinds(), func(c *Config) *kernel.Kind { return &c.Kernel.Kind }),
 	floatParam(Param{Name: "bandwidth", Field: "Kernel.Bandwidth", Arg: "L", Group: GroupKernel, kernelShape: true,
-		Help: "kernel bandwidth `L` of the radial kernels (laplace, gen-laplace, gaussian)", Range: above0,
-		applies: radial, AppliesTo: "the radial kernels (laplace, gen-laplace, gaussian)"},
+		Help: "kernel bandwidth `L` of the radial kernels (laplace, gen-laplace, gaussian, lp-laplace)", Range: above0,
+		applies: radial, AppliesTo: "the radial kernels (laplace, gen-laplace, gaussian, lp-laplace)"},
 		func(c *Config) *float64 { return &c.Kernel.Bandwidth }),
 	floatParam(Param{Name: "exponent", Field: "Kernel.Exponent", Arg: "q", Group: GroupKernel, kernelShape: true, Default: "1",
-		Help: "exponent `q` of the gen-laplace kernel", Range: Range{Lo: 0, LoOpen: true, Hi: 2},
-		applies: func(c *Config) bool { return c.Kernel.Kind == kernel.GenLaplace }, AppliesTo: "the gen-laplace kernel"},
+		Help: "exponent `q` of the gen-laplace and lp-laplace kernels", Range: Range{Lo: 0, LoOpen: true, Hi: 2},
+		applies: func(c *Config) bool { return c.Kernel.Kind == kernel.GenLaplace || c.Kernel.Kind == kernel.LpLaplace },
+		AppliesTo: "the gen-laplace and lp-laplace kernels"},
 		func(c *Config) *float64 { return &c.Kernel.Exponent }),
+	floatParam(Param{Name: "power", Field: "Kernel.Power", Arg: "p", Group: GroupKernel, kernelShape: true, Default: "1",
+		Help: "power `p` of the lp-laplace kernel exp(−(Σ|u_i|^p)^(q/p)/L^q); p = q = 1 is the product Laplace kernel",
+		Range: Range{Lo: 0, LoOpen: true, Hi: 2},
+		applies: func(c *Config) bool { return c.Kernel.Kind == kernel.LpLaplace }, AppliesTo: "the lp-laplace kernel"},
+		func(c *Config) *float64 { return &c.Kernel.Power }),
 	intParam(Param{Name: "depth", Field: "Kernel.Depth", Arg: "D", Group: GroupKernel, kernelShape: true, Default: "2",
 		Help: "depth `D` of the ntk and nngp kernels (they have no bandwidth)", Range: Range{Lo: 1, Hi: kernel.MaxDepth},
 		applies: func(c *Config) bool { return !c.Kernel.Radial() }, AppliesTo: "the ntk and nngp kernels"},
@@ -500,6 +506,8 @@ func tidySpec(s kernel.Spec) kernel.Spec {
 		return kernel.Spec{Kind: s.Kind, Depth: s.Depth}
 	case kernel.GenLaplace:
 		return kernel.Spec{Kind: s.Kind, Bandwidth: s.Bandwidth, Exponent: s.Exponent}
+	case kernel.LpLaplace:
+		return kernel.Spec{Kind: s.Kind, Bandwidth: s.Bandwidth, Exponent: s.Exponent, Power: s.Power}
 	}
 	return kernel.Spec{Kind: s.Kind, Bandwidth: s.Bandwidth}
 }

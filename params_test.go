@@ -73,6 +73,9 @@ func TestValidateEnforcesDeclaredRanges(t *testing.T) {
 			if p.Name == "depth" {
 				c.Kernel = kernel.Spec{Kind: kernel.NTK, Depth: 2}
 			}
+			if p.Name == "power" { // q ≤ p keeps the kernel positive definite
+				c.Kernel = kernel.Spec{Kind: kernel.LpLaplace, Bandwidth: 10, Power: 1, Exponent: math.SmallestNonzeroFloat64}
+			}
 			for _, s := range []Solver{SolverTree, SolverNystrom} { // the solver options apply to their solver
 				if c2 := c; !p.Applies(&c2) {
 					c2.Solver = s

@@ -132,7 +132,7 @@ func newEngine[T linalg.Float](p *Predictor, rows int) *engine[T] {
 	}
 	w := p.C * (c.D + 1)
 	var zero T
-	if float64(c.N)*float64(w)*float64(unsafe.Sizeof(zero)) <= float64(storeRBytes) {
+	if !p.Kernel.Pairwise() && float64(c.N)*float64(w)*float64(unsafe.Sizeof(zero)) <= float64(storeRBytes) {
 		e.r = make([]T, c.N*w)
 		e.rhs(0, c.N, 0, w, e.r)
 	}
@@ -179,6 +179,9 @@ func (e *engine[T]) rhs(c0, c1, j0, j1 int, out []T) {
 func (e *engine[T]) zGrads(ctx context.Context, zq kernel.Points[T], out []float64) error {
 	p := e.p
 	rows, d, c := zq.N, e.z.D, p.C
+	if p.Kernel.Pairwise() {
+		return e.pairGrads(ctx, zq, out)
+	}
 	radial := p.Kernel.Radial()
 	w := c * (d + 1)
 	ent := kernel.GradA
@@ -206,6 +209,22 @@ func (e *engine[T]) zGrads(ctx context.Context, zq kernel.Points[T], out []float
 		}
 	}
 	return nil
+}
+
+// pairGrads is zGrads for a pairwise kernel (lp-laplace): each query
+// point's gradients are summed over the centres coordinate by coordinate
+// (kernel.LpGradients), one task per band of query points.
+func (e *engine[T]) pairGrads(ctx context.Context, zq kernel.Points[T], out []float64) error {
+	const band = 16
+	d, c := e.z.D, e.p.C
+	clear(out[:zq.N*c*d])
+	bands := (zq.N + band - 1) / band
+	return linalg.Tasks(ctx, bands, func(_, b int) {
+		w := make([]float64, d)
+		for i := b * band; i < min((b+1)*band, zq.N); i++ {
+			kernel.LpGradients(e.p.Kernel, zq.Row(i), e.z, e.alpha, c, out[i*c*d:(i+1)*c*d], w)
+		}
+	})
 }
 
 // Gradients returns ∇f_k(x) for nq query points xq (raw features, nq×d):

@@ -32,7 +32,7 @@ const gramBytes = 256 << 20
 // |u − s·z|² into terms that cancel, so it squares the round-off of the
 // direct form (which float32 could not afford).
 func gramBuffer(p *Predictor, m int, opt Options) []float64 {
-	if opt.Form == FormDirect || !p.Kernel.Radial() {
+	if opt.Form == FormDirect || !p.Kernel.Radial() || p.Kernel.Pairwise() {
 		return nil
 	}
 	n, d, c := float64(p.Centers.N), float64(p.Centers.D), float64(p.C)

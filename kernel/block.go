@@ -41,6 +41,14 @@ type tileOut[T Float] struct {
 // the block), then the pass, serially on the calling goroutine. lower
 // keeps row i to columns ≤ i of the whole block.
 func tileOf[T Float](s Spec, a, b Points[T], t span, o tileOut[T], lower bool, p pass) {
+	if s.Pairwise() {
+		if p != passEval {
+			// The AGOP takes lp-laplace gradients from LpGradients.
+			panic("kernel: lp-laplace has no gradient coefficient matrices")
+		}
+		lpTile(s, a, b, t, o, lower)
+		return
+	}
 	d, ld := a.D, o.LD
 	g := o.G[t.r0*ld+t.c0:]
 	linalg.Gemm(false, true, t.r1-t.r0, t.c1-t.c0, d, 1, a.Z[t.r0*d:], d, b.Z[t.c0*d:], d, 0, g, ld)

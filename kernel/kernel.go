@@ -15,17 +15,21 @@ const (
 	Laplace    Kind = "laplace"     // exp(−‖x−z‖/L)
 	GenLaplace Kind = "gen-laplace" // exp(−‖x−z‖^q / L^q), 0 < q ≤ 2
 	Gaussian   Kind = "gaussian"    // exp(−‖x−z‖² / (2L²))
+	// LpLaplace: exp(−(Σ_i |x_i−z_i|^p)^(q/p) / L^q), 0 < q ≤ p ≤ 2; p = q = 1
+	// is the product Laplace kernel Π_i exp(−|x_i−z_i|/L), p = 2 gen-laplace.
+	LpLaplace Kind = "lp-laplace"
 )
 
 // Kinds lists the kernel families this build knows, for help texts.
-func Kinds() []Kind { return []Kind{Laplace, GenLaplace, Gaussian, NTK, NNGP} }
+func Kinds() []Kind { return []Kind{Laplace, GenLaplace, Gaussian, LpLaplace, NTK, NNGP} }
 
 // Spec is a kernel family with its parameters. The zero value is not
 // valid; DefaultSpec gives the papers' Laplace kernel with L = 10.
 type Spec struct {
 	Kind      Kind    `json:"kind"`
 	Bandwidth float64 `json:"bandwidth"`          // L > 0 (radial kinds; ignored by ntk and nngp)
-	Exponent  float64 `json:"exponent,omitempty"` // q of the generalized Laplace kernel
+	Exponent  float64 `json:"exponent,omitempty"` // q of the gen-laplace and lp-laplace kernels
+	Power     float64 `json:"power,omitempty"`    // p of the lp-laplace kernel
 	Depth     int     `json:"depth,omitempty"`    // 1..MaxDepth, ntk and nngp only
 }
 
@@ -40,11 +44,24 @@ func (s Spec) Validate() error {
 		if !(s.Exponent > 0 && s.Exponent <= 2) {
 			return fmt.Errorf("kernel %s: exponent q = %v is outside (0, 2]", s.Kind, s.Exponent)
 		}
+	case LpLaplace:
+		if !(s.Exponent > 0 && s.Exponent <= 2) {
+			return fmt.Errorf("kernel %s: exponent q = %v is outside (0, 2]", s.Kind, s.Exponent)
+		}
+		if !(s.Power > 0 && s.Power <= 2) {
+			return fmt.Errorf("kernel %s: power p = %v is outside (0, 2]", s.Kind, s.Power)
+		}
+		if s.Exponent > s.Power {
+			// Σ|v_i|^p is conditionally negative definite for p ≤ 2, and so
+			// is its power q/p when q/p ≤ 1: then exp(−·) is positive
+			// definite (Schoenberg). Above, kernel matrices can be indefinite.
+			return fmt.Errorf("kernel %s: exponent q = %v is above the power p = %v; the kernel is positive definite only for q ≤ p", s.Kind, s.Exponent, s.Power)
+		}
 	case NTK, NNGP:
 		// No bandwidth: the homogeneous kernels ignore it (see ntk.go).
 		return validateDepth(s)
 	default:
-		return fmt.Errorf("unknown kernel %q (known: laplace, gen-laplace, gaussian, ntk, nngp)", s.Kind)
+		return fmt.Errorf("unknown kernel %q (known: laplace, gen-laplace, gaussian, lp-laplace, ntk, nngp)", s.Kind)
 	}
 	if !(s.Bandwidth > 0) || math.IsInf(s.Bandwidth, 0) {
 		return fmt.Errorf("kernel %s: bandwidth L = %v must be a positive finite number", s.Kind, s.Bandwidth)
@@ -61,12 +78,16 @@ func (s Spec) String() string {
 	if s.Kind == GenLaplace {
 		return fmt.Sprintf("%s(L=%g, q=%g)", s.Kind, s.Bandwidth, s.Exponent)
 	}
+	if s.Kind == LpLaplace {
+		return fmt.Sprintf("%s(L=%g, p=%g, q=%g)", s.Kind, s.Bandwidth, s.Power, s.Exponent)
+	}
 	return fmt.Sprintf("%s(L=%g)", s.Kind, s.Bandwidth)
 }
 
-// Radial reports whether the kernel depends on x and z only through
-// ‖x − z‖ (all kinds but ntk and nngp); such kernels are translation
-// invariant and their gradient coefficients satisfy B = −A (see DotGrad).
+// Radial reports whether the kernel is a translation-invariant kernel with
+// a bandwidth and K(x, x) = 1 (all kinds but ntk and nngp). All of them
+// but lp-laplace (see Pairwise) depend on x and z only through ‖x − z‖,
+// and their gradient coefficients satisfy B = −A (see DotGrad).
 func (s Spec) Radial() bool { return !s.homogeneous() }
 
 // SelfValue is K(x, x) for a radial kernel: φ(0) = 1. For ntk and nngp,

@@ -22,10 +22,15 @@ type Space struct {
 	BandwidthAbsolute bool
 	// Ridge is the range of λ.
 	Ridge [2]float64
-	// Kernels: laplace, gen-laplace (exponent q drawn from Exponent) and
-	// gaussian.
+	// Kernels: laplace, gen-laplace (exponent q drawn from Exponent),
+	// gaussian and lp-laplace (power p drawn from Power, q from Exponent
+	// and kept ≤ p). nil means DefaultSpace's, plus lp-laplace when the
+	// data has at most LpMaxFeatures features.
 	Kernels  []kernel.Kind
-	Exponent [2]float64 // q of gen-laplace, drawn uniformly
+	Exponent [2]float64 // q of gen-laplace and lp-laplace, drawn uniformly
+	// Power is the range of p of lp-laplace: half the draws take p = 1 (the
+	// product Laplace kernel when q = 1), the others are uniform in it.
+	Power [2]float64
 	// Diag: diagonal M (true) or full M (false).
 	Diag []bool
 	// AGOPPower: M = AGOP^p.
@@ -44,13 +49,15 @@ type Space struct {
 	Scalings []string
 }
 
-// DefaultSpace is the space searched when a field of Space is left zero.
+// DefaultSpace is the space searched when a field of Space is left zero
+// (lp-laplace joins its kernels on narrow tables, see Space.Kernels).
 func DefaultSpace() Space {
 	return Space{
 		Bandwidth:     [2]float64{0.1, 10},
 		Ridge:         [2]float64{1e-6, 1},
 		Kernels:       []kernel.Kind{kernel.Laplace, kernel.GenLaplace, kernel.Gaussian},
 		Exponent:      [2]float64{0.5, 1.6},
+		Power:         [2]float64{0.5, 2},
 		Diag:          []bool{false, true},
 		AGOPPower:     []float64{1, 0.5},
 		MNorm:         []rfm.MNormalization{rfm.MNormMean, rfm.MNormMax},
@@ -60,9 +67,23 @@ func DefaultSpace() Space {
 	}
 }
 
-// withDefaults fills the zero fields from DefaultSpace and checks ranges.
-func (s Space) withDefaults() (Space, error) {
-	d := DefaultSpace()
+// LpMaxFeatures is the most features for which the default space draws
+// lp-laplace: its kernel blocks and gradients are pair by pair, O(n²·d),
+// where the other kernels run one GEMM; on wide tables (images) they would
+// take much of the budget.
+const LpMaxFeatures = 64
+
+// withDefaults fills the zero fields from DefaultSpace (d features) and
+// checks ranges.
+func (s Space) withDefaults(features int) (Space, error) {
+	def := DefaultSpace()
+	if s.Kernels == nil && features <= LpMaxFeatures {
+		s.Kernels = append(def.Kernels, kernel.LpLaplace)
+	}
+	if s.Power == ([2]float64{}) {
+		s.Power = def.Power
+	}
+	d := def
 	if s.Bandwidth == ([2]float64{}) {
 		s.Bandwidth = d.Bandwidth
 		s.BandwidthAbsolute = false
@@ -110,11 +131,14 @@ func (s Space) withDefaults() (Space, error) {
 	if !(s.Exponent[0] > 0 && s.Exponent[1] >= s.Exponent[0] && s.Exponent[1] <= 2) {
 		return s, fmt.Errorf("tune: exponent range [%v, %v] must lie in (0, 2]", s.Exponent[0], s.Exponent[1])
 	}
+	if !(s.Power[0] > 0 && s.Power[1] >= s.Power[0] && s.Power[1] <= 2) {
+		return s, fmt.Errorf("tune: power range [%v, %v] must lie in (0, 2]", s.Power[0], s.Power[1])
+	}
 	for _, k := range s.Kernels {
 		switch k {
-		case kernel.Laplace, kernel.GenLaplace, kernel.Gaussian:
+		case kernel.Laplace, kernel.GenLaplace, kernel.Gaussian, kernel.LpLaplace:
 		default:
-			return s, fmt.Errorf("tune: kernel %q cannot be searched (laplace, gen-laplace, gaussian)", k)
+			return s, fmt.Errorf("tune: kernel %q cannot be searched (laplace, gen-laplace, gaussian, lp-laplace)", k)
 		}
 	}
 	for _, p := range s.AGOPPower {
@@ -160,9 +184,17 @@ func (s Space) draw(rng *rand.Rand, base rfm.Config) Point {
 	c := base
 	kind := pick(rng, s.Kernels)
 	c.Kernel = kernel.Spec{Kind: kind}
-	if kind == kernel.GenLaplace {
+	switch kind {
+	case kernel.GenLaplace:
 		q := s.Exponent[0] + rng.Float64()*(s.Exponent[1]-s.Exponent[0])
 		c.Kernel.Exponent = math.Round(q*100) / 100
+	case kernel.LpLaplace:
+		p := 1.0
+		if rng.IntN(2) == 1 || s.Power[0] > 1 || s.Power[1] < 1 {
+			p = math.Round((s.Power[0]+rng.Float64()*(s.Power[1]-s.Power[0]))*100) / 100
+		}
+		q := math.Round((s.Exponent[0]+rng.Float64()*(s.Exponent[1]-s.Exponent[0]))*100) / 100
+		c.Kernel.Power, c.Kernel.Exponent = p, min(q, p)
 	}
 	p := Point{}
 	bw := logUniform(rng, s.Bandwidth)

@@ -190,15 +190,12 @@ func newSearch(opt Options) (*search, error) {
 	if opt.Base.Solver == rfm.SolverTree {
 		return nil, errors.New("tune: a tree of RFMs cannot be tuned; tune an exact or Nyström fit on a sample of the rows")
 	}
-	space, err := opt.Space.withDefaults()
-	if err != nil {
-		return nil, err
-	}
 	names := make([]string, 0, len(opt.Data))
 	for k := range opt.Data {
 		names = append(names, k)
 	}
 	sort.Strings(names)
+	space := opt.Space
 	if len(space.Scalings) == 0 {
 		space.Scalings = names
 	}
@@ -213,6 +210,10 @@ func newSearch(opt Options) (*search, error) {
 	ref := opt.Data[opt.BaseScaling]
 	if err := ref.Check("training"); err != nil {
 		return nil, fmt.Errorf("tune: %w", err)
+	}
+	space, err := space.withDefaults(ref.D)
+	if err != nil {
+		return nil, err
 	}
 	for k, ds := range opt.Data {
 		if ds.N != ref.N || ds.Task() != ref.Task() {

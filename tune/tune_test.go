@@ -269,9 +269,10 @@ func TestDesigns(t *testing.T) {
 // Draws stay inside the space, and a one-value choice fixes a setting.
 func TestDrawRespectsSpace(t *testing.T) {
 	sp := DefaultSpace()
+	sp.Kernels = nil // the default: lp-laplace too on 10 features
 	sp.Diag = []bool{true}
 	sp.Ridge = [2]float64{1e-4, 1e-2}
-	sp, err := sp.withDefaults()
+	sp, err := sp.withDefaults(10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,19 +285,26 @@ func TestDrawRespectsSpace(t *testing.T) {
 		if !c.Diag || c.Ridge < 1e-4*0.999 || c.Ridge > 1e-2*1.001 || p.Ratio < 0.0999 || p.Ratio > 10.01 {
 			t.Fatalf("draw outside the space: %+v ratio %v", c, p.Ratio)
 		}
-		if c.Kernel.Kind == kernel.GenLaplace && !(c.Kernel.Exponent >= 0.5 && c.Kernel.Exponent <= 1.6) {
+		if (c.Kernel.Kind == kernel.GenLaplace || c.Kernel.Kind == kernel.LpLaplace) && !(c.Kernel.Exponent >= 0.5 && c.Kernel.Exponent <= 1.6) {
 			t.Fatalf("exponent %v", c.Kernel.Exponent)
+		}
+		if c.Kernel.Kind == kernel.LpLaplace && (c.Kernel.Exponent > c.Kernel.Power || c.Kernel.Power < 0.5 || c.Kernel.Power > 2) {
+			t.Fatalf("lp-laplace p = %v, q = %v", c.Kernel.Power, c.Kernel.Exponent)
+		}
+		c.Kernel.Bandwidth = 1 // drawn relative to the data's distances
+		if err := c.Kernel.Validate(); err != nil {
+			t.Fatal(err)
 		}
 		if c.Seed != 1 || c.AGOPSamples != 400 {
 			t.Fatal("a setting outside the space changed")
 		}
 	}
-	if len(kinds) != 3 {
+	if len(kinds) != 4 {
 		t.Fatalf("kernels drawn: %v", kinds)
 	}
 	bad := DefaultSpace()
 	bad.Ridge = [2]float64{1, 0.1}
-	if _, err := bad.withDefaults(); err == nil {
+	if _, err := bad.withDefaults(10); err == nil {
 		t.Fatal("an inverted ridge range was accepted")
 	}
 }

@@ -116,7 +116,7 @@ func TestBadInputs(t *testing.T) {
 		{"negative ridge", append(goodFit, "--ridge", "-1"), 2, []string{"--ridge -1", "≥ 0"}},
 		{"zero bandwidth", append(goodFit, "--bandwidth", "0"), 2, []string{"--bandwidth 0", "> 0"}},
 		{"exponent out of range", append(goodFit, "--kernel", "gen-laplace", "--exponent", "3"), 2, []string{"--exponent 3", "(0, 2]"}},
-		{"exponent without gen-laplace", append(goodFit, "--exponent", "1.5"), 2, []string{"--exponent applies to the gen-laplace kernel only"}},
+		{"exponent without gen-laplace", append(goodFit, "--exponent", "1.5"), 2, []string{"--exponent applies to the gen-laplace and lp-laplace kernels only"}},
 		{"unknown kernel", append(goodFit, "--kernel", "cosine"), 2, []string{"--kernel \"cosine\"", "laplace"}},
 		{"iters not a number", append(goodFit, "--iters", "five"), 2, []string{"--iters \"five\"", "want an integer"}},
 		{"NaN bandwidth", append(goodFit, "--bandwidth", "NaN"), 2, []string{"--bandwidth NaN", "finite"}},

@@ -75,7 +75,8 @@ func cmdTune(e *env, args []string) error {
 
 Configurations are drawn at random (seeded) from: bandwidth (log scale, relative
 to the median distance between rows), ridge (log scale), kernel (laplace,
-gen-laplace with its exponent, gaussian), full or diagonal M, M = AGOP or
+gen-laplace with its exponent, gaussian, and lp-laplace with its power on
+tables of at most 64 features), full or diagonal M, M = AGOP or
 AGOP^½, M normalization, centred gradients, column scaling (standard, none,
 minmax, robust), unit-norm rows and the number of rounds. The first is the
 configuration the flags give. Any model flag given on the command line fixes
@@ -322,17 +323,21 @@ func (o *tuneOptions) searchOptions(f *flagSet, base rfm.Config) (tune.Options, 
 		return opt, usagef("--time 0 needs --trials N: the search must end somewhere")
 	}
 	sp := tune.DefaultSpace()
+	sp.Kernels = nil // the default, lp-laplace included on narrow tables
 	cfg := base
 	if f.IsSet("kernel") {
 		switch cfg.Kernel.Kind {
-		case kernel.Laplace, kernel.GenLaplace, kernel.Gaussian:
+		case kernel.Laplace, kernel.GenLaplace, kernel.Gaussian, kernel.LpLaplace:
 		default:
-			return opt, usagef("--kernel %s cannot be tuned: tune searches laplace, gen-laplace and gaussian", cfg.Kernel.Kind)
+			return opt, usagef("--kernel %s cannot be tuned: tune searches laplace, gen-laplace, gaussian and lp-laplace", cfg.Kernel.Kind)
 		}
 		sp.Kernels = []kernel.Kind{cfg.Kernel.Kind}
 	}
 	if f.IsSet("exponent") {
 		sp.Exponent = [2]float64{cfg.Kernel.Exponent, cfg.Kernel.Exponent}
+	}
+	if f.IsSet("power") {
+		sp.Power = [2]float64{cfg.Kernel.Power, cfg.Kernel.Power}
 	}
 	if f.IsSet("bandwidth") {
 		sp.Bandwidth, sp.BandwidthAbsolute = [2]float64{cfg.Kernel.Bandwidth, cfg.Kernel.Bandwidth}, true

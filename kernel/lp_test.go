@@ -1,0 +1,88 @@
+package kernel
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/rfmkit/rfm/internal/testutil"
+)
+
+// The lp-laplace value: p = q = 1 is the product of one-dimensional Laplace
+// kernels, p = 2 the gen-laplace kernel, and the general form
+// exp(−(Σ|v_i|^p)^(q/p)/L^q) by hand.
+func TestLpValue(t *testing.T) {
+	a, b := []float64{0.3, -1.2, 2}, []float64{1, 0.4, 1.5}
+	prod := 1.0
+	for i := range a {
+		prod *= math.Exp(-math.Abs(a[i]-b[i]) / 2)
+	}
+	if got := (Spec{Kind: LpLaplace, Bandwidth: 2, Power: 1, Exponent: 1}).LpValue(a, b); math.Abs(got-prod) > 1e-15 {
+		t.Fatalf("product Laplace %v, want %v", got, prod)
+	}
+	sq := 0.0
+	for i := range a {
+		sq += (a[i] - b[i]) * (a[i] - b[i])
+	}
+	gl := Spec{Kind: GenLaplace, Bandwidth: 1.7, Exponent: 1.3}.Value(sq)
+	if got := (Spec{Kind: LpLaplace, Bandwidth: 1.7, Power: 2, Exponent: 1.3}).LpValue(a, b); math.Abs(got-gl) > 1e-15 {
+		t.Fatalf("p = 2: %v, gen-laplace %v", got, gl)
+	}
+	s := 0.0
+	for i := range a {
+		s += math.Pow(math.Abs(a[i]-b[i]), 1.6)
+	}
+	want := math.Exp(-math.Pow(s, 0.7/1.6) / math.Pow(3, 0.7))
+	if got := (Spec{Kind: LpLaplace, Bandwidth: 3, Power: 1.6, Exponent: 0.7}).LpValue(a, b); math.Abs(got-want) > 1e-15 {
+		t.Fatalf("p = 1.6, q = 0.7: %v, want %v", got, want)
+	}
+	for _, bad := range []Spec{{Kind: LpLaplace, Bandwidth: 1, Power: 0, Exponent: 1}, {Kind: LpLaplace, Bandwidth: 1, Power: 2.5, Exponent: 1},
+		{Kind: LpLaplace, Bandwidth: 1, Power: 1, Exponent: 0}, {Kind: LpLaplace, Bandwidth: 0, Power: 1, Exponent: 1},
+		{Kind: LpLaplace, Bandwidth: 1, Power: 1, Exponent: 1.5}} {
+		if bad.Validate() == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}
+
+// Blocks of the pairwise kernel (Symmetric in both precisions, Cross,
+// Apply and SymApply, with tiles that cut through the block) hold the
+// pair-by-pair values.
+func TestLpBlocks(t *testing.T) {
+	smallTiles(t)
+	r := rand.New(rand.NewPCG(7, 8))
+	n, d, k := 150, 5, 2
+	z := testutil.Randn(r, n*d)
+	for _, s := range []Spec{{Kind: LpLaplace, Bandwidth: 2, Power: 1, Exponent: 1}, {Kind: LpLaplace, Bandwidth: 3, Power: 1.4, Exponent: 0.8}} {
+		sym, full := symmetricVsCross(t, s, z, n, d, 1e-5)
+		for i := 0; i < n; i++ {
+			if sym[i*n+i] != 1 {
+				t.Fatalf("%s diagonal %d = %v", s, i, sym[i*n+i])
+			}
+			for j := 0; j < n; j++ {
+				want := s.LpValue(z[i*d:i*d+d], z[j*d:j*d+d])
+				if math.Abs(full[i*n+j]-want) > 1e-15 {
+					t.Fatalf("%s (%d,%d): %v, want %v", s, i, j, full[i*n+j], want)
+				}
+			}
+		}
+		alpha := testutil.Randn(r, n*k)
+		checkSymApply(t, s, NewPoints(z, n, d), alpha, k, func(float64) float64 { return 1e-12 })
+		got, err := Apply(context.Background(), s, NewPoints(z[:7*d], 7, d), NewPoints(z, n, d), alpha, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 7; i++ {
+			for o := 0; o < k; o++ {
+				want := 0.0
+				for j := 0; j < n; j++ {
+					want += full[i*n+j] * alpha[j*k+o]
+				}
+				if math.Abs(got[i*k+o]-want) > 1e-12 {
+					t.Fatalf("%s Apply (%d,%d): %v, want %v", s, i, o, got[i*k+o], want)
+				}
+			}
+		}
+	}
+}
