@@ -15,7 +15,7 @@ func TestFitLpLaplace(t *testing.T) {
 	train := regression(t, synth.LowRank, 400, 8, 21)
 	q, _ := synth.Generate(synth.LowRank, 300, 8, 22)
 	for _, tc := range []struct {
-		spec       kernel.Spec
+		spec      kernel.Spec
 		diag, f32 bool
 	}{
 		{kernel.Spec{Kind: kernel.LpLaplace, Bandwidth: 10, Power: 1, Exponent: 1}, false, false},
