@@ -56,6 +56,8 @@ type job struct {
 	// report, if set, is told the cost units (see fitCost) of each
 	// finished fit (done) and of the running fit's finished part (inflight).
 	report func(done, inflight float64)
+	// trials: the configurations ProtocolTuned's search draws per split (0: 30).
+	trials int
 }
 
 // evaluate runs the protocol on one loaded set.
@@ -70,13 +72,17 @@ func (j *job) evaluate(ctx context.Context, s *Set) (*Result, error) {
 		return func(st Setting, f float64) { j.tell(fitCost(n, s.D, s.Classes, st.Iters+1), f) }
 	}
 	switch j.protocol {
-	case ProtocolPaper, ProtocolTuned:
+	case ProtocolTuned:
+		if err := j.search(ctx, s, res); err != nil {
+			return nil, err
+		}
+	case ProtocolPaper, ProtocolTunedGrid:
 		a, b := s.subset(s.Select.Train), s.subset(s.Select.Test)
 		sel, err := selectModel(ctx, j.fit, j.base, grid, a, b, done(a.N))
 		if err != nil {
 			return nil, fmt.Errorf("model selection: %w", err)
 		}
-		if j.protocol == ProtocolTuned {
+		if j.protocol == ProtocolTunedGrid {
 			// Both directions of the selection split, scores averaged: half
 			// the variance of a choice made on a few dozen validation rows.
 			back, err := selectModel(ctx, j.fit, j.base, grid, b, a, done(b.N))
@@ -267,6 +273,12 @@ func setCost(protocol string, m *Meta) float64 {
 		return 4*fitCost(nk*4/5, m.D, m.Classes, rounds) + eval
 	}
 	if protocol == ProtocolTuned {
+		// The search in each split: about half its trials on the whole
+		// split's share (the rest on smaller rungs), on each inner fold.
+		inner := searchDesign(nk).folds
+		return 4*float64(max(inner, 1))*float64(searchTrials(0))/2*fitCost(nk*4/5, m.D, m.Classes, 5) + eval
+	}
+	if protocol == ProtocolTunedGrid {
 		// The grid runs in both directions; M is then learned again on
 		// both halves, typically after a couple of rounds.
 		eval += fitCost(m.NVal, m.D, m.Classes, rounds) + fitCost(m.NTrain+m.NVal, m.D, m.Classes, 2)

@@ -272,7 +272,7 @@ func TestTunedRelearnsOnBothHalves(t *testing.T) {
 		valid    bool
 		first    float64
 	}
-	j := &job{protocol: ProtocolTuned, base: base{seed: 1}, fit: func(ctx context.Context, cfg rfm.Config, train, valid *rfm.Dataset, _ func(rfm.Progress)) (*rfm.Model, error) {
+	j := &job{protocol: ProtocolTunedGrid, base: base{seed: 1}, fit: func(ctx context.Context, cfg rfm.Config, train, valid *rfm.Dataset, _ func(rfm.Progress)) (*rfm.Model, error) {
 		got.n, got.iters, got.valid, got.first = train.N, cfg.Iters, valid != nil, train.X[0]
 		return &rfm.Model{M: kernel.DiagonalMatrix([]float64{7, 8})}, nil
 	}}
@@ -354,5 +354,42 @@ func TestSettingOverlay(t *testing.T) {
 		if err := got.Validate(); err != nil {
 			t.Errorf("%s: %v", s, err)
 		}
+	}
+}
+
+// The tuned protocol never looks at a test row: changing the features of
+// the first split's test rows (which no other row of that split's search
+// sees) leaves its choices and validation scores exactly as they were,
+// while the test accuracies are computed from them.
+func TestTunedIsLeakFree(t *testing.T) {
+	s := noisySet(240, 4, 3, 5)
+	perm := rand.New(rand.NewPCG(7, 8)).Perm(s.N1)
+	s.Folds = []Split{{Train: perm[:180], Test: perm[180:]}}
+	j := &job{protocol: ProtocolTuned, base: base{seed: 1}, fit: engineFit, trials: 6}
+	res, err := j.evaluate(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.RFM) != 1 || len(res.TestAccuracies) != 1 || res.TestAccuracy <= 0 || res.LaplaceAccuracy <= 0 {
+		t.Fatalf("result %+v", res)
+	}
+	if res.RFM[0].ValAccuracy < res.Laplace[0].ValAccuracy {
+		t.Fatalf("the tuned RFM (%.2f%%) is below the tuned plain kernel (%.2f%%) on validation", res.RFM[0].ValAccuracy, res.Laplace[0].ValAccuracy)
+	}
+	for _, r := range s.Folds[0].Test {
+		for k := 0; k < s.D; k++ {
+			s.X[r*s.D+k] = 100 * float64(k+1) // far from every training row
+		}
+	}
+	again, err := j.evaluate(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := func(a, b Choice) bool { return a.Setting == b.Setting && a.Round == b.Round && a.ValAccuracy == b.ValAccuracy }
+	if !same(again.RFM[0], res.RFM[0]) || !same(again.Laplace[0], res.Laplace[0]) {
+		t.Fatalf("changing test rows changed the choice: %+v / %+v, then %+v / %+v", res.RFM[0], res.Laplace[0], again.RFM[0], again.Laplace[0])
+	}
+	if again.TestAccuracy == res.TestAccuracy {
+		t.Fatalf("the test rows changed beyond recognition and the test accuracy did not (%.2f%%): are they scored?", res.TestAccuracy)
 	}
 }

@@ -24,7 +24,8 @@ type Options struct {
 	DataDir string
 	// Subset is SubsetArora90 (default), SubsetAll or a comma list of names.
 	Subset string
-	// Protocol is ProtocolPaper (default), ProtocolClean or ProtocolTuned.
+	// Protocol is ProtocolPaper (default), ProtocolClean, ProtocolTuned or
+	// ProtocolTunedGrid.
 	Protocol string
 	// Jobs is the number of data sets run at once (default 1). With more
 	// than one, each job gets Threads/Jobs BLAS threads, and the large data
@@ -47,6 +48,9 @@ type Options struct {
 	Seed uint64
 	// Float32 stores and factors the kernel matrices in float32.
 	Float32 bool
+	// Trials is the number of configurations ProtocolTuned's search draws
+	// in each evaluation split (0: 30).
+	Trials int
 	// Refine is the number of float64 refinement steps of a float32
 	// solve (the engine's Config.Refine); nil means the engine's default.
 	Refine *int
@@ -60,8 +64,11 @@ const LargeRows = 6000
 // another tag are not reused.
 func (o *Options) tag() string {
 	t := o.Protocol
-	if o.Protocol == ProtocolTuned {
+	if o.Protocol == ProtocolTunedGrid {
 		t += "/v2" // 240-point grid, M learned again on both halves
+	}
+	if o.Protocol == ProtocolTuned {
+		t += fmt.Sprintf("/trials=%d", searchTrials(o.Trials))
 	}
 	if o.Float32 {
 		t += "/float32"
@@ -383,7 +390,7 @@ func (r *runner) schedule(ctx context.Context, todo []Entry) error {
 func (r *runner) one(ctx context.Context, e Entry, cost float64) error {
 	name := e.Meta.Name
 	counted := 0.0
-	j := &job{protocol: r.opt.Protocol, base: base{seed: r.opt.Seed, float32: r.opt.Float32, refine: r.opt.Refine}, fit: engineFit}
+	j := &job{protocol: r.opt.Protocol, base: base{seed: r.opt.Seed, float32: r.opt.Float32, refine: r.opt.Refine}, fit: engineFit, trials: r.opt.Trials}
 	j.report = func(done, inflight float64) {
 		r.mu.Lock()
 		defer r.mu.Unlock()

@@ -192,7 +192,7 @@ func TestRunProtocols(t *testing.T) {
 					continue
 				}
 				want := 1
-				if p == ProtocolClean {
+				if p == ProtocolClean || p == ProtocolTuned { // one per evaluation split
 					want = 4
 				}
 				if len(r.RFM) != want || len(r.Laplace) != want {

@@ -1,0 +1,113 @@
+package uci
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/tune"
+)
+
+// searchTrials is the tuned protocol's number of configurations per
+// evaluation split: n, or 30.
+func searchTrials(n int) int {
+	if n > 0 {
+		return n
+	}
+	return 30
+}
+
+// design is how the tuned protocol scores a configuration inside one
+// evaluation training split of n rows.
+type design struct {
+	folds   int // ≥ 2: k-fold inside the split; 0: one holdout
+	minRows int // the search's smallest rung
+}
+
+// searchDesign: small splits are scored by 4-fold cross-validation (a
+// 20% holdout of a few hundred rows is too noisy to choose among dozens of
+// configurations), larger ones on a holdout; the smallest rung keeps at
+// least 100 rows.
+func searchDesign(n int) design {
+	if n < 1000 {
+		return design{folds: 4, minRows: 100}
+	}
+	return design{minRows: 200}
+}
+
+// search runs ProtocolTuned on one set: in each evaluation split, a tune
+// search on its training rows only, then the best configuration (and the
+// best plain kernel of the same search, for the Laplace column) fitted on
+// the training rows and scored on the test rows.
+func (j *job) search(ctx context.Context, s *Set, res *Result) error {
+	for r, f := range s.Folds {
+		train, test := s.subset(f.Train), s.subset(f.Test)
+		base := j.base.config(Setting{Lambda: 1e-3, Bandwidth: 10, Norm: rfm.MNormMean, Iters: 5})
+		base.Refit, base.ValFraction = true, 0.2
+		base.Seed = j.base.seed + uint64(r)
+		dz := searchDesign(train.N)
+		sp := tune.Space{Iters: []int{1, 2, 3, 5}}
+		if forceNoNormalize[s.Name] {
+			sp.NormalizeRows = []bool{false}
+		}
+		opt := tune.Options{Base: base, Data: map[string]*rfm.Dataset{"": train}, Space: sp,
+			Trials: searchTrials(j.trials), Folds: dz.folds, MinRows: dz.minRows, Jobs: 1}
+		u := fitCost(train.N*4/5, s.D, s.Classes, 3)
+		opt.Done = func(tune.Trial) { j.tell(u, 1) }
+		sr, err := tune.Run(ctx, opt)
+		if err != nil {
+			return fmt.Errorf("search in split %d: %w", r+1, err)
+		}
+		best, err := tune.FinalFit(ctx, opt, sr.Best, nil)
+		if err != nil {
+			return fmt.Errorf("split %d, best configuration: %w", r+1, err)
+		}
+		plain := *sr.Plain
+		plain.Config.Iters = 0
+		lap, err := tune.FinalFit(ctx, opt, &plain, nil)
+		if err != nil {
+			return fmt.Errorf("split %d, best plain kernel: %w", r+1, err)
+		}
+		ar, err := accuracy(ctx, best, test)
+		if err != nil {
+			return err
+		}
+		al, err := accuracy(ctx, lap, test)
+		if err != nil {
+			return err
+		}
+		res.RFM = append(res.RFM, choiceOf(sr.Best, sr.Best.Accuracy, sr.Best.Round))
+		res.Laplace = append(res.Laplace, choiceOf(sr.Plain, sr.Plain.PlainAccuracy, 0))
+		res.TestAccuracies = append(res.TestAccuracies, 100*ar)
+		res.LaplaceAccuracies = append(res.LaplaceAccuracies, 100*al)
+	}
+	return nil
+}
+
+// choiceOf records a search trial as the Choice of results.tsv (the
+// kernel's exponents and the bandwidth's ratio are in the search, not in
+// the table).
+func choiceOf(t *tune.Trial, val float64, round int) Choice {
+	c := t.Config
+	st := Setting{Lambda: c.Ridge, Normalize: c.NormalizeRows, Bandwidth: c.Kernel.Bandwidth, Kernel: c.Kernel.Kind,
+		Diag: c.Diag, Centered: c.Centered, Norm: c.MNorm, Iters: c.Iters}
+	if c.AGOPPower != 1 {
+		st.Power = c.AGOPPower
+	}
+	return Choice{Setting: st, Round: round, ValAccuracy: 100 * val}
+}
+
+// accuracy is the share of test rows m classifies right.
+func accuracy(ctx context.Context, m *rfm.Model, test *rfm.Dataset) (float64, error) {
+	pred, err := m.PredictClass(ctx, test.X, test.N)
+	if err != nil {
+		return 0, err
+	}
+	hit := 0
+	for i, p := range pred {
+		if p == test.Labels[i] {
+			hit++
+		}
+	}
+	return float64(hit) / float64(test.N), nil
+}
