@@ -385,7 +385,9 @@ func TestTunedIsLeakFree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	same := func(a, b Choice) bool { return a.Setting == b.Setting && a.Round == b.Round && a.ValAccuracy == b.ValAccuracy }
+	same := func(a, b Choice) bool {
+		return a.Setting == b.Setting && a.Round == b.Round && a.ValAccuracy == b.ValAccuracy
+	}
 	if !same(again.RFM[0], res.RFM[0]) || !same(again.Laplace[0], res.Laplace[0]) {
 		t.Fatalf("changing test rows changed the choice: %+v / %+v, then %+v / %+v", res.RFM[0], res.Laplace[0], again.RFM[0], again.Laplace[0])
 	}
