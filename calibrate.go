@@ -162,6 +162,13 @@ func logLoss(p []float64, labels []int, c int) float64 {
 // FitCalibration fits the method's map on validation scores s (n×c) with
 // their labels. CalibrateNone returns nil.
 func FitCalibration(method CalibrationMethod, s []float64, labels []int, c int) (*Calibration, error) {
+	return fitCalibration(method, s, labels, c, nil)
+}
+
+// fitCalibration is FitCalibration for scores that base (nil: clipping)
+// turns into probabilities when uncalibrated: LogLossBefore is measured
+// through it.
+func fitCalibration(method CalibrationMethod, s []float64, labels []int, c int, base *Calibration) (*Calibration, error) {
 	n := len(labels)
 	if !method.Enabled() {
 		return nil, nil
@@ -170,7 +177,7 @@ func FitCalibration(method CalibrationMethod, s []float64, labels []int, c int) 
 		return nil, fmt.Errorf("calibration: needs validation scores of ≥ 1 row and ≥ 2 classes (got %d rows, %d values, %d classes)", n, len(s), c)
 	}
 	raw := slices.Clone(s)
-	(*Calibration)(nil).Apply(raw, n, c)
+	base.Apply(raw, n, c)
 	cal := &Calibration{Method: method, Rows: n, LogLossBefore: logLoss(raw, labels, c)}
 	switch method {
 	case CalibrateTemperature:

@@ -48,6 +48,22 @@ const (
 	ClassWeightBalanced ClassWeight = "balanced"
 )
 
+// Loss is the loss the predictor's coefficients are fitted with.
+type Loss string
+
+// The losses.
+const (
+	// LossSquared: kernel ridge regression on one-hot (or real) targets,
+	// every round and the predictor (the papers).
+	LossSquared Loss = "squared"
+	// LossLogistic: the rounds learn M by kernel ridge regression as
+	// usual; the predictor's α is then fitted by multinomial kernel
+	// logistic regression on the selected M (solve.KLR), so its scores are
+	// logits and its probabilities their softmax. Classification, exact
+	// solver, λ > 0.
+	LossLogistic Loss = "logistic"
+)
+
 // Solver is how the kernel machines of a fit are solved.
 type Solver string
 
@@ -107,6 +123,9 @@ func ChooseSolver(cfg Config, s FitShape) (Solver, string) {
 	switch cfg.Solver {
 	case SolverExact, SolverTree, SolverNystrom:
 		return cfg.Solver, "asked for"
+	}
+	if cfg.Loss == LossLogistic {
+		return SolverExact, "the logistic loss is fitted by an exact solve"
 	}
 	if s.N > AutoExactRows {
 		return SolverTree, fmt.Sprintf("%d rows are more than an exact solve takes quickly (%d)", s.N, AutoExactRows)
@@ -176,6 +195,9 @@ type Config struct {
 	// ignores it; a tree is calibrated as a whole, on 10% of its rows (at
 	// most 20 000) held out of the leaves, its leaves are not.
 	Calibrate CalibrationMethod `json:"calibrate,omitempty"`
+	// Loss of the predictor's fit: LossSquared ("" too) or LossLogistic
+	// (a kernel logistic regression head on the learned M).
+	Loss Loss `json:"loss,omitempty"`
 	// ClassWeight "balanced" weights each training row of class k by
 	// n/(classes·n_k) in the ridge regression (exact solves; classification
 	// only), so that every class carries the same total weight; "" and
@@ -271,6 +293,16 @@ func (c Config) Validate() error {
 	}
 	if c.ClassWeight == ClassWeightBalanced && isNystrom(&c) {
 		return fmt.Errorf("class weights apply to exact solves (and a tree's exact leaves): the Nyström solver weights rows equally")
+	}
+	if c.Loss == LossLogistic {
+		switch {
+		case c.Solver == SolverTree || c.Solver == SolverNystrom:
+			return fmt.Errorf("the logistic loss is fitted by an exact solve (solver exact), not %s", c.Solver)
+		case c.ClassWeight == ClassWeightBalanced:
+			return fmt.Errorf("the logistic loss does not take class weights")
+		case c.Ridge == 0:
+			return fmt.Errorf("the logistic loss needs a ridge λ > 0")
+		}
 	}
 	if c.Solver == SolverNystrom && c.Float32 {
 		return fmt.Errorf("float32 applies to the exact and tree solvers: the Nyström solver works in float64 (its memory is O(n·d + m²))")

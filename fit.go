@@ -40,6 +40,9 @@ func Fit(ctx context.Context, cfg Config, train, valid *Dataset, progress func(P
 	if task == Regression && cfg.ClassWeight == ClassWeightBalanced {
 		return nil, fmt.Errorf("class weights (balanced) apply to classification; this target is a regression")
 	}
+	if task == Regression && cfg.Loss == LossLogistic {
+		return nil, fmt.Errorf("the logistic loss applies to classification; this target is a regression")
+	}
 	if task == Classification {
 		if err := singleClass(train.Labels); err != nil {
 			return nil, err
@@ -73,21 +76,27 @@ func Fit(ctx context.Context, cfg Config, train, valid *Dataset, progress func(P
 		return nil, err
 	}
 	m.Note = joinNotes(note, m.Note)
-	if cfg.FinalKernel != nil {
-		// "RFM (NTK)": M was learned and the round selected with the base
-		// kernel; α is fitted again with the final kernel on the selected M,
-		// on the training rows, and scored on the validation rows (History
-		// holds the base kernel's scores, not the predictor's); the refit
-		// below then uses all rows.
-		m.KernelUsed = *cfg.FinalKernel
+	if cfg.FinalKernel != nil || cfg.Loss == LossLogistic {
+		// "RFM (NTK)", or the logistic head: M was learned and the round
+		// selected with the base kernel and the squared loss; α is fitted
+		// again with the final kernel or loss on the selected M, on the
+		// training rows, and scored on the validation rows (History holds
+		// the rounds' scores, not the predictor's); the refit below then
+		// uses all rows.
+		what := "logistic loss"
+		if cfg.FinalKernel != nil {
+			m.KernelUsed = *cfg.FinalKernel
+			what = "final kernel " + m.KernelUsed.String()
+		}
+		f.logistic = cfg.Loss == LossLogistic
 		if err := f.refit(ctx, m, tr); err != nil {
-			return nil, fmt.Errorf("final kernel %s: %w", m.KernelUsed, err)
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		m.Refitted = false
 		if va != nil {
 			acc, loss, err := f.scoreOn(ctx, m, va)
 			if err != nil {
-				return nil, fmt.Errorf("final kernel %s: %w", m.KernelUsed, err)
+				return nil, fmt.Errorf("%s: %w", what, err)
 			}
 			m.Head = &Round{Round: m.BestRound, Bandwidth: m.KernelUsed.Bandwidth, ValAccuracy: acc, ValLoss: loss}
 		}
@@ -146,6 +155,9 @@ type fitter struct {
 	progress func(Progress)
 	ws       solve.Workspace
 	steps    float64 // work units done
+	// logistic: the solves fit the logistic loss (the head and its refit;
+	// the rounds always fit the squared loss).
+	logistic bool
 }
 
 func (f *fitter) report(p Progress) {
@@ -190,6 +202,13 @@ type solution struct {
 
 // solve fits the kernel machine on the mapped rows z with cfg's solver.
 func (f *fitter) solve(ctx context.Context, spec kernel.Spec, z kernel.Points[float64], y []float64, stage string, round int) (*solution, error) {
+	if f.logistic {
+		res, err := solve.KLR(ctx, &f.ws, spec, z, Argmax(y, z.N, f.c), f.c, solve.KLROptions{Options: f.solveOptions(stage, round)})
+		if err != nil {
+			return nil, err
+		}
+		return &solution{alpha: res.Alpha, centers: z, jitter: res.Jitter}, nil
+	}
 	if f.cfg.Solver != SolverNystrom {
 		opt := f.solveOptions(stage, round)
 		if f.task == Classification && f.cfg.ClassWeight == ClassWeightBalanced {
@@ -484,6 +503,13 @@ func (f *fitter) scoreOn(ctx context.Context, m *Model, va *Dataset) (acc, loss 
 	if err != nil {
 		return 0, 0, err
 	}
+	if f.logistic {
+		// Logits: the loss is the squared error of their probabilities, as
+		// the squared loss's outputs are compared with the one-hot targets.
+		for i := 0; i < va.N; i++ {
+			softmax(s[i*f.c:i*f.c+f.c], 1)
+		}
+	}
 	acc, loss = f.score(s, va, m.YMean, m.YStd)
 	return acc, loss, nil
 }
@@ -501,7 +527,18 @@ func (f *fitter) outputsOn(ctx context.Context, m *Model, va *Dataset) ([]float6
 // calibrate fits cfg.Calibrate's map on the validation rows' scores of
 // the model before its refit (rows it was not fitted on).
 func (f *fitter) calibrate(ctx context.Context, m *Model, va *Dataset) error {
-	if f.task != Classification || !f.cfg.Calibrate.Enabled() {
+	if f.task != Classification {
+		return nil
+	}
+	var base *Calibration // how the scores become probabilities without calibration
+	if f.logistic {
+		// The logistic head's probabilities are the softmax of its logits,
+		// stored as a temperature of 1 so that every path from scores to
+		// probabilities (Calibration.Apply) applies it.
+		base = &Calibration{Method: CalibrateTemperature, Temperature: 1}
+		m.Calibration = base
+	}
+	if !f.cfg.Calibrate.Enabled() {
 		return nil
 	}
 	if va == nil {
@@ -512,7 +549,7 @@ func (f *fitter) calibrate(ctx context.Context, m *Model, va *Dataset) error {
 	if err != nil {
 		return err
 	}
-	cal, err := FitCalibration(f.cfg.Calibrate, s, va.Labels, f.c)
+	cal, err := fitCalibration(f.cfg.Calibrate, s, va.Labels, f.c, base)
 	if err != nil {
 		return err
 	}

@@ -8,13 +8,14 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/kernel"
 )
 
 // Columns is the header of the trials table.
 var Columns = []string{"trial", "bracket", "rung", "rows", "status", "accuracy", "loss", "round",
 	"plain_accuracy", "plain_loss", "seconds", "scaling", "kernel", "bandwidth", "bandwidth_ratio", "exponent",
-	"ridge", "diag", "agop_power", "norm", "centered", "normalize_rows", "iters", "key"}
+	"ridge", "diag", "agop_power", "norm", "centered", "normalize_rows", "iters", "loss", "power", "key"}
 
 // Record is t as a row of the trials table (Columns). Accuracies are left
 // empty for regression and scores for a trial that has none.
@@ -28,9 +29,16 @@ func (t *Trial) Record(classification bool) []string {
 		}
 	}
 	c := t.Config
-	exp := ""
-	if c.Kernel.Kind == kernel.GenLaplace {
+	exp, power := "", ""
+	if c.Kernel.Kind == kernel.GenLaplace || c.Kernel.Kind == kernel.LpLaplace {
 		exp = f(c.Kernel.Exponent)
+	}
+	if c.Kernel.Kind == kernel.LpLaplace {
+		power = f(c.Kernel.Power)
+	}
+	lossName := string(c.Loss)
+	if lossName == "" {
+		lossName = string(rfm.LossSquared)
 	}
 	ratio := ""
 	if t.Ratio > 0 {
@@ -40,7 +48,7 @@ func (t *Trial) Record(classification bool) []string {
 		acc, loss, round, pacc, ploss, strconv.FormatFloat(t.Seconds, 'f', 3, 64), t.Scaling,
 		string(c.Kernel.Kind), f(c.Kernel.Bandwidth), ratio, exp, f(c.Ridge), strconv.FormatBool(c.Diag),
 		f(c.AGOPPower), string(c.MNorm), strconv.FormatBool(c.Centered), strconv.FormatBool(c.NormalizeRows),
-		strconv.Itoa(c.Iters), t.Key}
+		strconv.Itoa(c.Iters), lossName, power, t.Key}
 }
 
 // ReadCache reads a trials table written by an earlier search and returns

@@ -41,6 +41,9 @@ type Space struct {
 	Centered []bool
 	// NormalizeRows: unit-norm input rows.
 	NormalizeRows []bool
+	// Loss: the predictor's loss (classification; regression always
+	// fits the squared loss). nil: squared and logistic.
+	Loss []rfm.Loss
 	// Iters: the number of AGOP rounds (the round kept is chosen on the
 	// validation rows, so round 0, the plain kernel, is always a candidate).
 	Iters []int
@@ -75,8 +78,13 @@ const LpMaxFeatures = 64
 
 // withDefaults fills the zero fields from DefaultSpace (d features) and
 // checks ranges.
-func (s Space) withDefaults(features int) (Space, error) {
+func (s Space) withDefaults(features int, task rfm.Task) (Space, error) {
 	def := DefaultSpace()
+	if task != rfm.Classification {
+		s.Loss = []rfm.Loss{rfm.LossSquared}
+	} else if s.Loss == nil {
+		s.Loss = []rfm.Loss{rfm.LossSquared, rfm.LossLogistic}
+	}
 	if s.Kernels == nil && features <= LpMaxFeatures {
 		s.Kernels = append(def.Kernels, kernel.LpLaplace)
 	}
@@ -152,7 +160,8 @@ func (s Space) withDefaults(features int) (Space, error) {
 		}
 	}
 	for name, n := range map[string]int{"kernels": len(s.Kernels), "diag": len(s.Diag), "agop power": len(s.AGOPPower),
-		"M normalization": len(s.MNorm), "centred": len(s.Centered), "row normalization": len(s.NormalizeRows), "rounds": len(s.Iters)} {
+		"M normalization": len(s.MNorm), "centred": len(s.Centered), "row normalization": len(s.NormalizeRows), "rounds": len(s.Iters),
+		"loss": len(s.Loss)} {
 		if n == 0 {
 			return s, fmt.Errorf("tune: the %s choice is empty", name)
 		}
@@ -210,6 +219,7 @@ func (s Space) draw(rng *rand.Rand, base rfm.Config) Point {
 	c.Centered = pick(rng, s.Centered)
 	c.NormalizeRows = pick(rng, s.NormalizeRows)
 	c.Iters = pick(rng, s.Iters)
+	c.Loss = pick(rng, s.Loss)
 	c.AdaptiveBandwidth = 0
 	p.Config = c
 	if len(s.Scalings) > 0 {

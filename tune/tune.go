@@ -211,7 +211,7 @@ func newSearch(opt Options) (*search, error) {
 	if err := ref.Check("training"); err != nil {
 		return nil, fmt.Errorf("tune: %w", err)
 	}
-	space, err := space.withDefaults(ref.D)
+	space, err := space.withDefaults(ref.D, ref.Task())
 	if err != nil {
 		return nil, err
 	}
@@ -461,6 +461,7 @@ func (s *search) trial(ctx context.Context, p Point, rows, jobs int) Trial {
 	}
 	start := time.Now()
 	var acc, loss []float64 // by round, summed over splits
+	var headAcc, headLoss float64
 	for i, sp := range s.splits {
 		train, valid := s.subset(p.Scaling, i, rows, sp)
 		m, err := rfm.Fit(ctx, cfg, train, valid, nil)
@@ -471,6 +472,11 @@ func (s *search) trial(ctx context.Context, p Point, rows, jobs int) Trial {
 				t.Status = "failed: " + err.Error()
 			}
 			return t
+		}
+		if m.Head != nil { // the logistic head: scored at the round the rounds chose
+			headAcc += m.Head.ValAccuracy
+			headLoss += m.Head.ValLoss
+			t.Round = m.BestRound
 		}
 		h := m.History
 		if i == 0 {
@@ -493,8 +499,12 @@ func (s *search) trial(ctx context.Context, p Point, rows, jobs int) Trial {
 			best = r
 		}
 	}
-	t.Status, t.Round = StatusOK, best
-	t.Accuracy, t.Loss = acc[best], loss[best]
+	t.Status = StatusOK
+	if cfg.Loss == rfm.LossLogistic {
+		t.Accuracy, t.Loss = headAcc/k, headLoss/k
+	} else {
+		t.Round, t.Accuracy, t.Loss = best, acc[best], loss[best]
+	}
 	t.PlainAccuracy, t.PlainLoss = acc[0], loss[0]
 	t.Seconds = time.Since(start).Seconds()
 	return t

@@ -272,7 +272,7 @@ func TestDrawRespectsSpace(t *testing.T) {
 	sp.Kernels = nil // the default: lp-laplace too on 10 features
 	sp.Diag = []bool{true}
 	sp.Ridge = [2]float64{1e-4, 1e-2}
-	sp, err := sp.withDefaults(10)
+	sp, err := sp.withDefaults(10, rfm.Classification)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +304,7 @@ func TestDrawRespectsSpace(t *testing.T) {
 	}
 	bad := DefaultSpace()
 	bad.Ridge = [2]float64{1, 0.1}
-	if _, err := bad.withDefaults(10); err == nil {
+	if _, err := bad.withDefaults(10, rfm.Classification); err == nil {
 		t.Fatal("an inverted ridge range was accepted")
 	}
 }

@@ -394,6 +394,9 @@ func describeConfig(c rfm.Config) string {
 	if c.Diag {
 		metric = "diagonal M"
 	}
+	if p := c.AGOPPower; p != 0 && p != 1 {
+		metric += fmt.Sprintf(" = AGOP^%g", p)
+	}
 	s := fmt.Sprintf("%s, ridge %g, %d AGOP updates, %s (%s-normalized", c.Kernel, c.Ridge, c.Iters, metric, c.MNorm)
 	if c.Centered {
 		s += ", centered"
@@ -410,6 +413,9 @@ func describeConfig(c rfm.Config) string {
 	}
 	if c.FinalKernel != nil {
 		s += fmt.Sprintf(", final kernel %s", *c.FinalKernel)
+	}
+	if c.Loss == rfm.LossLogistic {
+		s += ", logistic loss (kernel logistic regression head)"
 	}
 	return s
 }
@@ -429,10 +435,18 @@ func describeBest(m *rfm.Model, validated bool) string {
 		fmt.Fprintf(&b, "best round %d: validation loss %.4g (round 0, the plain kernel: %.4g)", m.BestRound, best.ValLoss, m.History[0].ValLoss)
 	}
 	if h := m.Head; h != nil && validated {
+		head := fmt.Sprintf("final kernel %s", m.KernelUsed)
+		if m.Config.Loss == rfm.LossLogistic {
+			if m.Config.FinalKernel != nil {
+				head = "logistic head with the " + head
+			} else {
+				head = "logistic head"
+			}
+		}
 		if m.Task == rfm.Classification {
-			fmt.Fprintf(&b, "; final kernel %s on that M: validation accuracy %.4f", m.KernelUsed, h.ValAccuracy)
+			fmt.Fprintf(&b, "; %s on that M: validation accuracy %.4f", head, h.ValAccuracy)
 		} else {
-			fmt.Fprintf(&b, "; final kernel %s on that M: validation loss %.4g", m.KernelUsed, h.ValLoss)
+			fmt.Fprintf(&b, "; %s on that M: validation loss %.4g", head, h.ValLoss)
 		}
 	}
 	if m.Refitted {

@@ -78,7 +78,9 @@ to the median distance between rows), ridge (log scale), kernel (laplace,
 gen-laplace with its exponent, gaussian, and lp-laplace with its power on
 tables of at most 64 features), full or diagonal M, M = AGOP or
 AGOP^½, M normalization, centred gradients, column scaling (standard, none,
-minmax, robust), unit-norm rows and the number of rounds. The first is the
+minmax, robust), unit-norm rows, the number of rounds and, for classification,
+the loss of the final predictor (squared, or logistic: kernel logistic
+regression on the learned M). The first is the
 configuration the flags give. Any model flag given on the command line fixes
 that setting instead (e.g. --diag, --kernel laplace, --scale none).
 
@@ -355,6 +357,7 @@ func (o *tuneOptions) searchOptions(f *flagSet, base rfm.Config) (tune.Options, 
 		"norm":           func() { sp.MNorm = []rfm.MNormalization{cfg.MNorm} },
 		"normalize-rows": func() { sp.NormalizeRows = []bool{cfg.NormalizeRows} },
 		"iters":          func() { sp.Iters = []int{cfg.Iters} },
+		"loss":           func() { sp.Loss = []rfm.Loss{cfg.Loss} },
 	}
 	for name, set := range fix {
 		if f.IsSet(name) {
@@ -446,7 +449,7 @@ func writeTuneText(w io.Writer, res *tune.Result, out *tuneJSON, classification 
 	if classification {
 		score = "accuracy"
 	}
-	fmt.Fprintf(tw, "trial\t%s\tround\tkernel\tridge\tM\tscaling\trows normalized\n", score)
+	fmt.Fprintf(tw, "trial\t%s\tround\tkernel\tridge\tM\tscaling\trows normalized\tloss\n", score)
 	for _, t := range ts {
 		m := "full"
 		if t.Config.Diag {
@@ -459,7 +462,11 @@ func writeTuneText(w io.Writer, res *tune.Result, out *tuneJSON, classification 
 		if classification {
 			v = fmt.Sprintf("%.4f", t.Accuracy)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d/%d\t%s\t%g\t%s\t%s\t%v\n", t.Index, v, t.Round, t.Config.Iters, t.Config.Kernel, t.Config.Ridge, m, t.Scaling, t.Config.NormalizeRows)
+		loss := t.Config.Loss
+		if loss == "" {
+			loss = rfm.LossSquared
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d/%d\t%s\t%g\t%s\t%s\t%v\t%s\n", t.Index, v, t.Round, t.Config.Iters, t.Config.Kernel, t.Config.Ridge, m, t.Scaling, t.Config.NormalizeRows, loss)
 	}
 	return tw.Flush()
 }

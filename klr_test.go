@@ -1,0 +1,130 @@
+package rfm
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rfmkit/rfm/synth"
+)
+
+// The logistic loss: the rounds are the squared loss's (same history, same
+// M), the predictor is a kernel logistic regression on the selected M
+// scored on the validation rows (Head), its probabilities are the softmax
+// of its scores (before and after a save/load), and its validation
+// log-loss beats the clipped squared-loss scores'.
+func TestFitLogistic(t *testing.T) {
+	s, err := synth.Generate(synth.Product, 500, 5, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := make([]int, s.N)
+	for i, v := range s.Y {
+		switch {
+		case v > 0.1:
+			labels[i] = 2
+		case v > -0.1:
+			labels[i] = 1
+		}
+	}
+	ds := &Dataset{X: s.X, N: s.N, D: s.D, Labels: labels}
+	ctx := context.Background()
+	cfg := DefaultConfig()
+	cfg.Iters, cfg.Ridge = 2, 1e-2
+	sq, err := Fit(ctx, cfg, ds, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Loss = LossLogistic
+	lg, err := Fit(ctx, cfg, ds, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lg.History) != len(sq.History) || lg.BestRound != sq.BestRound || !slices.Equal(lg.M.Values, sq.M.Values) {
+		t.Fatal("the logistic head changed the rounds")
+	}
+	if lg.Head == nil || lg.Head.ValAccuracy <= 0 || !lg.Refitted {
+		t.Fatalf("head %+v, refitted %v", lg.Head, lg.Refitted)
+	}
+	if c := lg.Calibration; c == nil || c.Method != CalibrateTemperature || c.Temperature != 1 {
+		t.Fatalf("calibration %+v, want the softmax (temperature 1)", lg.Calibration)
+	}
+	n := 100
+	x := s.X[:n*s.D]
+	scores, _ := lg.Predict(ctx, x, n)
+	p, _ := lg.PredictProba(ctx, x, n)
+	for i := 0; i < n; i++ {
+		row := scores[i*3 : i*3+3]
+		top := max(row[0], row[1], row[2])
+		sum := 0.0
+		for _, v := range row {
+			sum += math.Exp(v - top)
+		}
+		for k, v := range row {
+			want := min(max(math.Exp(v-top)/sum, ProbEps), 1-ProbEps)
+			if math.Abs(p[i*3+k]-want) > 1e-6 {
+				t.Fatalf("row %d class %d: probability %v, softmax %v", i, k, p[i*3+k], want)
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := lg.Save(&buf, nil); err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Config.Loss != LossLogistic {
+		t.Fatalf("loss after load: %q", back.Config.Loss)
+	}
+	p2, _ := back.PredictProba(ctx, x, n)
+	if !slices.Equal(p, p2) {
+		t.Fatal("probabilities changed on a save/load round trip")
+	}
+	// On held-out rows the logistic head's probabilities have a lower
+	// log-loss than the squared loss's clipped scores.
+	q, _ := synth.Generate(synth.Product, 400, 5, 4)
+	ll := func(m *Model) float64 {
+		pr, err := m.PredictProba(ctx, q.X, q.N)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := 0.0
+		for i, v := range q.Y {
+			l := 0
+			switch {
+			case v > 0.1:
+				l = 2
+			case v > -0.1:
+				l = 1
+			}
+			sum -= math.Log(pr[i*3+l])
+		}
+		return sum / float64(q.N)
+	}
+	lsq, llg := ll(sq), ll(lg)
+	t.Logf("held-out log-loss: squared %.4f, logistic %.4f", lsq, llg)
+	if !(llg < lsq) {
+		t.Errorf("logistic log-loss %.4f is not below the squared loss's %.4f", llg, lsq)
+	}
+	// The combinations it does not take.
+	for _, bad := range []func(c *Config){
+		func(c *Config) { c.Solver = SolverTree },
+		func(c *Config) { c.Solver = SolverNystrom },
+		func(c *Config) { c.ClassWeight = ClassWeightBalanced },
+		func(c *Config) { c.Ridge = 0 },
+	} {
+		c := cfg
+		bad(&c)
+		if c.Validate() == nil {
+			t.Errorf("%+v accepted", c)
+		}
+	}
+	if _, err := Fit(ctx, cfg, &Dataset{X: s.X, N: s.N, D: s.D, Y: s.Y, Outputs: 1}, nil, nil); err == nil || !strings.Contains(err.Error(), "classification") {
+		t.Errorf("logistic regression of a real target: %v", err)
+	}
+}
