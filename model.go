@@ -176,7 +176,14 @@ func (m *Model) Predict(ctx context.Context, x []float64, n int) ([]float64, err
 	if err != nil {
 		return nil, err
 	}
-	zq := mp.fm.Map(xs, n)
+	// Padded to whole bands, so that a row's prediction does not depend on
+	// the rows beside it (kernel.BatchRows).
+	np := n
+	if b := kernel.BatchRows(); n%b != 0 {
+		np = (n/b + 1) * b
+		xs = append(xs[:n*m.Dm():n*m.Dm()], make([]float64, (np-n)*m.Dm())...)
+	}
+	zq := mp.fm.Map(xs, np)
 	if err := m.KernelUsed.CheckScale(zq.Z, n, m.Dm(), false); err != nil { // NTK/NNGP values would overflow
 		return nil, err
 	}
@@ -184,6 +191,7 @@ func (m *Model) Predict(ctx context.Context, x []float64, n int) ([]float64, err
 	if err != nil {
 		return nil, err
 	}
+	out = out[:n*m.Outputs]
 	if m.Task == Regression && m.YStd != nil {
 		c := m.Outputs
 		for i := range out {

@@ -124,6 +124,21 @@ func Product[T Float](ctx context.Context, s Spec, e Entries, q, c Points[T], r 
 	})
 }
 
+// BatchRows is the multiple of rows a batch of query points is padded to
+// (with zero rows) so that a point's prediction does not depend on the
+// other points of its batch: with a backend whose GEMM rounds by call shape
+// (linalg.SizeDependentSums: OpenBLAS), every GEMM of Product then has the
+// same shape, bands of exactly blockRows rows, whatever the batch. 1 when
+// the backend's sums do not depend on the shapes. Padding costs at most
+// blockRows − 1 extra rows of work per call: nothing on large batches,
+// about blockRows times the work of a single row.
+func BatchRows() int {
+	if linalg.SizeDependentSums {
+		return blockRows
+	}
+	return 1
+}
+
 // Apply computes K(Q, C)·alpha (q.N×k) for mapped query points q and
 // centres c, alpha c.N×k: Product with the kernel's values.
 func Apply(ctx context.Context, s Spec, q, c Points[float64], alpha []float64, k int) ([]float64, error) {
@@ -162,6 +177,10 @@ func SymApply(ctx context.Context, s Spec, z Points[float64], alpha []float64, k
 		if acc[w] == nil {
 			acc[w] = make([]float64, n*k)
 			bufs[w] = *symTiles.Get().(*[]float64)
+			if need := rows * max(cols, rows); len(bufs[w]) < need {
+				// A buffer pooled under other tile sizes (tests change them).
+				bufs[w] = make([]float64, need)
+			}
 		}
 		out, buf := acc[w], bufs[w]
 		r0 := b * rows

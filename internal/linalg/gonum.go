@@ -14,6 +14,11 @@ var impl gonum.Implementation
 // Backend names the linear-algebra backend compiled in.
 func Backend() string { return "gonum" }
 
+// SizeDependentSums reports whether a GEMM's entry can round differently
+// depending on the shapes of the call: gonum's blocked GEMM sums every
+// entry in the same order whatever the sizes.
+const SizeDependentSums = false
+
 func setBackendThreads(int) {} // gonum uses GOMAXPROCS workers
 
 func tr(t bool) blas.Transpose {

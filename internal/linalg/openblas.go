@@ -16,6 +16,11 @@ import "unsafe"
 // Backend names the linear-algebra backend compiled in.
 func Backend() string { return "openblas" }
 
+// SizeDependentSums reports that a GEMM's entry can round differently
+// depending on the shapes of the call (OpenBLAS picks kernels, small-matrix
+// paths and blockings by size), not only on its own row and column.
+const SizeDependentSums = true
+
 func setBackendThreads(n int) { C.openblas_set_num_threads(C.int(n)) }
 
 func ctr(t bool) uint32 {
