@@ -185,3 +185,31 @@ func TestTreeCalibration(t *testing.T) {
 		t.Error("probabilities changed on a save/load round trip")
 	}
 }
+
+// A row's tree prediction does not depend on the rows predicted with it,
+// hard or soft (each leaf's batch is padded by the leaf model, see
+// kernel.BatchRows).
+func TestTreePredictionsDoNotDependOnTheBatch(t *testing.T) {
+	tm, test := softTree(t)
+	ctx := context.Background()
+	for _, temp := range []float64{0, 0.3} {
+		all, err := tm.predictSoft(ctx, test.X, test.N, temp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range []int{1, 9} {
+			for r0 := 0; r0 < test.N; r0 += b {
+				r1 := min(r0+b, test.N)
+				p, err := tm.predictSoft(ctx, test.X[r0*tm.D:r1*tm.D], r1-r0, temp)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range p {
+					if p[i] != all[r0+i] {
+						t.Fatalf("temperature %g: row %d in batches of %d: %v, in one batch %v", temp, r0+i, b, p[i], all[r0+i])
+					}
+				}
+			}
+		}
+	}
+}
