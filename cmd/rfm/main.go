@@ -150,6 +150,9 @@ func (e *env) exit(cmd string, err error) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(e.stderr, "rfm %s: %s (see 'rfm %s -h')\n", cmd, oneLine(ue.msg), cmd)
 		return exitUsage
+	case errors.As(err, new(*interrupted)) && e.ctx.Err() != nil:
+		fmt.Fprintf(e.stderr, "rfm %s: interrupted; %s\n", cmd, err)
+		return exitInterrupt
 	case errors.Is(err, context.Canceled) && e.ctx.Err() != nil:
 		fmt.Fprintf(e.stderr, "rfm %s: interrupted; nothing was written\n", cmd)
 		return exitInterrupt
@@ -157,6 +160,12 @@ func (e *env) exit(cmd string, err error) int {
 	fmt.Fprintf(e.stderr, "rfm %s: %s\n", cmd, oneLine(err.Error()))
 	return exitError
 }
+
+// interrupted is a command's own account of what an interrupt left behind
+// (when that is not "nothing").
+type interrupted struct{ msg string }
+
+func (e *interrupted) Error() string { return e.msg }
 
 // oneLine folds a message onto one line so every error is a single line of
 // stderr, whatever produced it.

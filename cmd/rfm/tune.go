@@ -236,7 +236,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	if err != nil || e.ctx.Err() != nil {
 		bar.Abort()
 		if e.ctx.Err() != nil {
-			return fmt.Errorf("tune interrupted; the trials so far are in %s (--resume goes on from them): %w", o.trialsOut, e.ctx.Err())
+			return &interrupted{fmt.Sprintf("no model was written; the %d trials that ended are in %s (--resume goes on from them)", fits+cached, o.trialsOut)}
 		}
 		return err
 	}
@@ -246,6 +246,9 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	model, err := tune.FinalFit(e.ctx, opt, res.Best, nil)
 	if err != nil {
 		bar.Abort()
+		if e.ctx.Err() != nil {
+			return &interrupted{fmt.Sprintf("in the final fit: no model was written; the %d trials are in %s (--resume reuses them)", fits+cached, o.trialsOut)}
+		}
 		return fmt.Errorf("final fit of the best configuration (trial %d): %w", res.Best.Index, err)
 	}
 	finalTime := time.Since(finalStart)

@@ -4,9 +4,11 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // rfm tune searches, writes the best model (which predict and eval take),
@@ -102,5 +104,40 @@ func TestTuneBadFlags(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "m.rfm")); err == nil {
 		t.Error("a refused tune wrote a model")
+	}
+}
+
+// An interrupted tune says what it left: the trials table, no model.
+func TestTuneInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "train.csv"), churnCSV(3000, 14))
+	cmd := exec.Command(binary, "tune", "--data", "train.csv", "--target", "churn", "--time", "10m", "--out", "m.rfm", "--quiet")
+	cmd.Dir = dir
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait for the first trials to reach the table, then interrupt.
+	table := filepath.Join(dir, "m.rfm.trials.csv")
+	for i := 0; i < 600; i++ {
+		if b, err := os.ReadFile(table); err == nil && strings.Count(string(b), "\n") >= 2 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	if err == nil {
+		t.Fatal("an interrupted tune exited 0")
+	}
+	if !strings.Contains(errb.String(), "interrupted; no model was written") || !strings.Contains(errb.String(), "--resume") {
+		t.Fatalf("stderr: %s", errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "m.rfm")); err == nil {
+		t.Fatal("an interrupted tune wrote a model")
+	}
+	if b, err := os.ReadFile(table); err != nil || !strings.HasPrefix(string(b), "trial,") {
+		t.Fatalf("trials table: %v", err)
 	}
 }
