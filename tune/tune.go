@@ -61,7 +61,9 @@ type Options struct {
 	Eta int
 	// MinRows is the fewest training rows of the first rung (0: 400).
 	MinRows int
-	// Jobs is how many fits run at once (0: as many as threads and memory allow).
+	// Jobs is how many fits run at once (0: as many as threads and memory
+	// allow). The threads of the linear algebra (linalg.SetThreads, process
+	// wide) are shared among them while Run runs, and restored after.
 	Jobs int
 	// Cache holds earlier trials by key (a resumed search); a trial found
 	// there is not fitted again.
