@@ -187,7 +187,7 @@ func (m *Model) Predict(ctx context.Context, x []float64, n int) ([]float64, err
 	if err := m.KernelUsed.CheckScale(zq.Z, n, m.Dm(), false); err != nil { // NTK/NNGP values would overflow
 		return nil, err
 	}
-	out, err := kernel.Apply(ctx, m.KernelUsed, zq, mp.centers, m.Alpha, m.Outputs)
+	out, err := kernel.ApplyBatch(ctx, m.KernelUsed, zq, mp.centers, m.Alpha, m.Outputs)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"unsafe"
 
@@ -50,6 +51,11 @@ var rhsBytes = 4 << 20 // a variable only so that tests can force many chunks
 // per thread). The sums run in a fixed order, so the result does not depend
 // on the thread count. ctx is checked between bands.
 func Product[T Float](ctx context.Context, s Spec, e Entries, q, c Points[T], r RHS[T], w, split int, dst []T) error {
+	return product(ctx, s, e, q, c, r, w, split, dst, blockRows)
+}
+
+// product is Product with bands of the given number of query rows.
+func product[T Float](ctx context.Context, s Spec, e Entries, q, c Points[T], r RHS[T], w, split int, dst []T, band int) error {
 	nq, nc := q.N, c.N
 	if nq == 0 || w == 0 {
 		return ctx.Err()
@@ -63,7 +69,7 @@ func Product[T Float](ctx context.Context, s Spec, e Entries, q, c Points[T], r 
 	}
 	var zero T
 	size := int(unsafe.Sizeof(zero))
-	rows, cols := min(blockRows, nq), min(blockCols, nc)
+	rows, cols := min(band, nq), min(blockCols, nc)
 	chunk := w
 	if r.M == nil {
 		chunk = max(1, min(w, rhsBytes/(size*cols)))
@@ -125,18 +131,41 @@ func Product[T Float](ctx context.Context, s Spec, e Entries, q, c Points[T], r 
 }
 
 // BatchRows is the multiple of rows a batch of query points is padded to
-// (with zero rows) so that a point's prediction does not depend on the
-// other points of its batch: with a backend whose GEMM rounds by call shape
-// (linalg.SizeDependentSums: OpenBLAS), every GEMM of Product then has the
-// same shape, bands of exactly blockRows rows, whatever the batch. 1 when
-// the backend's sums do not depend on the shapes. Padding costs at most
-// blockRows − 1 extra rows of work per call: nothing on large batches,
-// about blockRows times the work of a single row.
+// (with zero rows) for ApplyBatch, so that a point's prediction does not
+// depend on the other points of its batch: with a backend whose GEMM
+// rounds by call shape (linalg.SizeDependentSums: OpenBLAS), every GEMM of
+// ApplyBatch then has the same shape, bands of exactly BatchRows rows,
+// whatever the batch. 1 when the backend's sums do not depend on the
+// shapes. Padding costs at most BatchRows − 1 extra rows per call; the
+// bands are narrower than Product's (predictBand against blockRows), which
+// keeps a single row cheap at some cost in GEMM efficiency on large batches.
 func BatchRows() int {
 	if linalg.SizeDependentSums {
-		return blockRows
+		return predictBand
 	}
 	return 1
+}
+
+// predictBand is the band height of ApplyBatch with a shape-dependent
+// backend (a variable so that tests can vary it).
+var predictBand = 16
+
+// ApplyBatch is Apply for query points padded to a multiple of
+// BatchRows(): with bands of exactly BatchRows rows, so that each row's
+// result does not depend on the others.
+func ApplyBatch(ctx context.Context, s Spec, q, c Points[float64], alpha []float64, k int) ([]float64, error) {
+	band := blockRows
+	if b := BatchRows(); b > 1 {
+		if q.N%b != 0 {
+			return nil, fmt.Errorf("kernel: ApplyBatch needs a multiple of %d rows, got %d", b, q.N)
+		}
+		band = b
+	}
+	dst := make([]float64, q.N*k)
+	if err := product(ctx, s, Values, q, c, Stored(alpha), k, 0, dst, band); err != nil {
+		return nil, err
+	}
+	return dst, nil
 }
 
 // Apply computes K(Q, C)·alpha (q.N×k) for mapped query points q and
