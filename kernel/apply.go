@@ -161,18 +161,19 @@ func ApplyBatch(ctx context.Context, s Spec, q, c Points[float64], alpha []float
 		}
 		band = b
 	}
-	dst := make([]float64, q.N*k)
-	if err := product(ctx, s, Values, q, c, Stored(alpha), k, 0, dst, band); err != nil {
-		return nil, err
-	}
-	return dst, nil
+	return apply(ctx, s, q, c, alpha, k, band)
 }
 
 // Apply computes K(Q, C)·alpha (q.N×k) for mapped query points q and
 // centres c, alpha c.N×k: Product with the kernel's values.
 func Apply(ctx context.Context, s Spec, q, c Points[float64], alpha []float64, k int) ([]float64, error) {
+	return apply(ctx, s, q, c, alpha, k, blockRows)
+}
+
+// apply is Apply in bands of the given number of query rows.
+func apply(ctx context.Context, s Spec, q, c Points[float64], alpha []float64, k, band int) ([]float64, error) {
 	dst := make([]float64, q.N*k)
-	if err := Product(ctx, s, Values, q, c, Stored(alpha), k, 0, dst); err != nil {
+	if err := product(ctx, s, Values, q, c, Stored(alpha), k, 0, dst, band); err != nil {
 		return nil, err
 	}
 	return dst, nil

@@ -29,6 +29,7 @@ import (
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/internal/linalg"
+	"github.com/rfmkit/rfm/kernel"
 )
 
 // Options of a search.
@@ -589,15 +590,14 @@ func (s *search) median(scaling string, normalize bool) float64 {
 	if normalize {
 		x = rfm.NormalizedRows(x, len(idx), d)
 	}
+	m := len(idx)
+	pts := kernel.NewPoints(x, m, d)
+	sq := make([]float64, m*m)
+	kernel.SquaredDistances(pts, pts, sq)
 	var dist []float64
-	for i := range len(idx) {
+	for i := range m {
 		for j := range i {
-			var q float64
-			for k := range d {
-				v := x[i*d+k] - x[j*d+k]
-				q += v * v
-			}
-			if q > 0 {
+			if q := sq[i*m+j]; q > 0 {
 				dist = append(dist, math.Sqrt(q))
 			}
 		}

@@ -322,17 +322,7 @@ func fixedKRR(ctx context.Context, b base, ch Choice, train, test *rfm.Dataset, 
 	if err != nil {
 		return 0, err
 	}
-	pred, err := m.PredictClass(ctx, test.X, test.N)
-	if err != nil {
-		return 0, err
-	}
-	hit := 0
-	for i, p := range pred {
-		if p == test.Labels[i] {
-			hit++
-		}
-	}
-	return float64(hit) / float64(test.N), nil
+	return accuracy(ctx, m, test)
 }
 
 // sameKRR reports whether two choices give the same fixed-M KRR fit.

@@ -166,6 +166,19 @@ func (o *fitOptions) readTraining(ctx context.Context, budget uint64) (*dataset.
 	return t, tg, p, nil
 }
 
+// readValid reads the --valid table's rows with the training pipeline's
+// columns and the target, within budget bytes.
+func (o *fitOptions) readValid(e *env, p *dataset.Pipeline, tg *dataset.Target, budget uint64) (*dataset.Table, error) {
+	vopt, err := rowReadOptions(p, tg, true, &o.read)
+	if err != nil {
+		return nil, err
+	}
+	roles := inputRoles(p)
+	roles[tg.Name] = "target column"
+	vopt.MemoryBudget = budget
+	return readRows(e.ctx, o.valid, vopt, roles)
+}
+
 func fitFlags(o *fitOptions) *flagSet {
 	f := newFlagSet("fit", "rfm fit --data FILE --target COL [flags]",
 		`Train a Recursive Feature Machine on a table and save it to one model file.
@@ -270,14 +283,7 @@ func cmdFit(e *env, args []string) error {
 	vinfo := fitJSON{Validation: "none"}
 	switch {
 	case o.valid != "":
-		vopt, err := rowReadOptions(p, tg, true, &o.read)
-		if err != nil {
-			return err
-		}
-		roles := inputRoles(p)
-		roles[tg.Name] = "target column"
-		vopt.MemoryBudget = cfg.MemoryLimit
-		vt, err := readRows(e.ctx, o.valid, vopt, roles)
+		vt, err := o.readValid(e, p, tg, cfg.MemoryLimit)
 		if err != nil {
 			return err
 		}

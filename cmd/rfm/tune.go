@@ -169,14 +169,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 		}
 	}
 	if o.valid != "" {
-		vopt, err := rowReadOptions(p, tg, true, &o.read)
-		if err != nil {
-			return err
-		}
-		roles := inputRoles(p)
-		roles[tg.Name] = "target column"
-		vopt.MemoryBudget = base.MemoryLimit
-		vt, err := readRows(e.ctx, o.valid, vopt, roles)
+		vt, err := o.readValid(e, p, tg, base.MemoryLimit)
 		if err != nil {
 			return err
 		}
