@@ -120,6 +120,10 @@ type File struct {
 	Meta json.RawMessage
 	// Arrays are stored in order; names must be unique and non-empty.
 	Arrays []Array
+	// Checksum is the SHA-256 stored in the file's trailer, set by Read
+	// (which has verified it). It identifies the file's exact content;
+	// Write ignores it.
+	Checksum [32]byte
 }
 
 // Array returns the array with the given name.

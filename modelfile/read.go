@@ -246,6 +246,7 @@ func (d *decoder) decode() (*File, error) {
 		return nil, fmt.Errorf("%w: SHA-256 checksum mismatch (%s); the file was damaged after it was written",
 			ErrCorrupted, checksumDiff(stored[:], sum))
 	}
+	f.Checksum = stored
 	if _, err := d.r.ReadByte(); err == nil {
 		return nil, fmt.Errorf("%w: the model file ends at byte %d but the input continues (extra data appended?)", ErrTrailingData, d.n)
 	} else if err != io.EOF {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -190,7 +191,9 @@ func (o *cvOptions) runFold(e *env, cfg rfm.Config, t *dataset.Table, tg *datase
 		return nil, err
 	}
 	fd := &cvFold{TrainRows: trDS.N, TestRows: teDS.N}
-	var model predictor
+	var model interface {
+		Predict(ctx context.Context, x []float64, n int) ([]float64, error)
+	}
 	outputs := 0
 	var cal *rfm.Calibration
 	if solver, _ := rfm.ChooseSolver(cfg, fitShape(trDS.N, trDS.D, tg)); solver == rfm.SolverTree {

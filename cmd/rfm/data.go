@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,15 +16,11 @@ import (
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/internal/linalg"
 	"github.com/rfmkit/rfm/modelfile"
-	"github.com/rfmkit/rfm/tree"
+	"github.com/rfmkit/rfm/predictor"
 )
 
 // Model file sections written by the CLI next to the engine's state.
-const (
-	extraPipeline = "pipeline" // *dataset.Pipeline: raw columns → features
-	extraTarget   = "target"   // *dataset.Target: class labels or target scaling
-	extraTraining = "training" // trainingInfo: where the model came from
-)
+const ()
 
 // commonFlags are shared by the commands that compute.
 type commonFlags struct {
@@ -127,43 +122,6 @@ func (c *columnFlags) register(f *flagSet) {
 	f.List(&c.categorical, "categorical", "treat these `COLS` as categorical (one-hot), comma-separated")
 	f.List(&c.numeric, "numeric", "treat these `COLS` as numeric: a cell that is not a number is an error")
 	f.List(&c.ignore, "ignore", "leave these `COLS` out (ids, leaks, free text)")
-}
-
-// predictChunked predicts n rows of x a chunk at a time so that a progress
-// bar (on a terminal, unless quiet) moves during long predictions. Each
-// chunk is a multiple of the kernel's 128-row bands and a row's prediction
-// depends only on the row, so the numbers are those of one Predict call.
-func predictChunked(e *env, lm *loadedModel, x []float64, n int, quiet bool, verb string) ([]float64, error) {
-	bar := newProgress(e.stderr, e.tty(), quiet)
-	defer bar.Abort() // the caller prints its own summary
-	return predictRows(e.ctx, lm, x, n, func(r0, r1 int) {
-		bar.Update(float64(r0)/float64(n), fmt.Sprintf("%s rows %d-%d of %d", verb, r0+1, r1, n))
-	})
-}
-
-// predictRows predicts n rows of x in chunks of predictChunkRows (a tree's
-// treePredictChunkRows), telling each chunk's rows to started (may be nil).
-func predictRows(ctx context.Context, lm *loadedModel, x []float64, n int, started func(r0, r1 int)) ([]float64, error) {
-	chunk := predictChunkRows
-	if lm.tree != nil {
-		// A tree splits each chunk among its leaves: a chunk a few leaves'
-		// worth of rows would leave each leaf a handful.
-		chunk = treePredictChunkRows
-	}
-	d, m := lm.d(), lm.predictor()
-	out := make([]float64, 0, n*lm.outputs())
-	for r0 := 0; r0 < n; r0 += chunk {
-		r1 := min(r0+chunk, n)
-		if started != nil {
-			started(r0, r1)
-		}
-		s, err := m.Predict(ctx, x[r0*d:r1*d], r1-r0)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s...)
-	}
-	return out, nil
 }
 
 // readTable reads a data file, naming it in every error. It gives way to
@@ -409,51 +367,15 @@ func rowReadOptions(p *dataset.Pipeline, tg *dataset.Target, withTarget bool, rf
 }
 
 // trainingInfo is the CLI's record of how a model was trained.
-type trainingInfo struct {
-	Data       string `json:"data"`
-	Rows       int    `json:"rows"`
-	Validation string `json:"validation"`
-	Version    string `json:"rfm_version"`
-}
-
-// fileModel is what a model file holds: an RFM or a tree of them.
-type fileModel interface {
-	ToFile(extra map[string]json.RawMessage) (*modelfile.File, error)
-}
+type trainingInfo = predictor.TrainingInfo
 
 // saveModel writes the model with its pipeline and target atomically.
-func saveModel(ctx context.Context, path string, m fileModel, p *dataset.Pipeline, tg *dataset.Target, info trainingInfo) error {
-	extra := map[string]json.RawMessage{}
-	for key, v := range map[string]any{extraPipeline: p, extraTarget: tg, extraTraining: info} {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return fmt.Errorf("encode model section %q: %w", key, err)
-		}
-		extra[key] = b
-	}
-	f, err := m.ToFile(extra)
-	if err != nil {
-		return err
-	}
-	f.CreatedBy = "rfm " + versionString()
-	if p != nil && !p.Scaling.IsStandard() {
-		f.FormatVersion = max(f.FormatVersion, modelfile.VersionScaledOrCalibrated)
-	}
-	return modelfile.WriteFileAtomicContext(ctx, path, f)
+func saveModel(ctx context.Context, path string, m predictor.FileModel, p *dataset.Pipeline, tg *dataset.Target, info trainingInfo) error {
+	return predictor.WriteFile(ctx, path, m, p, tg, &info, "rfm "+versionString())
 }
 
-// loadedModel is a model file with the CLI's sections decoded. Exactly one
-// of model (an RFM) and tree is set.
-type loadedModel struct {
-	path     string
-	model    *rfm.Model
-	tree     *tree.Model
-	pipeline *dataset.Pipeline // nil when the file was not written by rfm fit
-	target   *dataset.Target   // likewise
-	training *trainingInfo
-	// createdBy names the program that wrote the file.
-	createdBy string
-}
+// loadedModel is a model file with its pipeline and target decoded.
+type loadedModel = predictor.Model
 
 // loadModel reads and checks a model file. needPipeline requires the
 // sections that predicting raw rows needs.
@@ -461,111 +383,16 @@ func loadModel(path string, needPipeline bool) (*loadedModel, error) {
 	if path == "" {
 		return nil, usagef("--model is required: the model file written by 'rfm fit'")
 	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, fmt.Errorf("%s: is a directory, not a model file", path)
-	}
-	f, err := modelfile.ReadFile(path)
+	lm, err := predictor.Load(path)
 	if err != nil {
 		return nil, err
 	}
-	lm := &loadedModel{path: path, createdBy: f.CreatedBy}
-	var extra map[string]json.RawMessage
-	if f.Kind == tree.FileKind {
-		lm.tree, extra, err = tree.FromFile(f)
-	} else {
-		lm.model, extra, err = rfm.FromFile(f)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	decode := func(key string, v any) (bool, error) {
-		raw, ok := extra[key]
-		if !ok {
-			return false, nil
+	if needPipeline {
+		if err := lm.NeedPipeline(); err != nil {
+			return nil, err
 		}
-		if err := json.Unmarshal(raw, v); err != nil {
-			return false, fmt.Errorf("%s: model section %q is damaged: %v", path, key, err)
-		}
-		return true, nil
-	}
-	var p dataset.Pipeline
-	var tg dataset.Target
-	var info trainingInfo
-	okP, err := decode(extraPipeline, &p)
-	if err != nil {
-		return nil, err
-	}
-	okT, err := decode(extraTarget, &tg)
-	if err != nil {
-		return nil, err
-	}
-	okI, err := decode(extraTraining, &info)
-	if err != nil {
-		return nil, err
-	}
-	if okI {
-		lm.training = &info
-	}
-	if okP && okT {
-		if err := p.Validate(); err != nil {
-			return nil, fmt.Errorf("%s: model section %q: %s", path, extraPipeline, strings.TrimPrefix(err.Error(), "dataset: "))
-		}
-		if err := tg.Validate(); err != nil {
-			return nil, fmt.Errorf("%s: model section %q: %s", path, extraTarget, strings.TrimPrefix(err.Error(), "dataset: "))
-		}
-		if w := p.Width(); w != lm.d() {
-			return nil, fmt.Errorf("%s: the pipeline makes %d features but the model takes %d; the file is inconsistent", path, w, lm.d())
-		}
-		wantTask := rfm.Regression
-		if tg.IsClassification() {
-			wantTask = rfm.Classification
-			if tg.NumClasses() != lm.outputs() {
-				return nil, fmt.Errorf("%s: the target has %d classes but the model has %d outputs; the file is inconsistent", path, tg.NumClasses(), lm.outputs())
-			}
-		}
-		if lm.task() != wantTask {
-			return nil, fmt.Errorf("%s: the target is for %s but the model does %s; the file is inconsistent", path, tg.Task, lm.task())
-		}
-		lm.pipeline, lm.target = &p, &tg
-	} else if needPipeline {
-		return nil, fmt.Errorf("%s: the model has no column pipeline (it was not written by 'rfm fit'); predict with the Go API on numeric features instead", path)
 	}
 	return lm, nil
-}
-
-// predictor is what predict and eval need of a model.
-type predictor interface {
-	Predict(ctx context.Context, x []float64, n int) ([]float64, error)
-}
-
-func (lm *loadedModel) predictor() predictor {
-	if lm.tree != nil {
-		return lm.tree
-	}
-	return lm.model
-}
-
-// d is the number of features the model takes.
-func (lm *loadedModel) d() int {
-	if lm.tree != nil {
-		return lm.tree.D
-	}
-	return lm.model.D
-}
-
-// outputs is the number of classes or regression targets.
-func (lm *loadedModel) outputs() int {
-	if lm.tree != nil {
-		return lm.tree.Outputs
-	}
-	return lm.model.Outputs
-}
-
-func (lm *loadedModel) task() rfm.Task {
-	if lm.tree != nil {
-		return lm.tree.Task
-	}
-	return lm.model.Task
 }
 
 // checkOutPath fails early, before a long computation, when the output
@@ -610,26 +437,4 @@ func sameFile(a, b string) bool {
 		return filepath.Clean(a) == filepath.Clean(b)
 	}
 	return os.SameFile(sa, sb)
-}
-
-// classify turns raw class scores into the model's classes and
-// probabilities in one pass, exactly as Model.PredictClass and
-// Model.PredictProba do (argmax of the scores; the model's calibration
-// cal, or without one the scores clipped to [ProbEps, 1−ProbEps] and
-// renormalized), so a prediction file's classes and probabilities come
-// from one kernel evaluation and always agree with the library.
-// TestClassifyMatchesModel pins the equivalence.
-func classify(cal *rfm.Calibration, scores []float64, n, c int) (classes []int, proba []float64) {
-	classes = rfm.Argmax(scores, n, c)
-	proba = slices.Clone(scores[:n*c])
-	cal.Apply(proba, n, c)
-	return classes, proba
-}
-
-// calibration is the model's map from scores to probabilities (nil: none).
-func (lm *loadedModel) calibration() *rfm.Calibration {
-	if lm.model != nil {
-		return lm.model.Calibration
-	}
-	return lm.tree.Calibration
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/metrics"
 	"github.com/rfmkit/rfm/plot"
+	"github.com/rfmkit/rfm/predictor"
 )
 
 type evalOptions struct {
@@ -60,20 +61,20 @@ rfm eval --model price.rfm --data test.parquet --json`)
 	if err != nil {
 		return err
 	}
-	if o.plots != "" && !lm.target.IsClassification() {
+	if o.plots != "" && !lm.Target.IsClassification() {
 		return usagef("--plots: the figures of eval are for classifiers (a reliability diagram); %s is a regression model", o.model)
 	}
-	opt, err := rowReadOptions(lm.pipeline, lm.target, true, &o.read)
+	opt, err := rowReadOptions(lm.Pipeline, lm.Target, true, &o.read)
 	if err != nil {
 		return err
 	}
-	roles := inputRoles(lm.pipeline)
-	roles[lm.target.Name] = "target column"
+	roles := inputRoles(lm.Pipeline)
+	roles[lm.Target.Name] = "target column"
 	report, rows, err := evaluate(e, lm, o.data, opt, roles, o.common.quiet)
 	if err != nil {
 		return err
 	}
-	res := evalJSON{Model: o.model, Data: o.data, Task: lm.target.Task, Target: lm.target.Name, Rows: rows, Metrics: report}
+	res := evalJSON{Model: o.model, Data: o.data, Task: lm.Target.Task, Target: lm.Target.Name, Rows: rows, Metrics: report}
 	if o.plots != "" {
 		if res.Figures, err = evalFigures(o.plots, report); err != nil {
 			return err
@@ -83,7 +84,7 @@ rfm eval --model price.rfm --data test.parquet --json`)
 		return writeJSON(e.stdout, res)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "model  %s\ndata   %s (%d rows)\ntask   %s\n", o.model, o.data, res.Rows, describeTarget(lm.target))
+	fmt.Fprintf(&b, "model  %s\ndata   %s (%d rows)\ntask   %s\n", o.model, o.data, res.Rows, describeTarget(lm.Target))
 	for _, fig := range res.Figures {
 		fmt.Fprintf(&b, "figure %s\n", fig)
 	}
@@ -101,22 +102,22 @@ rfm eval --model price.rfm --data test.parquet --json`)
 func evaluate(e *env, lm *loadedModel, path string, opt dataset.ReadOptions, roles map[string]string, quiet bool) (any, int, error) {
 	bar := newProgress(e.stderr, e.tty(), quiet)
 	defer bar.Abort()
-	tg := lm.target
+	tg := lm.Target
 	var (
 		labels        []int
 		yTrue, scores []float64
 		n             int
 	)
-	defer boundStreamHeap(lm.path)()
+	defer boundStreamHeap(lm.Name)()
 	err := readPieces(e.ctx, path, opt, roles, func(t *dataset.Table) error {
 		if err := planPredict(lm, t.NRows(), 0); err != nil {
 			return err
 		}
-		ds, err := encodeRows(t, path, lm.pipeline, tg)
+		ds, err := encodeRows(t, path, lm.Pipeline, tg)
 		if err != nil {
 			return err
 		}
-		s, err := predictRows(e.ctx, lm, ds.X, ds.N, func(r0, r1 int) {
+		s, err := lm.PredictFeatures(e.ctx, ds.X, ds.N, func(r0, r1 int) {
 			bar.Update(0, fmt.Sprintf("score rows %d-%d", n+r0+1, n+r1))
 		})
 		if err != nil {
@@ -134,7 +135,7 @@ func evaluate(e *env, lm *loadedModel, path string, opt dataset.ReadOptions, rol
 	if err != nil {
 		return nil, 0, err
 	}
-	report, err := score(tg, lm.calibration(), labels, yTrue, scores, n, lm.outputs())
+	report, err := score(tg, lm.Calibration(), labels, yTrue, scores, n, lm.Outputs())
 	return report, n, err
 }
 
@@ -152,7 +153,7 @@ func trueValues(tg *dataset.Target, t *dataset.Table, yStd []float64) []float64 
 // none), the values of a regression.
 func score(tg *dataset.Target, cal *rfm.Calibration, labels []int, yTrue, scores []float64, n, c int) (any, error) {
 	if tg.IsClassification() {
-		cls, prob := classify(cal, scores, n, c)
+		cls, prob := predictor.Classify(cal, scores, n, c)
 		return metrics.EvaluateClassification(labels, cls, prob, c, tg.Classes)
 	}
 	return metrics.EvaluateRegression(yTrue, tg.Unstandardize(scores), 1)

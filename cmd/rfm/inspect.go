@@ -38,12 +38,12 @@ type fileJSON struct {
 }
 
 func newFileJSON(lm *loadedModel) fileJSON {
-	r := fileJSON{Model: lm.path, CreatedBy: lm.createdBy, Training: lm.training, Task: string(lm.task())}
-	if lm.target != nil {
-		r.Target, r.Classes = lm.target.Name, lm.target.Classes
+	r := fileJSON{Model: lm.Name, CreatedBy: lm.CreatedBy, Training: lm.Training, Task: string(lm.Task())}
+	if lm.Target != nil {
+		r.Target, r.Classes = lm.Target.Name, lm.Target.Classes
 	}
-	if lm.pipeline != nil {
-		r.Scaling = string(lm.pipeline.Scaling.Name())
+	if lm.Pipeline != nil {
+		r.Scaling = string(lm.Pipeline.Scaling.Name())
 	}
 	return r
 }
@@ -117,7 +117,7 @@ rfm inspect --model digits.rfm --plots figs --image-shape 28x28`)
 	if err != nil {
 		return err
 	}
-	if lm.tree != nil {
+	if lm.Tree != nil {
 		return inspectTree(e, lm, top, plots, shape, common)
 	}
 	res, err := inspectModel(lm, top, eig)
@@ -138,15 +138,15 @@ rfm inspect --model digits.rfm --plots figs --image-shape 28x28`)
 }
 
 func inspectModel(lm *loadedModel, top, eig int) (*inspectJSON, error) {
-	m := lm.model
+	m := lm.RFM
 	res := &inspectJSON{
 		fileJSON: newFileJSON(lm), Features: m.D,
 		Config: m.Config, KernelUsed: m.KernelUsed, Metric: string(m.M.Form), Centers: m.N,
 		History: m.History, BestRound: m.BestRound, Refitted: m.Refitted, Note: m.Note,
 	}
 	names := featureNames(lm)
-	if lm.pipeline != nil {
-		for _, in := range lm.pipeline.Inputs {
+	if lm.Pipeline != nil {
+		for _, in := range lm.Pipeline.Inputs {
 			res.Inputs = append(res.Inputs, inputJSON{Name: in.Name, Kind: in.Kind.String()})
 		}
 	}
@@ -177,7 +177,7 @@ func inspectModel(lm *loadedModel, top, eig int) (*inspectJSON, error) {
 	if m.M.Form == kernel.Full {
 		v, _, err := kernel.EigSym(dm, m.FeatureMatrix())
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", lm.path, err)
+			return nil, fmt.Errorf("%s: %w", lm.Name, err)
 		}
 		values = v
 	} else {
@@ -198,10 +198,10 @@ func inspectModel(lm *loadedModel, top, eig int) (*inspectJSON, error) {
 // featureNames names the model's D features: the pipeline's output names
 // ("age", "age:missing", "color=red"), or x0, x1, ... without a pipeline.
 func featureNames(lm *loadedModel) []string {
-	if lm.pipeline != nil {
-		return lm.pipeline.FeatureNames()
+	if lm.Pipeline != nil {
+		return lm.Pipeline.FeatureNames()
 	}
-	names := make([]string, lm.d())
+	names := make([]string, lm.D())
 	for j := range names {
 		names[j] = "x" + strconv.Itoa(j)
 	}
@@ -211,29 +211,29 @@ func featureNames(lm *loadedModel) []string {
 // writeFileHeader prints where a model file came from: its path and
 // writer, its training data and validation, its target.
 func writeFileHeader(tw io.Writer, lm *loadedModel) {
-	fmt.Fprintf(tw, "model\t%s", lm.path)
-	if lm.createdBy != "" {
-		fmt.Fprintf(tw, " (written by %s)", lm.createdBy)
+	fmt.Fprintf(tw, "model\t%s", lm.Name)
+	if lm.CreatedBy != "" {
+		fmt.Fprintf(tw, " (written by %s)", lm.CreatedBy)
 	}
 	fmt.Fprint(tw, "\n")
-	if lm.training != nil {
-		fmt.Fprintf(tw, "trained on\t%s, %d rows\n", lm.training.Data, lm.training.Rows)
-		fmt.Fprintf(tw, "validation\t%s\n", lm.training.Validation)
+	if lm.Training != nil {
+		fmt.Fprintf(tw, "trained on\t%s, %d rows\n", lm.Training.Data, lm.Training.Rows)
+		fmt.Fprintf(tw, "validation\t%s\n", lm.Training.Validation)
 	}
-	if lm.target != nil {
-		fmt.Fprintf(tw, "target\t%s\n", describeTarget(lm.target))
+	if lm.Target != nil {
+		fmt.Fprintf(tw, "target\t%s\n", describeTarget(lm.Target))
 	}
-	if lm.pipeline != nil && !lm.pipeline.Scaling.IsStandard() {
-		fmt.Fprintf(tw, "scaling\tnumeric columns: %s (--scale)\n", lm.pipeline.Scaling)
+	if lm.Pipeline != nil && !lm.Pipeline.Scaling.IsStandard() {
+		fmt.Fprintf(tw, "scaling\tnumeric columns: %s (--scale)\n", lm.Pipeline.Scaling)
 	}
 }
 
 func writeInspectText(w io.Writer, r *inspectJSON, lm *loadedModel) error {
 	var b strings.Builder
-	m := lm.model
+	m := lm.RFM
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	writeFileHeader(tw, lm)
-	if lm.target != nil {
+	if lm.Target != nil {
 		fmt.Fprintf(tw, "inputs\t%d columns → %d features\n", len(r.Inputs), r.Features)
 	} else {
 		fmt.Fprintf(tw, "task\t%s, %d outputs, %d features (no column pipeline in the file)\n", r.Task, m.Outputs, r.Features)

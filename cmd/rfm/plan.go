@@ -36,21 +36,21 @@ func fitShape(rows, d int, tg *dataset.Target) rfm.FitShape {
 // width of the prediction table built as text before it is written (0 for
 // eval, which writes none).
 func planPredict(lm *loadedModel, rows, textCols int) error {
-	m := lm.model
-	if lm.tree != nil {
+	m := lm.RFM
+	if lm.Tree != nil {
 		// A tree predicts each chunk leaf by leaf: the largest leaf bounds
 		// the memory beyond the rows and outputs.
-		for _, lf := range lm.tree.Leaves {
+		for _, lf := range lm.Tree.Leaves {
 			if lf.Model != nil && (m == nil || lf.Model.N > m.N) {
 				m = lf.Model
 			}
 		}
 		if m == nil { // every leaf a constant class
-			m = &rfm.Model{D: lm.tree.D, N: 1, Outputs: lm.tree.Outputs}
+			m = &rfm.Model{D: lm.Tree.D, N: 1, Outputs: lm.Tree.Outputs}
 		}
 	}
 	chunk := predictChunkRows
-	if lm.tree != nil {
+	if lm.Tree != nil {
 		chunk = treePredictChunkRows
 	}
 	p := rfm.PlanPredict(m, rows, chunk, 0)

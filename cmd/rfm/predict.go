@@ -65,10 +65,10 @@ func cmdPredict(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if o.proba && !lm.target.IsClassification() {
+	if o.proba && !lm.Target.IsClassification() {
 		return usagef("--proba needs a classification model; %s is a regression model", o.model)
 	}
-	opt, err := rowReadOptions(lm.pipeline, lm.target, false, &o.read)
+	opt, err := rowReadOptions(lm.Pipeline, lm.Target, false, &o.read)
 	if err != nil {
 		return err
 	}
@@ -81,20 +81,20 @@ func cmdPredict(e *env, args []string) error {
 			opt.Categorical = append(opt.Categorical, o.keep)
 		}
 	}
-	roles := inputRoles(lm.pipeline)
+	roles := inputRoles(lm.Pipeline)
 	if o.keep != "" {
 		roles[o.keep] = "--keep column"
 	}
 	textCols := 1
 	if o.proba {
-		textCols += lm.model.Outputs
+		textCols += lm.Outputs()
 	}
 	if o.keep != "" {
 		textCols++
 	}
 	header := []string{"prediction"}
 	if o.proba {
-		for _, c := range lm.target.Classes {
+		for _, c := range lm.Target.Classes {
 			header = append(header, "proba_"+c)
 		}
 	}
@@ -152,7 +152,7 @@ func predictPiece(e *env, lm *loadedModel, t *dataset.Table, o predictOptions, t
 	if err := planPredict(lm, t.NRows(), textCols); err != nil {
 		return nil, err
 	}
-	x, n, _, err := lm.pipeline.Transform(t)
+	x, n, _, err := lm.Pipeline.Transform(t)
 	if err != nil {
 		return nil, inFile(o.data, err)
 	}
@@ -164,7 +164,7 @@ func predictPiece(e *env, lm *loadedModel, t *dataset.Table, o predictOptions, t
 		}
 		keepCol = c
 	}
-	scores, err := predictRows(e.ctx, lm, x, n, func(r0, r1 int) {
+	scores, err := lm.PredictFeatures(e.ctx, x, n, func(r0, r1 int) {
 		bar.Update(0, fmt.Sprintf("predict rows %d-%d", done+r0+1, done+r1))
 	})
 	if err != nil {
@@ -185,26 +185,23 @@ func predictPiece(e *env, lm *loadedModel, t *dataset.Table, o predictOptions, t
 // predictionRows formats the model outputs: the class label (and the
 // probabilities) or the regression value, per row.
 func predictionRows(lm *loadedModel, scores []float64, n int, proba bool) ([][]string, error) {
+	p, err := lm.Decode(scores, n)
+	if err != nil {
+		return nil, err
+	}
 	rows := make([][]string, n)
-	tg := lm.target
-	if !tg.IsClassification() {
-		values := tg.Unstandardize(scores)
-		for i, v := range values {
+	if p.Labels == nil {
+		for i, v := range p.Values {
 			rows[i] = []string{formatFloat(v)}
 		}
 		return rows, nil
 	}
-	c := lm.outputs()
-	classes, prob := classify(lm.calibration(), scores, n, c)
-	labels, err := tg.Labels(classes)
-	if err != nil {
-		return nil, err
-	}
+	c := len(p.Classes)
 	for i := range rows {
-		row := []string{labels[i]}
+		row := []string{p.Labels[i]}
 		if proba {
-			for _, p := range prob[i*c : i*c+c] {
-				row = append(row, formatFloat(p))
+			for _, v := range p.Proba[i*c : i*c+c] {
+				row = append(row, formatFloat(v))
 			}
 		}
 		rows[i] = row

@@ -250,9 +250,9 @@ type inspectTreeJSON struct {
 // round and top features, and the global feature ranking (each leaf's
 // diag(M) weighted by its share of the training rows).
 func inspectTree(e *env, lm *loadedModel, top int, plots string, shape *imageDims, common commonFlags) error {
-	tm := lm.tree
+	tm := lm.Tree
 	names := featureNames(lm)
-	res := inspectTreeJSON{fileJSON: newFileJSON(lm), Features: tm.D, Config: tm.Config, Tree: summarizeTree(tm, names, lm.target, 5)}
+	res := inspectTreeJSON{fileJSON: newFileJSON(lm), Features: tm.D, Config: tm.Config, Tree: summarizeTree(tm, names, lm.Target, 5)}
 	diag := tm.FeatureDiagonal()
 	if top == 0 || top > len(diag) {
 		top = len(diag)
@@ -278,7 +278,7 @@ func inspectTree(e *env, lm *loadedModel, top int, plots string, shape *imageDim
 		}
 		path := filepath.Join(plots, "features.png")
 		k := min(40, len(diag))
-		if err := plot.FeatureBars(path, names, diag, k, "diag(M), leaves weighted by rows", filepath.Base(lm.path)+": features ranked over the tree's leaves"); err != nil {
+		if err := plot.FeatureBars(path, names, diag, k, "diag(M), leaves weighted by rows", filepath.Base(lm.Name)+": features ranked over the tree's leaves"); err != nil {
 			return fmt.Errorf("figure %s: %w", path, err)
 		}
 		res.Figures = append(res.Figures, path)

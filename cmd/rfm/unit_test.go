@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,60 +16,7 @@ import (
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/kernel"
-	"github.com/rfmkit/rfm/synth"
 )
-
-// classify must give exactly Model.PredictClass and Model.PredictProba,
-// bit for bit, from one Predict call.
-func TestClassifyMatchesModel(t *testing.T) {
-	for _, classes := range []int{2, 3} {
-		s, err := synth.Generate(synth.Product, 200, 4, uint64(classes))
-		if err != nil {
-			t.Fatal(err)
-		}
-		labels := make([]int, s.N)
-		for i, v := range s.Y {
-			switch {
-			case v > 0.3:
-				labels[i] = 1
-			case v < -0.3 && classes == 3:
-				labels[i] = 2
-			}
-		}
-		cfg := rfm.DefaultConfig()
-		cfg.Iters = 1
-		if classes == 3 { // a calibrated model too
-			cfg.Calibrate = rfm.CalibrateTemperature
-		}
-		ctx := context.Background()
-		m, err := rfm.Fit(ctx, cfg, &rfm.Dataset{X: s.X, N: s.N, D: s.D, Labels: labels}, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q, _ := synth.Generate(synth.Product, 50, 4, 99)
-		scores, _ := m.Predict(ctx, q.X, q.N)
-		if (m.Calibration != nil) != (classes == 3) {
-			t.Fatalf("%d classes: calibration %+v", classes, m.Calibration)
-		}
-		gotC, gotP := classify(m.Calibration, scores, q.N, m.Outputs)
-		wantC, _ := m.PredictClass(ctx, q.X, q.N)
-		wantP, _ := m.PredictProba(ctx, q.X, q.N)
-		if !reflect.DeepEqual(gotC, wantC) {
-			t.Errorf("%d classes: classes %v, model says %v", classes, gotC, wantC)
-		}
-		for i := range wantP {
-			if math.Float64bits(gotP[i]) != math.Float64bits(wantP[i]) {
-				t.Fatalf("%d classes: probability %d is %v, model says %v", classes, i, gotP[i], wantP[i])
-			}
-		}
-	}
-	// Ties and saturated scores: argmax of the raw scores, as the model does.
-	c, p := classify(nil, []float64{1.3, 1.2, -0.5, 0.2}, 2, 2)
-	eps, s := rfm.ProbEps, 0.2 // variables: float64 arithmetic, not exact constant arithmetic
-	if c[0] != 0 || c[1] != 1 || p[0] != 0.5 || p[2] != eps/(eps+s) {
-		t.Errorf("classify: %v %v", c, p)
-	}
-}
 
 // saveModel/loadModel: the pipeline and target come back, and the loaded
 // model predicts the same bits as the fitted one.
@@ -103,11 +49,11 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(lm.pipeline, p) || !reflect.DeepEqual(lm.target, tg) || lm.training.Rows != 120 {
-		t.Fatalf("sections changed on the way:\n%+v\n%+v", lm.pipeline, p)
+	if !reflect.DeepEqual(lm.Pipeline, p) || !reflect.DeepEqual(lm.Target, tg) || lm.Training.Rows != 120 {
+		t.Fatalf("sections changed on the way:\n%+v\n%+v", lm.Pipeline, p)
 	}
 	want, _ := m.Predict(ctx, ds.X, ds.N)
-	got, err := lm.model.Predict(ctx, ds.X, ds.N)
+	got, err := lm.RFM.Predict(ctx, ds.X, ds.N)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,46 +241,6 @@ func TestFitProgressOnTerminal(t *testing.T) {
 	var res fitJSON
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
 		t.Errorf("stdout is not the JSON result: %v", err)
-	}
-}
-
-// Chunked prediction (for the progress bar) gives one Predict call's
-// numbers bit for bit, across chunk boundaries and a ragged last chunk.
-func TestPredictChunkedMatchesPredict(t *testing.T) {
-	s, err := synth.Generate(synth.LowRank, 200, 6, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := rfm.DefaultConfig()
-	cfg.Iters = 1
-	m, err := rfm.Fit(context.Background(), cfg, &rfm.Dataset{X: s.X, N: s.N, D: s.D, Y: s.Y}, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := synth.Generate(synth.LowRank, 32*128*2+77, 6, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := m.Predict(context.Background(), q.X, q.N)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var errBuf bytes.Buffer
-	e := &env{ctx: context.Background(), stdout: io.Discard, stderr: &errBuf, tty: func() bool { return false }}
-	got, err := predictChunked(e, &loadedModel{model: m}, q.X, q.N, false, "predict")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(want) {
-		t.Fatalf("%d outputs, want %d", len(got), len(want))
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("output %d: %v chunked, %v whole", i, got[i], want[i])
-		}
-	}
-	if errBuf.Len() != 0 {
-		t.Errorf("wrote %q to stderr off a terminal", errBuf.String())
 	}
 }
 
