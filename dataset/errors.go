@@ -53,6 +53,21 @@ func (e *ParseError) Error() string {
 	return b.String()
 }
 
+// ColumnNotFoundError reports a column that read options name (forced to
+// a kind, or ignored) but the file lacks. A caller that knows what the
+// column is to the user (a model's input, a target) can set Role before
+// showing it: "numeric column" becomes, say, "the model's input column".
+type ColumnNotFoundError struct {
+	Source  string
+	Role    string // e.g. "numeric column"
+	Name    string
+	Columns []string // the file's columns
+}
+
+func (e *ColumnNotFoundError) Error() string {
+	return fmt.Sprintf("%s: %s %q not found; the columns are %s", e.Source, e.Role, e.Name, listNames(e.Columns))
+}
+
 // listNames formats column names for "available columns" hints, shortened
 // for wide tables so a message stays on one readable line.
 func listNames(names []string) string {

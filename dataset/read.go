@@ -397,7 +397,7 @@ func (p *plan) checkNames(source string, names []string) error {
 	check := func(list []string, what string) error {
 		for _, n := range list {
 			if !have[n] {
-				return fmt.Errorf("%s: %s column %q not found; the columns are %s", source, what, n, listNames(names))
+				return &ColumnNotFoundError{Source: source, Role: what + " column", Name: n, Columns: names}
 			}
 		}
 		return nil

@@ -149,7 +149,7 @@ func TestRawRowsEqualFeatures(t *testing.T) {
 			t.Fatalf("%s: loaded %+v", name, m)
 		}
 		text := tableCSV(300, 2)
-		tab, err := m.ReadTable(ctx, strings.NewReader(text), "test.csv")
+		tab, err := m.ReadTable(ctx, strings.NewReader(text), "test.csv", "")
 		if err != nil {
 			t.Fatal(err)
 		}

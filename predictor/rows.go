@@ -2,6 +2,7 @@ package predictor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -38,16 +39,30 @@ func (m *Model) ReadOptions() (dataset.ReadOptions, error) {
 	return m.Pipeline.ReadOptions(), nil
 }
 
-// ReadTable reads a table of rows to predict (any format of
-// dataset.ReadOptions; delimited text unless its first bytes say
-// otherwise) with the model's read options; name is used in errors.
-// Columns that are not inputs are read and ignored.
-func (m *Model) ReadTable(ctx context.Context, r io.Reader, name string) (*dataset.Table, error) {
+// ReadTable reads a table of rows to predict with the model's read
+// options; format is one of dataset.ReadOptions' formats, "" to detect it
+// (from name's extension, else the first bytes). name is used in errors.
+// Columns that are not inputs are read (and ignored by Predict).
+func (m *Model) ReadTable(ctx context.Context, r io.Reader, name, format string) (*dataset.Table, error) {
 	opt, err := m.ReadOptions()
 	if err != nil {
 		return nil, err
 	}
-	return dataset.ReadContext(ctx, r, name, opt)
+	opt.Format = format
+	t, err := dataset.ReadContext(ctx, r, name, opt)
+	return t, m.inputError(err)
+}
+
+// inputError says "the model's input column" for a column that the read
+// options force to a kind and the file lacks.
+func (m *Model) inputError(err error) error {
+	var nf *dataset.ColumnNotFoundError
+	if errors.As(err, &nf) && slices.Contains(m.Pipeline.InputColumns(), nf.Name) {
+		e := *nf
+		e.Role = "the model's input column"
+		return &e
+	}
+	return err
 }
 
 // Predict predicts the rows of t, whose input columns are matched by name

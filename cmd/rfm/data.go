@@ -327,13 +327,10 @@ func rowsError(path string, err error, roles map[string]string) error {
 	if errors.As(err, &pe) {
 		return err
 	}
-	msg := err.Error()
-	for name, role := range roles {
-		for _, kind := range []string{"numeric", "categorical"} {
-			key := fmt.Sprintf("%s column %q not found", kind, name)
-			if i := strings.Index(msg, key); i >= 0 {
-				return fmt.Errorf("%s: %s %q is missing%s", path, role, name, msg[i+len(key):])
-			}
+	var nf *dataset.ColumnNotFoundError
+	if errors.As(err, &nf) {
+		if role, ok := roles[nf.Name]; ok {
+			return fmt.Errorf("%s: %s %q is missing; the columns are %s", path, role, nf.Name, quoteNames(nf.Columns))
 		}
 	}
 	return err

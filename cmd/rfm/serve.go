@@ -1,0 +1,157 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/rfmkit/rfm/serve"
+)
+
+type serveOptions struct {
+	model, addr                     string
+	maxBody                         string
+	maxRows, maxInFlight, batchRows int
+	batchWait, watch, shutdown      string
+	headerTimeout, readTimeout      string
+	writeTimeout, idleTimeout       string
+	logJSON                         bool
+	common                          commonFlags
+}
+
+func serveFlags(o *serveOptions) *flagSet {
+	f := newFlagSet("serve", "rfm serve --model FILE [--addr 127.0.0.1:8080] [flags]",
+		`Serve a model written by 'rfm fit' (or 'rfm tune') over HTTP.
+
+  POST /v1/predict   rows as JSON, {"rows": [{"col": value, ...}, ...]} or
+                     {"columns": [...], "data": [[...], ...]}, or a CSV body
+                     (Content-Type: text/csv). Add "proba": true (or ?proba=true)
+                     for class probabilities. The answer names the model file's
+                     checksum. Bad rows get 400 with the row and column named.
+  GET  /v1/model     the model: inputs, classes, config, rounds, training
+  GET  /healthz      the process is up
+  GET  /readyz       a model is loaded and the server is not shutting down
+  GET  /metrics      Prometheus metrics: requests, latency, rows, batches, reloads
+
+Concurrent requests are coalesced into shared kernel evaluations (a row's
+prediction does not depend on its batch, so answers are those of 'rfm predict').
+SIGHUP (or --watch) reloads the file: it is checked before it replaces the
+model, and a damaged file leaves the old one serving (logged and counted in
+/metrics). SIGTERM or Ctrl-C stops accepting and finishes the requests in
+flight. Logs go to stderr.`,
+		`rfm serve --model churn.rfm
+rfm serve --model churn.rfm --addr :8080 --watch 5s --log-json
+curl -s localhost:8080/v1/predict -d '{"rows": [{"age": 41, "plan": "gold"}], "proba": true}'`)
+	f.Section("Input")
+	f.String(&o.model, "model", "", "model `FILE` written by 'rfm fit'")
+	f.String(&o.addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT` (\":8080\" for every interface)")
+	f.Section("Limits")
+	f.String(&o.maxBody, "max-body", "8M", "largest request body (`SIZE`); larger gets 413")
+	f.Int(&o.maxRows, "max-rows", 10000, "most rows in one request (`N`); more gets 413")
+	f.Int(&o.maxInFlight, "max-in-flight", 256, "most predict requests served at once (`N`); more get 503 and Retry-After")
+	f.String(&o.headerTimeout, "header-timeout", "5s", "time to read a request's headers (`DURATION`); a slower client is disconnected")
+	f.String(&o.readTimeout, "read-timeout", "30s", "time to read a whole request (`DURATION`)")
+	f.String(&o.writeTimeout, "write-timeout", "60s", "time to write an answer (`DURATION`)")
+	f.String(&o.idleTimeout, "idle-timeout", "120s", "keep-alive connection idle time (`DURATION`)")
+	f.String(&o.shutdown, "shutdown-timeout", "30s", "on SIGTERM, wait this long (`DURATION`) for requests in flight")
+	f.Section("Batching and reloads")
+	f.String(&o.batchWait, "batch-wait", "1ms", "longest wait (`DURATION`) for more requests to share a kernel evaluation")
+	f.Int(&o.batchRows, "batch-rows", 4096, "most rows (`N`) in one kernel evaluation")
+	f.String(&o.watch, "watch", "0", "check the model file every `DURATION` and reload it when it changes (0: only on SIGHUP)")
+	f.Section("Output")
+	f.Bool(&o.logJSON, "log-json", false, "log JSON lines instead of text")
+	f.Int(&o.common.threads, "threads", 0, "threads for the linear algebra (`N`; 0 = one per CPU, at most 256)")
+	return f
+}
+
+func cmdServe(e *env, args []string) error {
+	var o serveOptions
+	f := serveFlags(&o)
+	if _, err := f.Parse(args, e.stderr); err != nil {
+		return err
+	}
+	if err := o.common.apply(); err != nil {
+		return err
+	}
+	if o.model == "" {
+		return usagef("--model is required: the model file written by 'rfm fit'")
+	}
+	opt := serve.Options{ModelPath: o.model, MaxRows: o.maxRows, MaxInFlight: o.maxInFlight, BatchRows: o.batchRows}
+	b, err := parseBytes(o.maxBody)
+	if err != nil || b == 0 {
+		return usagef("--max-body %q: want a size such as 512K or 8M", o.maxBody)
+	}
+	opt.MaxBodyBytes = int64(b)
+	for _, c := range []struct {
+		flag, v string
+		dst     *time.Duration
+		zeroOK  bool
+	}{
+		{"batch-wait", o.batchWait, &opt.BatchWait, true}, {"watch", o.watch, &opt.WatchInterval, true},
+		{"shutdown-timeout", o.shutdown, &opt.ShutdownTimeout, false}, {"header-timeout", o.headerTimeout, &opt.ReadHeaderTimeout, false},
+		{"read-timeout", o.readTimeout, &opt.ReadTimeout, false}, {"write-timeout", o.writeTimeout, &opt.WriteTimeout, false},
+		{"idle-timeout", o.idleTimeout, &opt.IdleTimeout, false},
+	} {
+		d, err := time.ParseDuration(c.v)
+		if c.v == "0" {
+			d, err = 0, nil
+		}
+		if err != nil || d < 0 || (d == 0 && !c.zeroOK) {
+			return usagef("--%s %q: want a positive duration such as 500ms, 5s or 2m", c.flag, c.v)
+		}
+		*c.dst = d
+		if c.flag == "batch-wait" && d == 0 {
+			*c.dst = -1 // no waiting (0 would take the default)
+		}
+	}
+	for _, c := range []struct {
+		flag string
+		v    int
+	}{{"max-rows", o.maxRows}, {"max-in-flight", o.maxInFlight}, {"batch-rows", o.batchRows}} {
+		if c.v < 1 {
+			return usagef("--%s %d: must be at least 1", c.flag, c.v)
+		}
+	}
+	var h slog.Handler = slog.NewTextHandler(e.stderr, nil)
+	if o.logJSON {
+		h = slog.NewJSONHandler(e.stderr, nil)
+	}
+	opt.Logger = slog.New(h)
+	s, err := serve.New(opt)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		var oe *net.OpError
+		if errors.As(err, &oe) && oe.Err != nil {
+			err = oe.Err
+		}
+		return fmt.Errorf("--addr %s: cannot listen: %v", o.addr, err)
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	reload, done := make(chan struct{}), make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case <-hup:
+				select {
+				case reload <- struct{}{}:
+				case <-done:
+					return
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return s.Serve(e.ctx, ln, reload)
+}

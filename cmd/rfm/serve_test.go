@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// rfm serve end to end, as a process: it answers what rfm predict writes,
+// survives a damaged file on SIGHUP, and stops cleanly on SIGTERM.
+func TestServeCommand(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "synth", "--task", "lowrank", "--n", "400", "--d", "6", "--seed", "3", "--out", "train.csv")
+	mustRun(t, dir, "synth", "--task", "lowrank", "--n", "50", "--d", "6", "--seed", "4", "--out", "test.csv")
+	mustRun(t, dir, "fit", "--data", "train.csv", "--target", "y", "--iters", "1", "--out", "m.rfm", "--quiet")
+	want := mustRun(t, dir, "predict", "--model", "m.rfm", "--data", "test.csv", "--quiet")
+
+	cmd := exec.Command(binary, "serve", "--model", "m.rfm", "--addr", "127.0.0.1:0")
+	cmd.Dir = dir
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	logs := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			logs <- sc.Text()
+		}
+		close(logs)
+	}()
+	waitLog := func(pattern string) []string {
+		t.Helper()
+		re := regexp.MustCompile(pattern)
+		timeout := time.After(10 * time.Second)
+		for {
+			select {
+			case line, ok := <-logs:
+				if !ok {
+					t.Fatalf("the server ended before logging %q", pattern)
+				}
+				if m := re.FindStringSubmatch(line); m != nil {
+					return m
+				}
+			case <-timeout:
+				t.Fatalf("no log line %q", pattern)
+			}
+		}
+	}
+	url := "http://" + waitLog(`msg=serving addr=(\S+)`)[1]
+
+	// The test table minus its target, as CSV: the answers are predict's.
+	text := readFile(t, filepath.Join(dir, "test.csv"))
+	var body strings.Builder
+	for i, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		f := strings.Split(line, ",")
+		body.WriteString(strings.Join(f[:len(f)-1], ","))
+		body.WriteByte('\n')
+		if i == 0 && f[len(f)-1] != "y" {
+			t.Fatalf("the target is not the last column: %s", line)
+		}
+	}
+	predict := func() (string, []float64) {
+		t.Helper()
+		r, err := http.Post(url+"/v1/predict", "text/csv", strings.NewReader(body.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Body.Close()
+		b, _ := io.ReadAll(r.Body)
+		var resp struct {
+			Model       string
+			Predictions []float64
+		}
+		if r.StatusCode != 200 || json.Unmarshal(b, &resp) != nil {
+			t.Fatalf("%d %s", r.StatusCode, b)
+		}
+		return resp.Model, resp.Predictions
+	}
+	sum, got := predict()
+	lines := strings.Split(strings.TrimSpace(want.stdout), "\n")[1:]
+	if len(got) != len(lines) {
+		t.Fatalf("%d predictions, predict wrote %d", len(got), len(lines))
+	}
+	for i, line := range lines {
+		v, _ := strconv.ParseFloat(line, 64)
+		if math.Float64bits(v) != math.Float64bits(got[i]) {
+			t.Fatalf("row %d: served %v, rfm predict %v", i+1, got[i], v)
+		}
+	}
+
+	// A damaged file on SIGHUP: logged, and the old model keeps answering.
+	b, _ := os.ReadFile(filepath.Join(dir, "m.rfm"))
+	b[len(b)/3] ^= 4
+	os.WriteFile(filepath.Join(dir, "m.rfm"), b, 0o644)
+	cmd.Process.Signal(syscall.SIGHUP)
+	waitLog(`reload failed; the previous model keeps serving.*corrupted`)
+	if again, _ := predict(); again != sum {
+		t.Errorf("after a failed reload, model %s answers instead of %s", again, sum)
+	}
+
+	cmd.Process.Signal(syscall.SIGTERM)
+	waitLog(`msg="shutting down`)
+	waitLog(`msg=stopped`)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit after SIGTERM: %v", err)
+	}
+}
+
+// Bad serve flags are refused before anything is loaded or bound.
+func TestServeBadFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"serve"}, 2, "--model is required"},
+		{[]string{"serve", "--model", "m.rfm", "--max-body", "lots"}, 2, `--max-body "lots"`},
+		{[]string{"serve", "--model", "m.rfm", "--batch-wait", "soon"}, 2, `--batch-wait "soon"`},
+		{[]string{"serve", "--model", "m.rfm", "--max-rows", "0"}, 2, "--max-rows 0: must be at least 1"},
+		{[]string{"serve", "--model", "none.rfm"}, 1, "none.rfm"},
+	} {
+		r := runInProcess(append(c.args[:1:1], append(c.args[1:], "--addr", "127.0.0.1:0")...)...)
+		if r.code != c.code || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, %q", c.args, r.code, r.stderr)
+		}
+	}
+}

@@ -1,0 +1,477 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/predictor"
+)
+
+// Options configure a Server. Zero fields take the defaults in brackets.
+type Options struct {
+	// ModelPath is the model file to serve (required). Reload reads it again.
+	ModelPath string
+	// MaxBodyBytes bounds a request body [8 MiB]; a larger body gets 413.
+	MaxBodyBytes int64
+	// MaxRows bounds the rows of one request [10 000]; more get 413.
+	MaxRows int
+	// MaxInFlight bounds the predict requests being served at once [256];
+	// beyond it a request gets 503 with Retry-After at once, instead of
+	// queueing without bound.
+	MaxInFlight int
+	// BatchWait is how long a batch may wait for more requests while others
+	// are being read [1 ms]; BatchRows bounds a batch's rows [4 096].
+	BatchWait time.Duration
+	BatchRows int
+	// Timeouts of the HTTP server: reading the headers [5 s] (a client
+	// that trickles them is disconnected), the whole request [30 s],
+	// writing the response [60 s], an idle keep-alive connection [120 s].
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// ShutdownTimeout bounds how long Serve waits for in-flight requests
+	// once its context is done [30 s].
+	ShutdownTimeout time.Duration
+	// WatchInterval, when positive, checks the model file this often and
+	// reloads it when it changes (SIGHUP-free deployments).
+	WatchInterval time.Duration
+	// Logger receives one line per reload, failure and shutdown step
+	// [slog.Default()].
+	Logger *slog.Logger
+}
+
+func (o *Options) defaults() {
+	def := func(v *time.Duration, d time.Duration) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 8 << 20
+	}
+	if o.MaxRows <= 0 {
+		o.MaxRows = 10000
+	}
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = 256
+	}
+	if o.BatchRows <= 0 {
+		o.BatchRows = 4096
+	}
+	def(&o.BatchWait, time.Millisecond)
+	def(&o.ReadHeaderTimeout, 5*time.Second)
+	def(&o.ReadTimeout, 30*time.Second)
+	def(&o.WriteTimeout, 60*time.Second)
+	def(&o.IdleTimeout, 120*time.Second)
+	def(&o.ShutdownTimeout, 30*time.Second)
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+}
+
+// loaded is the model being served and when it was loaded.
+type loaded struct {
+	m  *predictor.Model
+	at time.Time
+}
+
+// Server serves one model file over HTTP. See the package documentation
+// for the endpoints.
+type Server struct {
+	opt      Options
+	log      *slog.Logger
+	model    atomic.Pointer[loaded]
+	reloadMu sync.Mutex
+	batch    *batcher
+	inflight chan struct{}
+	ready    atomic.Bool
+	reg      *prometheus.Registry
+	met      *metrics
+	handler  http.Handler
+}
+
+// New loads the model file and prepares a server; it fails when the file
+// cannot be served (unreadable, damaged, or without a column pipeline).
+func New(opt Options) (*Server, error) {
+	opt.defaults()
+	if opt.ModelPath == "" {
+		return nil, errors.New("serve: a model file is required")
+	}
+	m, err := loadModel(opt.ModelPath)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{opt: opt, log: opt.Logger, inflight: make(chan struct{}, opt.MaxInFlight), reg: prometheus.NewRegistry()}
+	s.met = newMetrics(s.reg, s)
+	s.batch = newBatcher(opt.BatchWait, opt.BatchRows, func(rows, jobs int) {
+		s.met.batchRows.Observe(float64(rows))
+		s.met.batchRequests.Observe(float64(jobs))
+	})
+	s.model.Store(&loaded{m: m, at: time.Now()})
+	s.met.setModel(m)
+	s.ready.Store(true)
+	s.handler = s.routes()
+	return s, nil
+}
+
+func loadModel(path string) (*predictor.Model, error) {
+	m, err := predictor.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.NeedPipeline(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Model is the model being served.
+func (s *Server) Model() *predictor.Model { return s.model.Load().m }
+
+// Handler is the server's HTTP handler (for tests and embedding; Serve
+// runs it with the timeouts of the options).
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Reload reads the model file again and, when it loads and checks (its
+// checksum, version and sections), swaps it in atomically: requests already
+// encoding rows finish on the model they started with. A file that fails
+// leaves the old model serving; the failure is logged, counted in
+// /metrics and returned.
+func (s *Server) Reload() error {
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	m, err := loadModel(s.opt.ModelPath)
+	if err != nil {
+		s.met.reloads.WithLabelValues("error").Inc()
+		s.met.reloadFailed.Set(1)
+		s.log.Error("reload failed; the previous model keeps serving", "file", s.opt.ModelPath, "error", err.Error(), "serving", s.Model().Checksum)
+		return err
+	}
+	old := s.model.Swap(&loaded{m: m, at: time.Now()})
+	s.met.reloads.WithLabelValues("ok").Inc()
+	s.met.reloadFailed.Set(0)
+	s.met.setModel(m)
+	s.log.Info("model reloaded", "file", s.opt.ModelPath, "checksum", m.Checksum, "previous", old.m.Checksum)
+	return nil
+}
+
+// Serve answers requests on ln until ctx is done, then stops accepting,
+// reports not ready, and waits (up to ShutdownTimeout) for the requests in
+// flight to finish before it returns. reload, when not nil, triggers
+// Reload on each receive (the CLI feeds it SIGHUP).
+func (s *Server) Serve(ctx context.Context, ln net.Listener, reload <-chan struct{}) error {
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: s.opt.ReadHeaderTimeout,
+		ReadTimeout:       s.opt.ReadTimeout,
+		WriteTimeout:      s.opt.WriteTimeout,
+		IdleTimeout:       s.opt.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	stopBatch := make(chan struct{})
+	batchDone := make(chan struct{})
+	go func() {
+		s.batch.run(stopBatch)
+		close(batchDone)
+	}()
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go s.watch(watchCtx, reload)
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	s.log.Info("serving", "addr", ln.Addr().String(), "model", s.opt.ModelPath, "checksum", s.Model().Checksum)
+	var err error
+	select {
+	case err = <-served:
+	case <-ctx.Done():
+		s.ready.Store(false)
+		s.log.Info("shutting down: finishing the requests in flight", "timeout", s.opt.ShutdownTimeout.String())
+		sctx, cancel := context.WithTimeout(context.Background(), s.opt.ShutdownTimeout)
+		err = srv.Shutdown(sctx)
+		cancel()
+		if err != nil {
+			srv.Close()
+			err = fmt.Errorf("shutdown: %w (requests still in flight were cut)", err)
+		}
+		<-served
+	}
+	close(stopBatch)
+	<-batchDone
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	if err == nil {
+		s.log.Info("stopped")
+	}
+	return err
+}
+
+// watch reloads on each receive from reload and, with a WatchInterval,
+// when the model file's size, time or identity changes.
+func (s *Server) watch(ctx context.Context, reload <-chan struct{}) {
+	var tick <-chan time.Time
+	var last os.FileInfo
+	if s.opt.WatchInterval > 0 {
+		t := time.NewTicker(s.opt.WatchInterval)
+		defer t.Stop()
+		tick = t.C
+		last, _ = os.Stat(s.opt.ModelPath)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-reload:
+			s.Reload()
+		case <-tick:
+			st, err := os.Stat(s.opt.ModelPath)
+			if err != nil {
+				continue // being replaced; look again at the next tick
+			}
+			if last != nil && os.SameFile(st, last) && st.Size() == last.Size() && st.ModTime().Equal(last.ModTime()) {
+				continue
+			}
+			last = st
+			s.Reload()
+		}
+	}
+}
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/v1/predict", s.instrument("predict", http.HandlerFunc(s.predict)))
+	mux.Handle("/v1/model", s.instrument("model", http.HandlerFunc(s.modelInfo)))
+	mux.Handle("/healthz", s.instrument("healthz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})))
+	mux.Handle("/readyz", s.instrument("readyz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.ready.Load() {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "shutting down"})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ready", "model": s.Model().Checksum})
+	})))
+	mux.Handle("/metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
+	mux.Handle("/", s.instrument("other", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, &httpError{http.StatusNotFound, fmt.Sprintf("no endpoint %s; the endpoints are POST /v1/predict, GET /v1/model, /healthz, /readyz, /metrics", r.URL.Path)})
+	})))
+	return mux
+}
+
+// statusWriter records the status a handler wrote.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// instrument counts and times a handler, and turns a panic into a JSON 500
+// (logged with its stack, never sent to the client).
+func (s *Server) instrument(name string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.log.Error("internal error", "handler", name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				if sw.status == 0 {
+					writeError(sw, &httpError{http.StatusInternalServerError, "internal error; it is logged on the server"})
+				}
+			}
+			code := sw.status
+			if code == 0 {
+				code = http.StatusOK
+			}
+			s.met.requests.WithLabelValues(name, fmt.Sprint(code)).Inc()
+			s.met.latency.WithLabelValues(name).Observe(time.Since(start).Seconds())
+		}()
+		h.ServeHTTP(sw, r)
+	})
+}
+
+// predictResponse is the answer to POST /v1/predict.
+type predictResponse struct {
+	Model string `json:"model"` // checksum of the model file that answered
+	Task  string `json:"task"`
+	Rows  int    `json:"rows"`
+	// Predictions are class labels (strings) or regression values.
+	Predictions   any         `json:"predictions"`
+	Classes       []string    `json:"classes,omitempty"`
+	Probabilities [][]float64 `json:"probabilities,omitempty"`
+}
+
+func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeError(w, &httpError{http.StatusMethodNotAllowed, fmt.Sprintf("%s /v1/predict: use POST with the rows in the body", r.Method)})
+		return
+	}
+	select {
+	case s.inflight <- struct{}{}:
+		defer func() { <-s.inflight }()
+	default:
+		s.met.rejected.Inc()
+		w.Header().Set("Retry-After", "1")
+		writeError(w, &httpError{http.StatusServiceUnavailable, fmt.Sprintf("the server is at its limit of %d requests in flight; retry shortly", s.opt.MaxInFlight)})
+		return
+	}
+	s.met.inflight.Inc()
+	defer s.met.inflight.Dec()
+	s.batch.coming.Add(1)
+	queued := false
+	defer func() {
+		if !queued {
+			s.batch.coming.Add(-1)
+		}
+	}()
+
+	cur := s.model.Load().m // this request's model, even across a reload
+	body := http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes)
+	req, err := decodeRequest(r.Context(), cur, r.Header.Get("Content-Type"), r.URL.Query(), body, s.opt.MaxRows)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	x, n, _, err := cur.Pipeline.Transform(req.table)
+	if err != nil {
+		writeError(w, badRequest("%v", err))
+		return
+	}
+	queued = true
+	s.batch.coming.Add(-1)
+	scores, err := s.batch.submit(r.Context(), cur, x, n)
+	if err != nil {
+		if r.Context().Err() != nil {
+			return // the client left; nobody reads an answer
+		}
+		s.log.Error("prediction failed", "error", err.Error())
+		writeError(w, &httpError{http.StatusInternalServerError, "prediction failed: " + err.Error()})
+		return
+	}
+	p, err := cur.Decode(scores, n)
+	if err != nil {
+		writeError(w, &httpError{http.StatusInternalServerError, err.Error()})
+		return
+	}
+	s.met.rows.Add(float64(n))
+	resp := predictResponse{Model: cur.Checksum, Task: string(cur.Task()), Rows: n}
+	if p.Labels != nil {
+		resp.Predictions = p.Labels
+		if req.proba {
+			resp.Classes = p.Classes
+			c := len(p.Classes)
+			resp.Probabilities = make([][]float64, n)
+			for i := range resp.Probabilities {
+				resp.Probabilities[i] = p.Proba[i*c : (i+1)*c]
+			}
+		}
+	} else {
+		resp.Predictions = p.Values
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// modelJSON is the answer to GET /v1/model.
+type modelJSON struct {
+	Model         string                  `json:"model"` // checksum
+	File          string                  `json:"file"`
+	LoadedAt      time.Time               `json:"loaded_at"`
+	CreatedBy     string                  `json:"created_by,omitempty"`
+	FormatVersion int                     `json:"format_version"`
+	Kind          string                  `json:"kind"` // "rfm" or "tree"
+	Task          string                  `json:"task"`
+	Target        string                  `json:"target"`
+	Classes       []string                `json:"classes,omitempty"`
+	Inputs        []dataset.InputColumn   `json:"inputs"`
+	Features      int                     `json:"features"`
+	Centers       int                     `json:"centers"`
+	Leaves        int                     `json:"leaves,omitempty"`
+	Config        any                     `json:"config"`
+	Rounds        any                     `json:"rounds,omitempty"`
+	BestRound     *int                    `json:"best_round,omitempty"`
+	Calibration   string                  `json:"calibration,omitempty"`
+	Training      *predictor.TrainingInfo `json:"training,omitempty"`
+	Limits        map[string]any          `json:"limits"`
+}
+
+func (s *Server) modelInfo(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		writeError(w, &httpError{http.StatusMethodNotAllowed, r.Method + " /v1/model: use GET"})
+		return
+	}
+	l := s.model.Load()
+	m := l.m
+	info := modelJSON{Model: m.Checksum, File: s.opt.ModelPath, LoadedAt: l.at, CreatedBy: m.CreatedBy, FormatVersion: m.FormatVersion,
+		Task: string(m.Task()), Target: m.Target.Name, Classes: m.Classes(), Inputs: m.Inputs(), Features: m.D(),
+		Config: m.Config(), Training: m.Training,
+		Limits: map[string]any{"max_body_bytes": s.opt.MaxBodyBytes, "max_rows": s.opt.MaxRows, "max_in_flight": s.opt.MaxInFlight}}
+	if cal := m.Calibration(); cal != nil {
+		info.Calibration = string(cal.Method)
+	}
+	if m.Tree != nil {
+		info.Kind, info.Leaves = "tree", len(m.Tree.Leaves)
+		for _, lf := range m.Tree.Leaves {
+			if lf.Model != nil {
+				info.Centers += lf.Model.N
+			}
+		}
+	} else {
+		best := m.RFM.BestRound
+		info.Kind, info.Centers, info.Rounds, info.BestRound = "rfm", m.RFM.N, m.RFM.History, &best
+	}
+	writeJSON(w, http.StatusOK, info)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.Encode(v) // a failed write is the client's going away
+}
+
+// writeError answers with {"error": message} and the error's status (500
+// for an error without one).
+func writeError(w http.ResponseWriter, err error) {
+	status := http.StatusInternalServerError
+	var he *httpError
+	if errors.As(err, &he) {
+		status = he.status
+	}
+	if status == http.StatusRequestEntityTooLarge {
+		w.Header().Set("Connection", "close") // the rest of a bad body is not worth reading
+	}
+	writeJSON(w, status, map[string]string{"error": err.Error()})
+}
