@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/internal/linalg"
 	"github.com/rfmkit/rfm/predictor"
 )
 
@@ -100,7 +101,13 @@ type Server struct {
 	reg      *prometheus.Registry
 	met      *metrics
 	handler  http.Handler
+	// kernel evaluations and their rows, for Batches
+	evals, evalRows atomic.Int64
 }
+
+// Batches returns how many kernel evaluations the server has run and how
+// many rows they predicted: rows/evaluations is the mean coalesced batch.
+func (s *Server) Batches() (evaluations, rows int64) { return s.evals.Load(), s.evalRows.Load() }
 
 // New loads the model file and prepares a server; it fails when the file
 // cannot be served (unreadable, damaged, or without a column pipeline).
@@ -116,6 +123,8 @@ func New(opt Options) (*Server, error) {
 	s := &Server{opt: opt, log: opt.Logger, inflight: make(chan struct{}, opt.MaxInFlight), reg: prometheus.NewRegistry()}
 	s.met = newMetrics(s.reg, s)
 	s.batch = newBatcher(opt.BatchWait, opt.BatchRows, func(rows, jobs int) {
+		s.evals.Add(1)
+		s.evalRows.Add(int64(rows))
 		s.met.batchRows.Observe(float64(rows))
 		s.met.batchRequests.Observe(float64(jobs))
 	})
@@ -182,6 +191,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, reload <-chan struc
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
+	// Batches are spread over the cores by the kernel's own tasks; the
+	// backend's threads would only spin between them.
+	defer linalg.HoldSerial()()
 	stopBatch := make(chan struct{})
 	batchDone := make(chan struct{})
 	go func() {

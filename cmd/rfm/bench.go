@@ -15,6 +15,8 @@ Suites:
           classifiers (run 'rfm bench uci -h' for its flags)
   scale   exact, Nyström and tree fits of large tables: time, peak memory,
           prediction speed and test score (run 'rfm bench scale -h')
+  serve   a load test of 'rfm serve' on loopback: throughput, latency
+          percentiles and status counts (run 'rfm bench serve -h')
 
 Example:
   rfm bench uci --data ../shared/data/uci121 --out results/
@@ -22,7 +24,7 @@ Example:
 	}
 	if len(args) == 0 {
 		usage(e.stderr)
-		return usagef("name a suite: uci or scale")
+		return usagef("name a suite: uci, scale or serve")
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
@@ -39,10 +41,15 @@ Example:
 			return exitCode(code)
 		}
 		return nil
+	case "serve":
+		if code := e.exit("bench serve", cmdBenchServe(e, args[1:])); code != exitOK {
+			return exitCode(code)
+		}
+		return nil
 	case peakCommand: // internal, run by bench scale: not listed
 		return runMeasured(e, args[1:])
 	}
-	return usagef("unknown benchmark suite %q; the suites are: uci, scale", args[0])
+	return usagef("unknown benchmark suite %q; the suites are: uci, scale, serve", args[0])
 }
 
 // exitCode is an error whose message was already printed by a mounted

@@ -141,3 +141,27 @@ func TestServeBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// bench serve runs its load phases against an in-process server and
+// reports every request answered, none with an error status.
+func TestBenchServeSmall(t *testing.T) {
+	r := runInProcess("bench", "serve", "--centers", "300", "--inputs", "6", "--clients", "4", "--duration", "300ms", "--warmup", "0", "--rows", "1,7", "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var res benchServeJSON
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Centers != 300 || res.Inputs != 6 || res.OfflineRowsSec <= 0 || len(res.Runs) != 2 {
+		t.Fatalf("%+v", res)
+	}
+	for _, run := range res.Runs {
+		if run.Requests == 0 || run.Status5xx+run.Status4xx+run.Errors != 0 || run.P50ms <= 0 || run.P99ms < run.P50ms || run.MeanBatchRows < float64(run.RowsPerRequest) {
+			t.Errorf("%+v", run)
+		}
+	}
+	if r := runInProcess("bench", "serve", "--rows", "0"); r.code != 2 || !strings.Contains(r.stderr, `--rows "0"`) {
+		t.Errorf("--rows 0: exit %d %s", r.code, r.stderr)
+	}
+}

@@ -21,6 +21,10 @@ const SizeDependentSums = false
 
 func setBackendThreads(int) {} // gonum uses GOMAXPROCS workers
 
+// backendThreads is 1: gonum's calls run on the calling goroutine (its
+// GEMM may split work over goroutines, which Go schedules on GOMAXPROCS).
+func backendThreads() int { return 1 }
+
 func tr(t bool) blas.Transpose {
 	if t {
 		return blas.Trans

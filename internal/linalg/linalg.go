@@ -54,6 +54,18 @@ func leaveSerial() {
 	serialMu.Unlock()
 }
 
+// HoldSerial keeps the backend single-threaded until release is called,
+// as if a Tasks region were always running. A server that evaluates many
+// small batches, each spread over cores by Tasks, calls it once: otherwise
+// every batch's end hands the backend its threads back, which then spin
+// (OpenBLAS) or are woken for the next small call and steal the cores from
+// the request handling around it.
+func HoldSerial() (release func()) {
+	enterSerial()
+	var once sync.Once
+	return func() { once.Do(leaveSerial) }
+}
+
 // Tasks runs fn(worker, i) for every task i in [0, count) on up to
 // Threads() goroutines (worker in [0, Threads()) names the goroutine, for
 // per-worker scratch). Tasks are handed out in order as workers free up.

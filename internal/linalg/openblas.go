@@ -23,6 +23,9 @@ const SizeDependentSums = true
 
 func setBackendThreads(n int) { C.openblas_set_num_threads(C.int(n)) }
 
+// backendThreads is the number of threads the backend uses now.
+func backendThreads() int { return int(C.openblas_get_num_threads()) }
+
 func ctr(t bool) uint32 {
 	if t {
 		return C.CblasTrans
