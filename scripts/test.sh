@@ -29,6 +29,9 @@ if [ -n "$RFM_TAGS" ]; then
   go test -count=1 -tags "$RFM_TAGS" ./...
 fi
 
+echo "== ONNX export checked with ONNX Runtime"
+bash scripts/onnx_check.sh
+
 if [ "$FUZZTIME" != 0 ]; then
   echo "== fuzz ($FUZZTIME each)"
   # Every Fuzz* function, one at a time (go test -fuzz takes one target per run).

@@ -65,6 +65,7 @@ func init() {
 		{"predict", "predict rows of a table with a saved model", cmdPredict},
 		{"eval", "score a saved model on a table that has the target column", cmdEval},
 		{"cv", "k-fold cross-validation of a configuration", cmdCV},
+		{"export", "export a saved model to ONNX for other languages and runtimes", cmdExport},
 		{"serve", "serve a saved model over HTTP (JSON or CSV rows in, predictions out)", cmdServe},
 		{"tune", "search the hyperparameters within a time budget and save the best model", cmdTune},
 		{"inspect", "show a model's settings, rounds and learned features", cmdInspect},
