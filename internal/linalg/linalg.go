@@ -118,7 +118,15 @@ func serialTasks(ctx context.Context, count int, fn func(worker, i int)) error {
 // columns of a row-major d×d matrix) of the symmetric d×d matrix whose lower
 // triangle is in a (row-major; a is not modified). ok is false if the
 // backend's LAPACK did not converge.
+//
+// The backend runs it single-threaded: a threaded dsyevd rounds otherwise
+// than a serial one, and M^½ (hence every prediction of a full-M model)
+// would depend on the thread count of the process that first used the
+// model (seen: rfm serve, which holds the backend serial, against rfm
+// predict). d×d is small beside the kernel work.
 func EigSym(d int, a []float64) (vals, vecs []float64, ok bool) {
+	enterSerial()
+	defer leaveSerial()
 	vals = make([]float64, d)
 	vecs = make([]float64, d*d)
 	if d == 0 {
