@@ -69,6 +69,7 @@ func init() {
 		{"serve", "serve a saved model over HTTP (JSON or CSV rows in, predictions out)", cmdServe},
 		{"tune", "search the hyperparameters within a time budget and save the best model", cmdTune},
 		{"inspect", "show a model's settings, rounds and learned features", cmdInspect},
+		{"nfa", "train a network and measure the Neural Feature Ansatz layer by layer", cmdNFA},
 		{"synth", "write a synthetic regression task to CSV", cmdSynth},
 		{"bench", "benchmarks: 'rfm bench uci' runs the UCI-121 protocol", cmdBench},
 		{"version", "print the version, Go version and linear-algebra backend", cmdVersion},

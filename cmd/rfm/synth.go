@@ -2,10 +2,12 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
+	"github.com/rfmkit/rfm/kernel"
 	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/synth"
 )
@@ -16,6 +18,7 @@ func cmdSynth(e *env, args []string) error {
 		n, d int
 		seed uint64
 		out  string
+		egop string
 	)
 	names := make([]string, 0, 5)
 	for _, t := range synth.Tasks() {
@@ -31,7 +34,11 @@ columns x0 ... x{d-1} and the target y.
   single-index  y = He2(uᵀx) + He4(uᵀx), u a seeded unit vector
   linear        y = βᵀx, β a seeded unit vector
 
-An RFM should rank the relevant inputs first ('rfm inspect').`,
+An RFM should rank the relevant inputs first ('rfm inspect'). --egop writes the
+target's exact expected gradient outer product E[∇y ∇yᵀ] (a d×d CSV, closed
+form; the chain's eigenvalues are 4, 2.618, 2.618, 0.382, 0.382) and prints its
+top eigenvalues on stderr: the ground truth that an RFM's M or a network's
+W₁ᵀW₁ should match ('rfm nfa'). lowrank has none (its target jumps at x5 = 0).`,
 		`rfm synth --task lowrank --n 2000 --d 20 --out lowrank.csv
 rfm fit --data lowrank.csv --target y --out lowrank.rfm && rfm inspect --model lowrank.rfm`)
 	f.String(&task, "task", "", "generator `NAME`: "+strings.Join(names, ", "))
@@ -39,6 +46,7 @@ rfm fit --data lowrank.csv --target y --out lowrank.rfm && rfm inspect --model l
 	f.Int(&d, "d", 10, "features `D`")
 	f.Uint64(&seed, "seed", 1, "random `SEED`")
 	f.String(&out, "out", "", "write to `FILE` (atomically) instead of stdout")
+	f.String(&egop, "egop", "", "also write the task's exact EGOP, d×d, to `FILE` (CSV)")
 	pos, err := f.Parse(args, e.stdout)
 	if err != nil {
 		return err
@@ -64,6 +72,27 @@ rfm fit --data lowrank.csv --target y --out lowrank.rfm && rfm inspect --model l
 	data, err := synth.Generate(synth.Task(task), n, d, seed)
 	if err != nil {
 		return usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))
+	}
+	if egop != "" {
+		if err := checkOutPath("egop", egop, out); err != nil {
+			return err
+		}
+		g, err := synth.EGOP(synth.Task(task), d, seed)
+		if err != nil {
+			return usagef("--egop: %s", strings.TrimPrefix(err.Error(), "synth: "))
+		}
+		if err := writeMatrixCSV(e, egop, g, d); err != nil {
+			return err
+		}
+		vals, _, err := kernel.EigSym(d, g)
+		if err != nil {
+			return err
+		}
+		var top []string
+		for i := d - 1; i >= max(0, d-6); i-- {
+			top = append(top, strconv.FormatFloat(vals[i], 'f', 3, 64))
+		}
+		fmt.Fprintf(e.stderr, "synth: EGOP of %s in d = %d → %s; top eigenvalues %s\n", task, d, egop, strings.Join(top, ", "))
 	}
 	write := func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<16)
@@ -95,6 +124,28 @@ rfm fit --data lowrank.csv --target y --out lowrank.rfm && rfm inspect --model l
 		return write(e.stdout)
 	}
 	return modelfile.WriteAtomicContext(e.ctx, out, write)
+}
+
+// writeMatrixCSV writes a d×d matrix as CSV (no header), atomically.
+func writeMatrixCSV(e *env, path string, m []float64, d int) error {
+	return modelfile.WriteAtomicContext(e.ctx, path, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		var line []byte
+		for i := 0; i < d; i++ {
+			line = line[:0]
+			for j, v := range m[i*d : (i+1)*d] {
+				if j > 0 {
+					line = append(line, ',')
+				}
+				line = strconv.AppendFloat(line, v, 'g', -1, 64)
+			}
+			line = append(line, '\n')
+			if _, err := bw.Write(line); err != nil {
+				return err
+			}
+		}
+		return bw.Flush()
+	})
 }
 
 func isTask(name string) bool {

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// rfm nfa trains, measures every layer at initialization and at the
+// recorded epochs, compares with the exact EGOP and an RFM, and writes its
+// files; bad flags are refused.
+func TestNFACommand(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "nfa")
+	r := runInProcess("nfa", "--task", "chain", "--n", "128", "--d", "8", "--test-n", "200", "--widths", "32,32", "--epochs", "80", "--points", "4",
+		"--lr", "0.01", "--init-scale", "0.1,1,1", "--rfm", "--out", out, "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var res nfaJSON
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	epochs := map[int]bool{}
+	for _, rec := range res.Records {
+		epochs[rec.Epoch] = true
+		if (rec.Epoch == 0) != (rec.CNFA == nil) || rec.Layer < 1 || rec.Layer > 3 || rec.NFA.Cosine < -1 || rec.NFA.Cosine > 1 {
+			t.Fatalf("record %+v", rec)
+		}
+	}
+	if !epochs[0] || !epochs[1] || !epochs[80] || len(res.Records)%3 != 0 {
+		t.Errorf("epochs recorded %v, %d records", epochs, len(res.Records))
+	}
+	last := res.Records[len(res.Records)-3]
+	first := res.Records[0]
+	if !(last.TrainLoss < first.TrainLoss/2) {
+		t.Errorf("training did not lower the loss: %v → %v", first.TrainLoss, last.TrainLoss)
+	}
+	for _, k := range []string{"nfm_vs_egop", "agop_vs_egop", "rfm_m_vs_nfm", "rfm_m_vs_egop"} {
+		if _, ok := res.Final[k]; !ok {
+			t.Errorf("no %s in %v", k, res.Final)
+		}
+	}
+	for _, f := range []string{"nfa.csv", "nfa.json", "nfa_correlations.png", "layer1_nfm.png", "layer1_agop.png", "rfm_m.png"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"nfa", "--widths", "0"}, `--widths "0"`},
+		{[]string{"nfa", "--activation", "gelu"}, `unknown activation "gelu"`},
+		{[]string{"nfa", "--task", "spiral"}, `--task "spiral"`},
+		{[]string{"nfa", "--init-scale", "-1"}, `--init-scale "-1"`},
+		{[]string{"nfa", "--target", "y"}, "--target goes with --data"},
+		{[]string{"nfa", "--task", "chain", "--d", "3"}, "needs d ≥ 5"},
+	} {
+		r := runInProcess(c.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d %q", c.args, r.code, r.stderr)
+		}
+	}
+}

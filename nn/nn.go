@@ -1,0 +1,436 @@
+package nn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/rfmkit/rfm/internal/linalg"
+)
+
+// Activation names a hidden layer's nonlinearity.
+type Activation string
+
+// The activations.
+const (
+	ReLU      Activation = "relu"
+	LeakyReLU Activation = "leaky-relu" // slope Config.LeakySlope below 0
+	Tanh      Activation = "tanh"
+	Sine      Activation = "sine"
+)
+
+// Optimizer names a training rule.
+type Optimizer string
+
+// The optimizers.
+const (
+	SGD  Optimizer = "sgd"  // with Config.Momentum (heavy ball)
+	Adam Optimizer = "adam" // Kingma and Ba, with bias correction
+)
+
+// MaxDepth is the most hidden layers a network may have.
+const MaxDepth = 5
+
+// Config describes a fully connected network and how to train it.
+type Config struct {
+	// Widths of the hidden layers (1 to MaxDepth of them).
+	Widths     []int
+	Activation Activation
+	LeakySlope float64 // LeakyReLU's slope for negative inputs (default 0.01)
+	Bias       bool    // layers have biases (initialized to zero)
+	// InitScale multiplies each layer's initial standard deviation
+	// (sqrt(gain/fan_in), gain 2 for a layer a ReLU follows, 1 otherwise,
+	// the output layer included); one value
+	// per layer, hidden layers then the output layer. Missing or zero
+	// entries are 1.
+	InitScale []float64
+	Optimizer Optimizer
+	LR        float64 // learning rate
+	Momentum  float64 // SGD
+	Beta1     float64 // Adam (default 0.9)
+	Beta2     float64 // Adam (default 0.999)
+	Epsilon   float64 // Adam (default 1e-8)
+	BatchSize int     // rows per step (0: all rows, full-batch)
+	Seed      uint64  // initialization and the order of the rows
+}
+
+// DefaultConfig is two ReLU layers of 256 units with biases, trained by
+// SGD with momentum 0.9, learning rate 0.05, batches of 128.
+func DefaultConfig() Config {
+	return Config{Widths: []int{256, 256}, Activation: ReLU, Bias: true, Optimizer: SGD, LR: 0.05, Momentum: 0.9, BatchSize: 128, Seed: 1}
+}
+
+// Validate reports a setting out of range.
+func (c *Config) Validate() error {
+	if len(c.Widths) < 1 || len(c.Widths) > MaxDepth {
+		return fmt.Errorf("nn: %d hidden layers; 1 to %d are supported", len(c.Widths), MaxDepth)
+	}
+	for i, w := range c.Widths {
+		if w < 1 {
+			return fmt.Errorf("nn: hidden layer %d has width %d", i+1, w)
+		}
+	}
+	switch c.Activation {
+	case ReLU, LeakyReLU, Tanh, Sine:
+	default:
+		return fmt.Errorf("nn: unknown activation %q (known: relu, leaky-relu, tanh, sine)", c.Activation)
+	}
+	switch c.Optimizer {
+	case SGD, Adam:
+	default:
+		return fmt.Errorf("nn: unknown optimizer %q (known: sgd, adam)", c.Optimizer)
+	}
+	if !(c.LR > 0) || math.IsInf(c.LR, 0) {
+		return fmt.Errorf("nn: learning rate %v must be a positive number", c.LR)
+	}
+	if c.Momentum < 0 || c.Momentum >= 1 {
+		return fmt.Errorf("nn: momentum %v must be in [0, 1)", c.Momentum)
+	}
+	if len(c.InitScale) > len(c.Widths)+1 {
+		return fmt.Errorf("nn: %d initialization scales for %d layers", len(c.InitScale), len(c.Widths)+1)
+	}
+	for _, s := range c.InitScale {
+		if s < 0 || math.IsNaN(s) || math.IsInf(s, 0) {
+			return fmt.Errorf("nn: initialization scale %v must be a finite number ≥ 0", s)
+		}
+	}
+	if c.BatchSize < 0 {
+		return fmt.Errorf("nn: batch size %d", c.BatchSize)
+	}
+	return nil
+}
+
+// Layer is one affine map: z = h·Wᵀ + b, W out×in (row-major).
+type Layer struct {
+	In, Out int
+	W       []float64
+	B       []float64 // nil without biases
+}
+
+// Network is a fully connected network: hidden layers with the activation,
+// then a linear output layer.
+type Network struct {
+	Layers     []Layer
+	Activation Activation
+	LeakySlope float64
+}
+
+// New draws a network for in inputs and out outputs.
+func New(cfg Config, in, out int) (*Network, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if in < 1 || out < 1 {
+		return nil, fmt.Errorf("nn: %d inputs and %d outputs", in, out)
+	}
+	r := rand.New(rand.NewPCG(cfg.Seed, 0x11))
+	net := &Network{Activation: cfg.Activation, LeakySlope: cfg.LeakySlope}
+	if net.LeakySlope == 0 {
+		net.LeakySlope = 0.01
+	}
+	sizes := append(append([]int{in}, cfg.Widths...), out)
+	for l := 0; l+1 < len(sizes); l++ {
+		fanIn, fanOut := sizes[l], sizes[l+1]
+		gain := 1.0 // He initialization for the layers a ReLU follows
+		if l+2 < len(sizes) && (cfg.Activation == ReLU || cfg.Activation == LeakyReLU) {
+			gain = 2
+		}
+		scale := 1.0
+		if l < len(cfg.InitScale) && cfg.InitScale[l] > 0 {
+			scale = cfg.InitScale[l]
+		}
+		std := scale * math.Sqrt(gain/float64(fanIn))
+		ly := Layer{In: fanIn, Out: fanOut, W: make([]float64, fanOut*fanIn)}
+		for i := range ly.W {
+			ly.W[i] = std * r.NormFloat64()
+		}
+		if cfg.Bias {
+			ly.B = make([]float64, fanOut)
+		}
+		net.Layers = append(net.Layers, ly)
+	}
+	return net, nil
+}
+
+// In and Out are the network's input and output sizes.
+func (n *Network) In() int  { return n.Layers[0].In }
+func (n *Network) Out() int { return n.Layers[len(n.Layers)-1].Out }
+
+// Clone returns a deep copy (for example the initialization, to measure
+// how far training moved the weights).
+func (n *Network) Clone() *Network {
+	c := &Network{Activation: n.Activation, LeakySlope: n.LeakySlope}
+	for _, l := range n.Layers {
+		cl := Layer{In: l.In, Out: l.Out, W: append([]float64(nil), l.W...)}
+		if l.B != nil {
+			cl.B = append([]float64(nil), l.B...)
+		}
+		c.Layers = append(c.Layers, cl)
+	}
+	return c
+}
+
+func (n *Network) act(z float64) float64 {
+	switch n.Activation {
+	case ReLU:
+		return max(z, 0)
+	case LeakyReLU:
+		if z < 0 {
+			return n.LeakySlope * z
+		}
+		return z
+	case Tanh:
+		return math.Tanh(z)
+	default: // Sine
+		return math.Sin(z)
+	}
+}
+
+// deriv is σ'(z).
+func (n *Network) deriv(z float64) float64 {
+	switch n.Activation {
+	case ReLU:
+		if z > 0 {
+			return 1
+		}
+		return 0
+	case LeakyReLU:
+		if z < 0 {
+			return n.LeakySlope
+		}
+		return 1
+	case Tanh:
+		t := math.Tanh(z)
+		return 1 - t*t
+	default:
+		return math.Cos(z)
+	}
+}
+
+// Pass is one forward pass over rows: the input of each layer (H[0] is
+// the batch) and its pre-activations Z.
+type Pass struct {
+	Rows int
+	H    [][]float64 // H[l]: rows × Layers[l].In, the input of layer l
+	Z    [][]float64 // Z[l]: rows × Layers[l].Out
+}
+
+// Output is the network's output, rows × Out.
+func (p *Pass) Output() []float64 { return p.Z[len(p.Z)-1] }
+
+// Forward runs rows of x (rows × In) through the network.
+func (n *Network) Forward(x []float64, rows int) *Pass {
+	p := &Pass{Rows: rows, H: make([][]float64, len(n.Layers)), Z: make([][]float64, len(n.Layers))}
+	h := x[:rows*n.In()]
+	for l := range n.Layers {
+		ly := &n.Layers[l]
+		p.H[l] = h
+		z := make([]float64, rows*ly.Out)
+		if ly.B != nil {
+			for i := 0; i < rows; i++ {
+				copy(z[i*ly.Out:(i+1)*ly.Out], ly.B)
+			}
+		}
+		beta := 0.0
+		if ly.B != nil {
+			beta = 1
+		}
+		linalg.Gemm(false, true, rows, ly.Out, ly.In, 1, h, ly.In, ly.W, ly.In, beta, z, ly.Out)
+		p.Z[l] = z
+		if l+1 < len(n.Layers) {
+			next := make([]float64, len(z))
+			for i, v := range z {
+				next[i] = n.act(v)
+			}
+			h = next
+		}
+	}
+	return p
+}
+
+// Predict returns the outputs for rows of x.
+func (n *Network) Predict(x []float64, rows int) []float64 { return n.Forward(x, rows).Output() }
+
+// Grads are the gradients of a loss with respect to every weight and bias,
+// shaped as the network's layers.
+type Grads struct {
+	W, B [][]float64
+}
+
+// Backward back-propagates dOut (rows × Out, the loss's gradient with
+// respect to the outputs) through the pass. It returns the weight
+// gradients and, per layer, the gradient with respect to its
+// pre-activations (rows × Out of the layer), which the feature measures
+// use.
+func (n *Network) Backward(p *Pass, dOut []float64) (*Grads, [][]float64) {
+	deltas := n.Deltas(p, dOut)
+	L := len(n.Layers)
+	g := &Grads{W: make([][]float64, L), B: make([][]float64, L)}
+	for l := range n.Layers {
+		ly := &n.Layers[l]
+		delta := deltas[l]
+		g.W[l] = make([]float64, ly.Out*ly.In)
+		linalg.Gemm(true, false, ly.Out, ly.In, p.Rows, 1, delta, ly.Out, p.H[l], ly.In, 0, g.W[l], ly.In)
+		if ly.B != nil {
+			gb := make([]float64, ly.Out)
+			for i := 0; i < p.Rows; i++ {
+				for j, v := range delta[i*ly.Out : (i+1)*ly.Out] {
+					gb[j] += v
+				}
+			}
+			g.B[l] = gb
+		}
+	}
+	return g, deltas
+}
+
+// Deltas back-propagates dOut and returns, per layer, the gradient with
+// respect to its pre-activations (rows × Out of the layer).
+func (n *Network) Deltas(p *Pass, dOut []float64) [][]float64 {
+	L := len(n.Layers)
+	deltas := make([][]float64, L)
+	delta := dOut
+	for l := L - 1; l >= 0; l-- {
+		ly := &n.Layers[l]
+		deltas[l] = delta
+		if l == 0 {
+			break
+		}
+		prev := make([]float64, p.Rows*ly.In)
+		linalg.Gemm(false, false, p.Rows, ly.In, ly.Out, 1, delta, ly.Out, ly.W, ly.In, 0, prev, ly.In)
+		zp := p.Z[l-1]
+		for i := range prev {
+			prev[i] *= n.deriv(zp[i])
+		}
+		delta = prev
+	}
+	return deltas
+}
+
+// MSE is the mean over rows and outputs of the squared error of out
+// against y, and its gradient with respect to out.
+func MSE(out, y []float64) (loss float64, grad []float64) {
+	grad = make([]float64, len(out))
+	for i, v := range out {
+		d := v - y[i]
+		loss += d * d
+		grad[i] = 2 * d / float64(len(out))
+	}
+	return loss / float64(len(out)), grad
+}
+
+// Trainer trains a network by mini-batches.
+type Trainer struct {
+	Net  *Network
+	cfg  Config
+	rng  *rand.Rand
+	m, v Grads // momentum / Adam moments
+	step int
+}
+
+// NewTrainer prepares training of net with cfg's optimizer.
+func NewTrainer(net *Network, cfg Config) (*Trainer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Beta1 == 0 {
+		cfg.Beta1 = 0.9
+	}
+	if cfg.Beta2 == 0 {
+		cfg.Beta2 = 0.999
+	}
+	if cfg.Epsilon == 0 {
+		cfg.Epsilon = 1e-8
+	}
+	t := &Trainer{Net: net, cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x22))}
+	zeros := func() Grads {
+		g := Grads{W: make([][]float64, len(net.Layers)), B: make([][]float64, len(net.Layers))}
+		for l, ly := range net.Layers {
+			g.W[l] = make([]float64, len(ly.W))
+			if ly.B != nil {
+				g.B[l] = make([]float64, len(ly.B))
+			}
+		}
+		return g
+	}
+	t.m, t.v = zeros(), zeros()
+	return t, nil
+}
+
+// Steps is the number of updates made so far.
+func (t *Trainer) Steps() int { return t.step }
+
+// Step makes one update on rows of x (rows × In) with targets y (rows ×
+// Out) and returns the batch's loss before the update.
+func (t *Trainer) Step(x, y []float64, rows int) float64 {
+	p := t.Net.Forward(x, rows)
+	loss, dOut := MSE(p.Output(), y[:rows*t.Net.Out()])
+	g, _ := t.Net.Backward(p, dOut)
+	t.apply(g)
+	return loss
+}
+
+func (t *Trainer) apply(g *Grads) {
+	t.step++
+	c := t.cfg
+	update := func(w, grad, m, v []float64) {
+		switch c.Optimizer {
+		case SGD:
+			for i := range w {
+				m[i] = c.Momentum*m[i] + grad[i]
+				w[i] -= c.LR * m[i]
+			}
+		case Adam:
+			b1t := 1 - math.Pow(c.Beta1, float64(t.step))
+			b2t := 1 - math.Pow(c.Beta2, float64(t.step))
+			for i := range w {
+				m[i] = c.Beta1*m[i] + (1-c.Beta1)*grad[i]
+				v[i] = c.Beta2*v[i] + (1-c.Beta2)*grad[i]*grad[i]
+				w[i] -= c.LR * (m[i] / b1t) / (math.Sqrt(v[i]/b2t) + c.Epsilon)
+			}
+		}
+	}
+	for l := range t.Net.Layers {
+		ly := &t.Net.Layers[l]
+		update(ly.W, g.W[l], t.m.W[l], t.v.W[l])
+		if ly.B != nil {
+			update(ly.B, g.B[l], t.m.B[l], t.v.B[l])
+		}
+	}
+}
+
+// Epoch makes one pass over n rows in a seeded random order, in batches
+// of BatchSize, and returns the mean batch loss. It stops between batches
+// when ctx is done.
+func (t *Trainer) Epoch(ctx context.Context, x, y []float64, n int) (float64, error) {
+	if n < 1 {
+		return 0, errors.New("nn: no training rows")
+	}
+	d, k := t.Net.In(), t.Net.Out()
+	if len(x) != n*d || len(y) != n*k {
+		return 0, fmt.Errorf("nn: %d inputs and %d targets are not %d rows of %d and %d", len(x), len(y), n, d, k)
+	}
+	bs := t.cfg.BatchSize
+	if bs <= 0 || bs > n {
+		bs = n
+	}
+	order := t.rng.Perm(n)
+	bx, by := make([]float64, bs*d), make([]float64, bs*k)
+	total, batches := 0.0, 0
+	for b0 := 0; b0 < n; b0 += bs {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		rows := min(bs, n-b0)
+		for i := 0; i < rows; i++ {
+			r := order[b0+i]
+			copy(bx[i*d:(i+1)*d], x[r*d:(r+1)*d])
+			copy(by[i*k:(i+1)*k], y[r*k:(r+1)*k])
+		}
+		total += t.Step(bx, by, rows)
+		batches++
+	}
+	return total / float64(batches), nil
+}
