@@ -161,8 +161,10 @@ rfm nfa --data digits.csv --target label --widths 1024,1024 --epochs 20 --rfm --
 		}
 	}
 	if o.withRFM {
+		// All training rows and the last round's M: a learned M always
+		// (validation rows could select round 0, the identity).
 		rcfg := rfm.DefaultConfig()
-		rcfg.Seed = o.seed
+		rcfg.Seed, rcfg.ValFraction = o.seed, 0
 		ds := &rfm.Dataset{X: tr.X, N: tr.N, D: tr.D}
 		if classes > 0 {
 			ds.Labels, ds.Classes = argmaxRows(tr.Y, tr.N, classes), classes
@@ -174,7 +176,7 @@ rfm nfa --data digits.csv --target label --widths 1024,1024 --epochs 20 --rfm --
 			return fmt.Errorf("--rfm: %w", err)
 		}
 		m := denseM(model.M, tr.D)
-		for name, a := range map[string][]float64{"rfm_m_vs_nfm": first.NFM, "rfm_m_vs_agop": first.AGOP} {
+		for name, a := range map[string][]float64{"rfm_m_vs_nfm": first.NFM, "rfm_m_vs_agop": first.AGOP, "rfm_m_vs_cnfm": first.CNFM} {
 			c, err := nn.Compare(m, a, tr.D)
 			if err != nil {
 				return err
@@ -387,8 +389,12 @@ func runNFA(ctx context.Context, cfg nn.Config, tr, te *nfaData, classes int, o 
 		return nil, nil, err
 	}
 	for ep := 1; ep <= o.epochs; ep++ {
-		if _, err := trainer.Epoch(ctx, tr.X, tr.Y, tr.N); err != nil {
+		loss, err := trainer.Epoch(ctx, tr.X, tr.Y, tr.N)
+		if err != nil {
 			return nil, nil, err
+		}
+		if math.IsNaN(loss) || math.IsInf(loss, 0) || loss > 1e30 {
+			return nil, nil, fmt.Errorf("training diverged in epoch %d (mean batch loss %v); lower --lr (now %g) or --init-scale", ep, loss, o.lr)
 		}
 		if record[ep] {
 			if err := measure(ep); err != nil {

@@ -65,3 +65,34 @@ func TestNFACommand(t *testing.T) {
 		}
 	}
 }
+
+// rfm hyperbf trains, reports each epoch with the metric's alignment to
+// the AGOP, and with --compare fits the three kernel machines beside it.
+func TestHyperBFCommand(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "synth", "--task", "product", "--n", "300", "--d", "5", "--seed", "1", "--out", "train.csv")
+	mustRun(t, dir, "synth", "--task", "product", "--n", "200", "--d", "5", "--seed", "2", "--out", "test.csv")
+	r := runInProcess("hyperbf", "--data", filepath.Join(dir, "train.csv"), "--test", filepath.Join(dir, "test.csv"), "--target", "y",
+		"--centers", "40", "--epochs", "15", "--lr", "0.01", "--batch", "50", "--measure-rows", "100", "--compare", "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var res hyperbfJSON
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Epochs) != 16 || res.Metric != "test MSE (standardized target)" || len(res.Compare) != 4 {
+		t.Fatalf("%+v", res)
+	}
+	first, last := res.Epochs[1], res.Epochs[15]
+	if !(last.TrainLoss < first.TrainLoss) || !(last.TestScore < res.Epochs[0].TestScore) {
+		t.Errorf("training: loss %v → %v, test MSE %v → %v", first.TrainLoss, last.TrainLoss, res.Epochs[0].TestScore, last.TestScore)
+	}
+	// y = x0·x1: the learned metric and the AGOP both weigh x0 and x1.
+	if !(last.MetricVsAGOP.Cosine > res.Epochs[0].MetricVsAGOP.Cosine) {
+		t.Errorf("ρ(WᵀW, AGOP) did not grow: %v → %v", res.Epochs[0].MetricVsAGOP.Cosine, last.MetricVsAGOP.Cosine)
+	}
+	if r := runInProcess("hyperbf", "--data", "x.csv"); r.code != 2 || !strings.Contains(r.stderr, "--data, --test and --target are required") {
+		t.Errorf("missing flags: %d %s", r.code, r.stderr)
+	}
+}
