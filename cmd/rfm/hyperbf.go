@@ -18,7 +18,7 @@ import (
 type hyperbfEpoch struct {
 	Epoch     int     `json:"epoch"`
 	TrainLoss float64 `json:"train_mse,omitempty"` // the epoch's mean batch loss (none at epoch 0)
-	TestScore float64 `json:"test_score"` // accuracy % (classification) or MSE
+	TestScore float64 `json:"test_score"`          // accuracy % (classification) or MSE
 	// Alignment of the learned metric WᵀW with the AGOP of the function
 	// the network computes, on the measurement rows.
 	MetricVsAGOP nn.Comparison `json:"metric_vs_agop"`
