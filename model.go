@@ -165,12 +165,29 @@ func normalizeRows(x []float64, n, d int) {
 	}
 }
 
+// InputError is a prediction error caused by the rows given, not by the
+// model: a value that is not finite, or (ntk, nngp) a row too long for the
+// kernel's values to be represented. A server answers it as a bad request.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Check prepares the model for predicting (the map by M^½, the mapped
+// centres) and reports an inconsistent model, so that a loader can refuse
+// a file before it serves it, and the first prediction does not pay for
+// the preparation.
+func (m *Model) Check() error {
+	_, err := m.prepare()
+	return err
+}
+
 // Predict returns the raw outputs for n rows of x (n×D): class scores for
 // classification, targets in their original units for regression.
 func (m *Model) Predict(ctx context.Context, x []float64, n int) ([]float64, error) {
 	xs, err := m.inputs(x, n)
 	if err != nil {
-		return nil, err
+		return nil, &InputError{err}
 	}
 	mp, err := m.prepare()
 	if err != nil {
@@ -185,7 +202,7 @@ func (m *Model) Predict(ctx context.Context, x []float64, n int) ([]float64, err
 	}
 	zq := mp.fm.Map(xs, np)
 	if err := m.KernelUsed.CheckScale(zq.Z, n, m.Dm(), false); err != nil { // NTK/NNGP values would overflow
-		return nil, err
+		return nil, &InputError{err}
 	}
 	out, err := kernel.ApplyBatch(ctx, m.KernelUsed, zq, mp.centers, m.Alpha, m.Outputs)
 	if err != nil {

@@ -104,10 +104,18 @@ func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
 	if m.N < 1 || m.D < 1 || m.Outputs < 1 {
 		return nil, nil, fmt.Errorf("model metadata: bad sizes n=%d d=%d outputs=%d", m.N, m.D, m.Outputs)
 	}
+	if m.Selected != nil && len(m.Selected) == 0 {
+		return nil, nil, errors.New("model metadata: an empty list of selected columns (a model uses at least one)")
+	}
+	seen := make(map[int]bool, len(m.Selected))
 	for _, c := range m.Selected {
 		if c < 0 || c >= m.D {
 			return nil, nil, fmt.Errorf("model metadata: selected column %d outside [0, %d)", c, m.D)
 		}
+		if seen[c] {
+			return nil, nil, fmt.Errorf("model metadata: column %d is selected twice", c)
+		}
+		seen[c] = true
 	}
 	dm := m.Dm()
 	get := func(name string, want int, required bool) ([]float64, error) {

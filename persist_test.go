@@ -200,3 +200,32 @@ func TestEmptyHoldoutIsExplained(t *testing.T) {
 		t.Errorf("no holdout asked: note %q, err %v", m.Note, err)
 	}
 }
+
+// A file whose selected columns are empty or repeated is refused at load
+// (it once loaded and failed at every prediction).
+func TestFromFileRefusesBadSelection(t *testing.T) {
+	s, err := synth.Generate(synth.LowRank, 60, 6, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Iters = 0
+	m, err := Fit(context.Background(), cfg, &Dataset{X: s.X, N: s.N, D: s.D, Y: s.Y}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for sel, want := range map[string]string{`[]`: "an empty list of selected columns", `[1,1,2,3,4,5]`: "column 1 is selected twice"} {
+		f, err := m.ToFile(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		meta := string(f.Meta)
+		if !strings.Contains(meta, `"model":{`) {
+			t.Fatalf("meta layout changed: %.80s", meta)
+		}
+		f.Meta = []byte(strings.Replace(meta, `"model":{`, `"model":{"selected":`+sel+`,`, 1))
+		if _, _, err := FromFile(f); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("selected %s: %v", sel, err)
+		}
+	}
+}

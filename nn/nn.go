@@ -53,7 +53,10 @@ type Config struct {
 	Beta2     float64 // Adam (default 0.999)
 	Epsilon   float64 // Adam (default 1e-8)
 	BatchSize int     // rows per step (0: all rows, full-batch)
-	Seed      uint64  // initialization and the order of the rows
+	// WeightDecay adds WeightDecay·w to each weight's gradient (L2
+	// regularization; biases are not decayed).
+	WeightDecay float64
+	Seed        uint64 // initialization and the order of the rows
 }
 
 // DefaultConfig is two ReLU layers of 256 units with biases, trained by
@@ -98,6 +101,9 @@ func (c *Config) Validate() error {
 	}
 	if c.BatchSize < 0 {
 		return fmt.Errorf("nn: batch size %d", c.BatchSize)
+	}
+	if c.WeightDecay < 0 || math.IsNaN(c.WeightDecay) || math.IsInf(c.WeightDecay, 0) {
+		return fmt.Errorf("nn: weight decay %v must be a finite number ≥ 0", c.WeightDecay)
 	}
 	return nil
 }
@@ -394,6 +400,11 @@ func (t *Trainer) apply(g *Grads) {
 	}
 	for l := range t.Net.Layers {
 		ly := &t.Net.Layers[l]
+		if c.WeightDecay > 0 {
+			for i, w := range ly.W {
+				g.W[l][i] += c.WeightDecay * w
+			}
+		}
 		update(ly.W, g.W[l], t.m.W[l], t.v.W[l])
 		if ly.B != nil {
 			update(ly.B, g.B[l], t.m.B[l], t.v.B[l])

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -133,6 +134,12 @@ func FromFile(f *modelfile.File, name string) (*Model, error) {
 	}
 	if okI {
 		m.Training = &info
+	}
+	// Prepare the model now (M^½, the mapped centres): an inconsistent file
+	// is refused at load, not at its first prediction, and a server that
+	// swaps it in does not stall its first batch.
+	if err := m.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if okP != okT {
 		return nil, fmt.Errorf("%s: the file has a %q section but no %q section; it is inconsistent", name,
@@ -280,6 +287,13 @@ func (m *Model) NeedPipeline() error {
 	return nil
 }
 
+func (m *Model) check() error {
+	if m.Tree != nil {
+		return m.Tree.Check()
+	}
+	return m.RFM.Check()
+}
+
 // scorer is what both model kinds offer.
 type scorer interface {
 	Predict(ctx context.Context, x []float64, n int) ([]float64, error)
@@ -302,7 +316,9 @@ func (m *Model) ChunkRows() int {
 
 // PredictFeatures returns the model's raw outputs (n × Outputs, row-major)
 // for n rows of encoded features x (n × D): class scores or standardized
-// regression values. It scores ChunkRows rows at a time, telling each
+// regression values. A row whose prediction is not finite (values far
+// beyond the training range overflow the map by M^½) is an error naming
+// the row (1-based), an *rfm.InputError like the model's own checks. It scores ChunkRows rows at a time, telling each
 // chunk's rows to started (may be nil) first, and stops between chunks
 // when ctx is done.
 func (m *Model) PredictFeatures(ctx context.Context, x []float64, n int, started func(r0, r1 int)) ([]float64, error) {
@@ -322,6 +338,12 @@ func (m *Model) PredictFeatures(ctx context.Context, x []float64, n int, started
 			return nil, err
 		}
 		out = append(out, y...)
+	}
+	k := m.Outputs()
+	for i, v := range out {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, &rfm.InputError{Err: fmt.Errorf("row %d: the prediction is %v: the row's values are too far from the training rows to compute it", i/k+1, v)}
+		}
 	}
 	return out, nil
 }

@@ -2,6 +2,8 @@ package serve
 
 import (
 	"context"
+	"errors"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -36,25 +38,60 @@ type batcher struct {
 	// encoding their rows): while there are some, waiting may pay.
 	coming  atomic.Int64
 	observe func(rows, jobs int) // metrics (may be nil)
+	// stop ends run once the queue is empty; stopped is closed when run
+	// has returned (submit then fails at once instead of waiting).
+	stop, stopped chan struct{}
+	stopOnce      sync.Once
 }
 
+// errStopped is what submit answers once the batcher has stopped.
+var errStopped = errors.New("the server is shutting down")
+
+// newBatcher starts a batcher; stop it with close.
 func newBatcher(wait time.Duration, maxRows int, observe func(rows, jobs int)) *batcher {
-	return &batcher{jobs: make(chan *job, 1024), wait: wait, maxRows: maxRows, observe: observe}
+	b := &batcher{jobs: make(chan *job, 1024), wait: wait, maxRows: maxRows, observe: observe,
+		stop: make(chan struct{}), stopped: make(chan struct{})}
+	go func() {
+		b.run(b.stop)
+		close(b.stopped)
+	}()
+	return b
+}
+
+// close stops the batcher after the jobs already queued and waits for it.
+func (b *batcher) close() {
+	b.stopOnce.Do(func() { close(b.stop) })
+	<-b.stopped
 }
 
 // submit queues a job and waits for its scores (or for ctx).
 func (b *batcher) submit(ctx context.Context, m *predictor.Model, x []float64, n int) ([]float64, error) {
 	j := &job{ctx: ctx, m: m, x: x, n: n, done: make(chan result, 1)}
 	select {
+	case <-b.stop:
+		return nil, errStopped
+	default:
+	}
+	select {
 	case b.jobs <- j:
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	case <-b.stopped:
+		return nil, errStopped
 	}
 	select {
 	case r := <-j.done:
 		return r.scores, r.err
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	case <-b.stopped:
+		// run drains the queue before it returns, so the answer is there.
+		select {
+		case r := <-j.done:
+			return r.scores, r.err
+		default:
+			return nil, errStopped
+		}
 	}
 }
 
@@ -134,6 +171,16 @@ func (b *batcher) evaluate(batch []*job) {
 	scores, err := m.PredictFeatures(context.Background(), x, rows, nil)
 	if b.observe != nil {
 		b.observe(rows, len(live))
+	}
+	if err != nil && len(live) > 1 {
+		// One request's rows can fail the batch (a row the model cannot
+		// compute): predict each alone, so that only it fails, with its
+		// own row numbers.
+		for _, j := range live {
+			s, err := m.PredictFeatures(context.Background(), j.x, j.n, nil)
+			j.done <- result{scores: s, err: err}
+		}
+		return
 	}
 	c := m.Outputs()
 	off := 0

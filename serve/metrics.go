@@ -20,6 +20,7 @@ type metrics struct {
 	reloadFailed  prometheus.Gauge
 	modelInfo     *prometheus.GaugeVec // checksum, kind
 	loadedAt      prometheus.Gauge
+	infoLabels    []string // the labels of the model info series set last
 }
 
 func newMetrics(reg *prometheus.Registry, s *Server) *metrics {
@@ -64,7 +65,12 @@ func (m *metrics) setModel(pm *predictor.Model) {
 	if pm.Tree != nil {
 		kind = "tree"
 	}
-	m.modelInfo.Reset()
+	// The new series first, then the old one removed: a scrape never sees
+	// no model.
 	m.modelInfo.WithLabelValues(pm.Checksum, kind).Set(1)
+	if old := m.infoLabels; old != nil && (old[0] != pm.Checksum || old[1] != kind) {
+		m.modelInfo.DeleteLabelValues(old...)
+	}
+	m.infoLabels = []string{pm.Checksum, kind}
 	m.loadedAt.SetToCurrentTime()
 }

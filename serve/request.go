@@ -1,7 +1,7 @@
 package serve
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -28,15 +28,6 @@ func badRequest(format string, args ...any) *httpError {
 	return &httpError{http.StatusBadRequest, fmt.Sprintf(format, args...)}
 }
 
-// jsonBody is the JSON request: rows as objects keyed by column name, or
-// column names and rows of values.
-type jsonBody struct {
-	Rows    []map[string]any `json:"rows"`
-	Columns []string         `json:"columns"`
-	Data    [][]any          `json:"data"`
-	Proba   *bool            `json:"proba"`
-}
-
 // request is a decoded predict request.
 type request struct {
 	table *dataset.Table
@@ -49,10 +40,10 @@ type request struct {
 // (proba=true). At most maxRows rows are accepted.
 func decodeRequest(ctx context.Context, m *predictor.Model, contentType string, query map[string][]string, body io.Reader, maxRows int) (*request, error) {
 	req := &request{}
-	if v, ok := query["proba"]; ok {
-		p, err := strconv.ParseBool(strings.Join(v, ""))
+	if v, ok := query["proba"]; ok && len(v) > 0 {
+		p, err := strconv.ParseBool(v[0])
 		if err != nil {
-			return nil, badRequest("query parameter proba=%q: use true or false", strings.Join(v, ","))
+			return nil, badRequest("query parameter proba=%q: use true or false", v[0])
 		}
 		req.proba = p
 	}
@@ -83,53 +74,104 @@ func decodeRequest(ctx context.Context, m *predictor.Model, contentType string, 
 }
 
 func (req *request) decodeJSON(m *predictor.Model, body io.Reader, maxRows int) error {
-	b, err := io.ReadAll(body)
+	br := bufio.NewReader(body)
+	first, err := firstByte(br)
 	if err != nil {
-		return readError(err)
+		return err
 	}
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		return badRequest("the body is empty; send {\"rows\": [{...}, ...]} or {\"columns\": [...], \"data\": [[...], ...]}")
-	}
-	var jb jsonBody
-	dec := json.NewDecoder(bytes.NewReader(b))
+	dec := json.NewDecoder(br)
 	dec.UseNumber()
-	if b[0] == '[' {
-		err = dec.Decode(&jb.Rows)
-	} else {
-		dec.DisallowUnknownFields()
-		err = dec.Decode(&jb)
-	}
-	if err != nil {
-		return jsonError(err)
-	}
-	if dec.More() {
-		return badRequest("malformed JSON: more data after the request's JSON value (at byte %d)", dec.InputOffset()+1)
-	}
-	if jb.Proba != nil {
-		req.proba = *jb.Proba
-	}
-	switch {
-	case jb.Rows != nil && (jb.Columns != nil || jb.Data != nil):
-		return badRequest("send either \"rows\" (objects keyed by column name) or \"columns\" with \"data\", not both")
-	case jb.Rows != nil:
-		if err := checkRows(len(jb.Rows), maxRows); err != nil {
+	var (
+		records        []map[string]any
+		columns        []string
+		data           [][]any
+		haveRows       bool
+		haveColumns    bool
+		haveData       bool
+		seen           = map[string]bool{}
+		recordsWanted  = first == '['
+		errNotObjectAt = func(i int, v any) error {
+			return badRequest("request: row %d is %s; each row is an object keyed by column name", i+1, describeJSON(v))
+		}
+	)
+	if recordsWanted {
+		if records, err = decodeRecords(dec, maxRows, errNotObjectAt); err != nil {
 			return err
 		}
-		for i, r := range jb.Rows {
-			if r == nil {
-				return badRequest("request: row %d is null; each row is an object keyed by column name", i+1)
+		haveRows = true
+	} else {
+		if first != '{' {
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				return jsonError(err)
+			}
+			return badRequest("malformed request: the body is %s; send an object with \"rows\", or \"columns\" and \"data\"", describeJSON(v))
+		}
+		if _, err := dec.Token(); err != nil { // {
+			return jsonError(err)
+		}
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return jsonError(err)
+			}
+			key, _ := tok.(string)
+			if seen[key] {
+				return badRequest("field %q is given twice", key)
+			}
+			seen[key] = true
+			switch key {
+			case "rows":
+				if records, err = decodeRecords(dec, maxRows, errNotObjectAt); err != nil {
+					return err
+				}
+				haveRows = true
+			case "columns":
+				if err := dec.Decode(&columns); err != nil {
+					return fieldError("columns", err)
+				}
+				haveColumns = columns != nil
+			case "data":
+				if data, err = decodeData(dec, maxRows); err != nil {
+					return err
+				}
+				haveData = true
+			case "proba":
+				var p bool
+				if err := dec.Decode(&p); err != nil {
+					return fieldError("proba", err)
+				}
+				req.proba = p
+			default:
+				return badRequest("unknown field %q; a request has \"rows\", or \"columns\" and \"data\", and optionally \"proba\"", key)
 			}
 		}
-		req.table, err = m.Pipeline.RecordsTable("request", jb.Rows)
-	case jb.Columns != nil || jb.Data != nil:
-		if jb.Columns == nil {
-			return badRequest("\"data\" needs \"columns\": the names of its values' columns")
+		if _, err := dec.Token(); err != nil { // }
+			return jsonError(err)
 		}
-		if err := checkRows(len(jb.Data), maxRows); err != nil {
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		if err == nil {
+			return badRequest("malformed JSON: more data after the request's JSON value (at byte %d)", dec.InputOffset())
+		}
+		return jsonError(err)
+	}
+	switch {
+	case haveRows && (haveColumns || haveData):
+		return badRequest("send either \"rows\" (objects keyed by column name) or \"columns\" with \"data\", not both")
+	case haveRows:
+		if err := checkRows(len(records), maxRows); err != nil {
 			return err
 		}
-		req.table, err = m.Pipeline.RowsTable("request", jb.Columns, jb.Data)
+		req.table, err = m.Pipeline.RecordsTable("request", records)
+	case haveColumns || haveData:
+		if !haveColumns {
+			return badRequest("\"data\" needs \"columns\": the names of its values' columns")
+		}
+		if err := checkRows(len(data), maxRows); err != nil {
+			return err
+		}
+		req.table, err = m.Pipeline.RowsTable("request", columns, data)
 	default:
 		return badRequest("the request has no rows; send {\"rows\": [{...}, ...]} or {\"columns\": [...], \"data\": [[...], ...]}")
 	}
@@ -137,6 +179,138 @@ func (req *request) decodeJSON(m *predictor.Model, body io.Reader, maxRows int) 
 		return badRequest("%v", err)
 	}
 	return nil
+}
+
+// firstByte peeks at the first non-space byte of the body.
+func firstByte(br *bufio.Reader) (byte, error) {
+	for {
+		b, err := br.ReadByte()
+		if err == io.EOF {
+			return 0, badRequest("the body is empty; send {\"rows\": [{...}, ...]} or {\"columns\": [...], \"data\": [[...], ...]}")
+		}
+		if err != nil {
+			return 0, readError(err)
+		}
+		switch b {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return b, br.UnreadByte()
+	}
+}
+
+// decodeRecords reads a JSON array of row objects one row at a time,
+// refusing it as soon as it has more than maxRows rows (before the rest
+// is decoded) or a row that is not an object (naming it).
+func decodeRecords(dec *json.Decoder, maxRows int, notObject func(int, any) error) ([]map[string]any, error) {
+	if err := expectArray(dec, "rows"); err != nil {
+		return nil, err
+	}
+	var out []map[string]any
+	for i := 0; dec.More(); i++ {
+		if i == maxRows {
+			return nil, tooManyRows(maxRows)
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, jsonError(err)
+		}
+		rec, ok := v.(map[string]any)
+		if !ok {
+			return nil, notObject(i, v)
+		}
+		out = append(out, rec)
+	}
+	if _, err := dec.Token(); err != nil { // ]
+		return nil, jsonError(err)
+	}
+	if out == nil {
+		out = []map[string]any{}
+	}
+	return out, nil
+}
+
+// decodeData reads the "data" array of rows of values, at most maxRows.
+func decodeData(dec *json.Decoder, maxRows int) ([][]any, error) {
+	if err := expectArray(dec, "data"); err != nil {
+		return nil, err
+	}
+	out := [][]any{}
+	for i := 0; dec.More(); i++ {
+		if i == maxRows {
+			return nil, tooManyRows(maxRows)
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, jsonError(err)
+		}
+		row, ok := v.([]any)
+		if !ok {
+			return nil, badRequest("request: row %d of \"data\" is %s; each row is an array of values", i+1, describeJSON(v))
+		}
+		out = append(out, row)
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, jsonError(err)
+	}
+	return out, nil
+}
+
+// expectArray reads the '[' that starts a field's array.
+func expectArray(dec *json.Decoder, field string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return jsonError(err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return badRequest("malformed request: field %q is %s, not an array", field, describeToken(tok))
+	}
+	return nil
+}
+
+func tooManyRows(maxRows int) error {
+	return &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("the request has more than %d rows; at most %d are accepted per request (send them in several)", maxRows, maxRows)}
+}
+
+// fieldError describes a field whose value has the wrong type.
+func fieldError(field string, err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return badRequest("malformed request: field %q is %s, not %s", field, jsonKind(te.Value), jsonKind(te.Type.Kind().String()))
+	}
+	return jsonError(err)
+}
+
+// describeJSON names the kind of a decoded JSON value.
+func describeJSON(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number, float64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// describeToken names the kind of the value a token starts.
+func describeToken(tok json.Token) string {
+	switch t := tok.(type) {
+	case json.Delim:
+		if t == '{' {
+			return "an object"
+		}
+		return "an array"
+	default:
+		return describeJSON(t)
+	}
 }
 
 func (req *request) decodeCSV(ctx context.Context, m *predictor.Model, body io.Reader, maxRows int) error {

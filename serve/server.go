@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/internal/linalg"
 	"github.com/rfmkit/rfm/predictor"
@@ -103,6 +104,9 @@ type Server struct {
 	handler  http.Handler
 	// kernel evaluations and their rows, for Batches
 	evals, evalRows atomic.Int64
+	// fileStat is the model file as last loaded (for the watcher).
+	statMu   sync.Mutex
+	fileStat os.FileInfo
 }
 
 // Batches returns how many kernel evaluations the server has run and how
@@ -132,8 +136,14 @@ func New(opt Options) (*Server, error) {
 	s.met.setModel(m)
 	s.ready.Store(true)
 	s.handler = s.routes()
+	s.fileStat, _ = os.Stat(opt.ModelPath)
 	return s, nil
 }
+
+// Close stops the batching of predictions once the requests already
+// queued are answered; a predict request after it gets 503. Serve closes
+// the server when it returns; a program that only uses Handler calls it.
+func (s *Server) Close() { s.batch.close() }
 
 func loadModel(path string) (*predictor.Model, error) {
 	m, err := predictor.Load(path)
@@ -161,6 +171,10 @@ func (s *Server) Handler() http.Handler { return s.handler }
 func (s *Server) Reload() error {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
+	st, _ := os.Stat(s.opt.ModelPath)
+	s.statMu.Lock()
+	s.fileStat = st // a failed file is not retried until it changes again
+	s.statMu.Unlock()
 	m, err := loadModel(s.opt.ModelPath)
 	if err != nil {
 		s.met.reloads.WithLabelValues("error").Inc()
@@ -194,12 +208,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, reload <-chan struc
 	// Batches are spread over the cores by the kernel's own tasks; the
 	// backend's threads would only spin between them.
 	defer linalg.HoldSerial()()
-	stopBatch := make(chan struct{})
-	batchDone := make(chan struct{})
-	go func() {
-		s.batch.run(stopBatch)
-		close(batchDone)
-	}()
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	go s.watch(watchCtx, reload)
@@ -222,8 +230,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, reload <-chan struc
 		}
 		<-served
 	}
-	close(stopBatch)
-	<-batchDone
+	stopWatch()
+	s.Close()
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
@@ -237,12 +245,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, reload <-chan struc
 // when the model file's size, time or identity changes.
 func (s *Server) watch(ctx context.Context, reload <-chan struct{}) {
 	var tick <-chan time.Time
-	var last os.FileInfo
 	if s.opt.WatchInterval > 0 {
 		t := time.NewTicker(s.opt.WatchInterval)
 		defer t.Stop()
 		tick = t.C
-		last, _ = os.Stat(s.opt.ModelPath)
 	}
 	for {
 		select {
@@ -255,10 +261,12 @@ func (s *Server) watch(ctx context.Context, reload <-chan struct{}) {
 			if err != nil {
 				continue // being replaced; look again at the next tick
 			}
+			s.statMu.Lock()
+			last := s.fileStat
+			s.statMu.Unlock()
 			if last != nil && os.SameFile(st, last) && st.Size() == last.Size() && st.ModTime().Equal(last.ModTime()) {
 				continue
 			}
-			last = st
 			s.Reload()
 		}
 	}
@@ -384,11 +392,18 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 	s.batch.coming.Add(-1)
 	scores, err := s.batch.submit(r.Context(), cur, x, n)
 	if err != nil {
-		if r.Context().Err() != nil {
-			return // the client left; nobody reads an answer
+		var ie *rfm.InputError
+		switch {
+		case r.Context().Err() != nil:
+			w.WriteHeader(statusClientClosed) // nobody reads it; counted as such
+		case errors.Is(err, errStopped):
+			writeError(w, &httpError{http.StatusServiceUnavailable, "the server is shutting down; retry on another instance"})
+		case errors.As(err, &ie):
+			writeError(w, badRequest("request: %v", err))
+		default:
+			s.log.Error("prediction failed", "error", err.Error())
+			writeError(w, &httpError{http.StatusInternalServerError, "prediction failed: " + err.Error()})
 		}
-		s.log.Error("prediction failed", "error", err.Error())
-		writeError(w, &httpError{http.StatusInternalServerError, "prediction failed: " + err.Error()})
 		return
 	}
 	p, err := cur.Decode(scores, n)
@@ -466,12 +481,22 @@ func (s *Server) modelInfo(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, info)
 }
 
+// statusClientClosed is recorded for a request whose client left before
+// its answer (nginx's convention); nothing reaches the client.
+const statusClientClosed = 499
+
+// writeJSON encodes v before it writes the status, so that a value that
+// cannot be encoded is a 500 with a message, not a 200 with no body.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b, _ = json.Marshal(map[string]string{"error": "the answer could not be encoded: " + err.Error()})
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.Encode(v) // a failed write is the client's going away
+	w.Write(append(b, '\n')) // a failed write is the client's going away
 }
 
 // writeError answers with {"error": message} and the error's status (500

@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -480,7 +481,12 @@ func TestBadRequests(t *testing.T) {
 		{"no rows", "application/json", `{"rows": []}`, 400, "the request has no rows"},
 		{"unknown field", "application/json", `{"row": [` + ok + `]}`, 400, `unknown field "row"`},
 		{"rows not array", "application/json", `{"rows": 3}`, 400, `field "rows" is a number, not an array`},
-		{"scalar body", "application/json", `"hello"`, 400, "the body is JSON string"},
+		{"scalar body", "application/json", `"hello"`, 400, "the body is a string"},
+		{"trailing brace", "application/json", `{"rows": [` + ok + `]}}`, 400, "malformed JSON at byte"},
+		{"duplicate field", "application/json", `{"rows": [` + ok + `], "rows": null}`, 400, `field "rows" is given twice`},
+		{"field case", "application/json", `{"ROWS": [` + ok + `]}`, 400, `unknown field "ROWS"`},
+		{"row not an object", "application/json", `[` + ok + `, 7]`, 400, "request: row 2 is a number; each row is an object"},
+		{"data row not an array", "application/json", `{"columns": ["x1"], "data": [[1], {"x1": 1}]}`, 400, `row 2 of "data" is an object`},
 		{"null row", "application/json", `{"rows": [null]}`, 400, "row 1 is null"},
 		{"wrong type", "application/json", `{"rows": [` + ok + `, {"x1": "a", "x2": 1, "color": "red"}]}`, 400, `request: row 2, column "x1": got the string "a"`},
 		{"Inf", "application/json", `{"rows": [{"x1": 1e999, "x2": 1, "color": "red"}]}`, 400, `row 1, column "x1": 1e999 is beyond the float64 range`},
@@ -490,7 +496,7 @@ func TestBadRequests(t *testing.T) {
 		{"both layouts", "application/json", `{"rows": [` + ok + `], "columns": ["x1"], "data": []}`, 400, "not both"},
 		{"short row", "application/json", `{"columns": ["x1", "x2", "color"], "data": [[1, 2]]}`, 400, "row 1: the row has 2 values but there are 3 columns"},
 		{"proba not bool", "application/json", `{"rows": [` + ok + `], "proba": "yes"}`, 400, `field "proba" is a string, not a boolean`},
-		{"too many rows", "application/json", many, 413, "the request has 21 rows; at most 20"},
+		{"too many rows", "application/json", many, 413, "the request has more than 20 rows; at most 20"},
 		{"too large", "application/json", `{"rows": [` + strings.Repeat(" ", 5000) + ok + `]}`, 413, "over the 4096-byte limit"},
 		{"csv bad cell", "text/csv", "x1,x2,color\n1,2,red\n1,abc,red\n", 400, `request: line 3, column 2 ("x2"): "abc" is not a number`},
 		{"csv NaN", "text/csv", "x1,x2,color\ninf,2,red\n", 400, "not a finite number"},
@@ -672,5 +678,70 @@ func TestNewRefusesBadFiles(t *testing.T) {
 	os.WriteFile(junk, []byte("hello"), 0o644)
 	if _, err := New(Options{ModelPath: junk}); err == nil || !strings.Contains(err.Error(), "not an rfm model file") {
 		t.Errorf("junk file: %v", err)
+	}
+}
+
+// A row the model cannot compute (far beyond the training range: its map
+// by M^½ overflows) is a 400 naming the row, and requests coalesced with
+// it still get their answers; a regression never answers 200 without a
+// body.
+func TestUncomputableRowFailsOnlyItsRequest(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.rfm")
+	writeModel(t, path, 300, 1, true)
+	ts := startServer(t, Options{ModelPath: path, BatchWait: 100 * time.Millisecond})
+	records, _, _ := testRows(20, 3)
+	want, err := ts.Model().PredictRecords(context.Background(), "", records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, _ := json.Marshal(map[string]any{"rows": records})
+	bad := `{"rows": [{"x1": 1, "x2": 1, "color": "red"}, {"x1": -1.7e308, "x2": 1, "color": "red"}]}`
+	var wg sync.WaitGroup
+	answers := make([]answer, 6)
+	for i := range answers {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			body := string(good)
+			if i == 0 {
+				body = bad
+			}
+			answers[i] = post(t, ts.url+"/v1/predict", "application/json", body)
+		}(i)
+	}
+	wg.Wait()
+	if a := answers[0]; a.status != 400 || !strings.Contains(a.err, "request: row 2: the prediction is") {
+		t.Errorf("the bad request: %d %q", a.status, a.err)
+	}
+	for _, a := range answers[1:] {
+		if a.status != 200 {
+			t.Fatalf("a good request coalesced with the bad one: %d %s", a.status, a.body)
+		}
+		for i, v := range a.resp.Predictions.([]any) {
+			if v.(float64) != want.Values[i] {
+				t.Fatalf("row %d: %v, library %v", i, v, want.Values[i])
+			}
+		}
+	}
+}
+
+// Handler works without Serve (embedding), and Close stops it cleanly.
+func TestHandlerWithoutServe(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.rfm")
+	writeModel(t, path, 300, 1, false)
+	s, err := New(Options{ModelPath: path, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	body := `[{"x1": 0.5, "x2": 1, "color": "red"}]`
+	if a := post(t, hs.URL+"/v1/predict", "application/json", body); a.status != 200 {
+		t.Fatalf("%d %s", a.status, a.body)
+	}
+	s.Close()
+	s.Close() // idempotent
+	if a := post(t, hs.URL+"/v1/predict", "application/json", body); a.status != 503 || !strings.Contains(a.err, "shutting down") {
+		t.Errorf("after Close: %d %s", a.status, a.body)
 	}
 }

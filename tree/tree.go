@@ -795,13 +795,26 @@ func (m *Model) Predict(ctx context.Context, x []float64, n int) ([]float64, err
 	}
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("predict: row %d, feature %d is %v", i/m.D, i%m.D, v)
+			return nil, &rfm.InputError{Err: fmt.Errorf("predict: row %d, feature %d is %v", i/m.D, i%m.D, v)}
 		}
 	}
 	if m.Temperature > 0 {
 		return m.predictSoft(ctx, x, n, m.Temperature)
 	}
 	return m.predictHard(ctx, x, n)
+}
+
+// Check prepares every leaf's model for predicting and reports an
+// inconsistent one (see rfm.Model.Check).
+func (m *Model) Check() error {
+	for l := range m.Leaves {
+		if lm := m.Leaves[l].Model; lm != nil {
+			if err := lm.Check(); err != nil {
+				return fmt.Errorf("leaf %d: %w", l, err)
+			}
+		}
+	}
+	return nil
 }
 
 // predictHard predicts each row with its leaf.

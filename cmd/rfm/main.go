@@ -70,6 +70,7 @@ func init() {
 		{"tune", "search the hyperparameters within a time budget and save the best model", cmdTune},
 		{"inspect", "show a model's settings, rounds and learned features", cmdInspect},
 		{"nfa", "train a network and measure the Neural Feature Ansatz layer by layer", cmdNFA},
+		{"phenomena", "reproduce grokking-like and simplicity-bias behaviour with a network and an RFM", cmdPhenomena},
 		{"hyperbf", "train a HyperBF network with a learned metric and compare it with the AGOP", cmdHyperBF},
 		{"synth", "write a synthetic regression task to CSV", cmdSynth},
 		{"bench", "benchmarks: 'rfm bench uci' runs the UCI-121 protocol", cmdBench},

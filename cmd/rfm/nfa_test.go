@@ -96,3 +96,57 @@ func TestHyperBFCommand(t *testing.T) {
 		t.Errorf("missing flags: %d %s", r.code, r.stderr)
 	}
 }
+
+// rfm phenomena on the shared MNIST digits, small: the RFM's round 1
+// finds the marker (test accuracy up from the majority rate, the focus
+// mass from ~0), and on the halves both models weigh the simple half and
+// fall to chance when it is scrambled.
+func TestPhenomenaCommand(t *testing.T) {
+	const mnistDir = "../../../shared/data/mnist"
+	r := runInProcess("phenomena", "--kind", "marker", "--mnist", mnistDir, "--n", "1000", "--epochs", "10", "--rounds", "1", "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var res phenomenaJSON
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	var r0, r1 phenomenonPoint
+	for _, p := range res.Points {
+		if p.Model == "rfm" && p.Time == 0 {
+			r0 = p
+		}
+		if p.Model == "rfm" && p.Time == 1 {
+			r1 = p
+		}
+	}
+	if !(r0.TestAcc < 95 && r1.TestAcc > 99 && r0.FocusMass < 0.05 && r1.FocusMass > 0.5) {
+		t.Errorf("marker, RFM rounds 0 and 1: %+v %+v", r0, r1)
+	}
+	out := filepath.Join(t.TempDir(), "halves")
+	r = runInProcess("phenomena", "--kind", "halves", "--mnist", mnistDir, "--n", "300", "--epochs", "10", "--rounds", "2", "--out", out, "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	last := map[string]phenomenonPoint{}
+	for _, p := range res.Points {
+		last[p.Model] = p
+	}
+	for _, m := range []string{"network", "rfm"} {
+		p := last[m]
+		if !(p.TestAcc > 97 && p.TestAcc2 < 70 && p.FocusMass > 0.55) {
+			t.Errorf("halves, %s: %+v", m, p)
+		}
+	}
+	for _, f := range []string{"phenomena.json", "network_accuracy.png", "rfm_accuracy.png", "network_diag.png", "rfm_diag.png"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if r := runInProcess("phenomena", "--kind", "spiral"); r.code != 2 || !strings.Contains(r.stderr, `--kind "spiral"`) {
+		t.Errorf("bad kind: %d %s", r.code, r.stderr)
+	}
+}
