@@ -52,7 +52,7 @@ type nfaJSON struct {
 type nfaOptions struct {
 	task, data, target, widths, act, opt, initScale, out, imageShape string
 	n, d, testN, epochs, batch, points                               int
-	lr, momentum                                                     float64
+	lr, momentum, wd                                                 float64
 	bias, withRFM, asJSON                                            bool
 	seed                                                             uint64
 	common                                                           commonFlags
@@ -97,6 +97,7 @@ rfm nfa --data digits.csv --target label --widths 1024,1024 --epochs 20 --rfm --
 	f.String(&o.opt, "optimizer", "sgd", "`OPT`: sgd (with --momentum) or adam")
 	f.Float(&o.lr, "lr", 0.05, "learning `RATE`")
 	f.Float(&o.momentum, "momentum", 0.9, "SGD momentum `M`")
+	f.Float(&o.wd, "weight-decay", 0, "L2 weight decay `W` of the weights (not the biases)")
 	f.Int(&o.batch, "batch", 128, "rows per step `N` (0: full batch)")
 	f.Int(&o.epochs, "epochs", 500, "passes over the training rows `N`")
 	f.Int(&o.points, "points", 14, "measure at `K` log-spaced epochs (and at initialization)")
@@ -222,7 +223,7 @@ func (o *nfaOptions) netConfig() (nn.Config, error) {
 		cfg.Widths = append(cfg.Widths, w)
 	}
 	cfg.Activation, cfg.Optimizer = nn.Activation(o.act), nn.Optimizer(o.opt)
-	cfg.LR, cfg.Momentum, cfg.BatchSize, cfg.Bias, cfg.Seed = o.lr, o.momentum, o.batch, o.bias, o.seed
+	cfg.LR, cfg.Momentum, cfg.BatchSize, cfg.Bias, cfg.Seed, cfg.WeightDecay = o.lr, o.momentum, o.batch, o.bias, o.seed, o.wd
 	if o.opt == string(nn.Adam) {
 		cfg.Momentum = 0
 	}
