@@ -211,3 +211,39 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// Weight decay adds wd·w to each weight's gradient (and not to biases):
+// with a zero loss gradient one SGD step scales the weights by 1 − lr·wd.
+func TestWeightDecay(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Widths, cfg.Momentum, cfg.LR, cfg.WeightDecay, cfg.Bias = []int{4}, 0, 0.1, 0.5, true
+	net, _ := New(cfg, 3, 1)
+	for l := range net.Layers {
+		for i := range net.Layers[l].B {
+			net.Layers[l].B[i] = 0.25
+		}
+	}
+	before := net.Clone()
+	tr, _ := NewTrainer(net, cfg)
+	// x = 0 and y = the network's output at 0: the loss gradient is zero.
+	x := make([]float64, 3)
+	y := net.Predict(x, 1)
+	tr.Step(x, y, 1)
+	for l := range net.Layers {
+		for i, w := range net.Layers[l].W {
+			if want := before.Layers[l].W[i] * (1 - 0.1*0.5); math.Abs(w-want) > 1e-15 {
+				t.Fatalf("layer %d weight %d: %v, want %v", l, i, w, want)
+			}
+		}
+		for i, b := range net.Layers[l].B {
+			if b != 0.25 {
+				t.Fatalf("layer %d bias %d decayed to %v", l, i, b)
+			}
+		}
+	}
+	bad := DefaultConfig()
+	bad.WeightDecay = -1
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "weight decay -1") {
+		t.Errorf("negative decay: %v", err)
+	}
+}
