@@ -15,7 +15,6 @@ package hyperbf
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -192,6 +191,9 @@ type Config struct {
 // Init draws a model: m centres among the n rows of x, W = I, the
 // bandwidth, and c by ridge least squares on the kernel features.
 func Init(cfg Config, x, y []float64, n, d, k int) (*Model, error) {
+	if !(cfg.Bandwidth >= 0) || math.IsInf(cfg.Bandwidth, 0) || !(cfg.Ridge >= 0) || math.IsInf(cfg.Ridge, 0) {
+		return nil, fmt.Errorf("hyperbf: bandwidth %v and ridge %v must be finite numbers ≥ 0", cfg.Bandwidth, cfg.Ridge)
+	}
 	if cfg.Centers < 1 || cfg.Centers > n {
 		return nil, fmt.Errorf("hyperbf: %d centres for %d rows", cfg.Centers, n)
 	}
@@ -225,16 +227,22 @@ func Init(cfg Config, x, y []float64, n, d, k int) (*Model, error) {
 	b := make([]float64, mm*k)
 	linalg.Gemm(true, false, mm, k, n, 1, p.g, mm, y, k, 0, b, k)
 	if info := linalg.Cholesky(mm, a, mm); info >= 0 {
-		return nil, errors.New("hyperbf: the initial least-squares system is not positive definite; raise the ridge")
+		return nil, fmt.Errorf("hyperbf: the initial least-squares system is not positive definite (bandwidth %v); check the bandwidth and the ridge", m.L)
 	}
 	linalg.CholSolve(mm, k, a, mm, b, k)
 	copy(m.C, b)
 	return m, nil
 }
 
+// medianSqDist is the median of the non-zero squared distances between
+// 2 000 random pairs of rows (duplicate rows would otherwise make it 0);
+// 1 when there are none.
 func medianSqDist(x []float64, n, d int, r *rand.Rand) float64 {
+	if n < 2 {
+		return 1
+	}
 	var s []float64
-	for len(s) < 2000 {
+	for tries := 0; len(s) < 2000 && tries < 20000; tries++ {
 		i, j := r.IntN(n), r.IntN(n)
 		if i == j {
 			continue
@@ -244,7 +252,12 @@ func medianSqDist(x []float64, n, d int, r *rand.Rand) float64 {
 			t := x[i*d+c] - x[j*d+c]
 			v += t * t
 		}
-		s = append(s, v)
+		if v > 0 {
+			s = append(s, v)
+		}
+	}
+	if len(s) == 0 {
+		return 1
 	}
 	// The median by partial sort.
 	for i := 0; i <= len(s)/2; i++ {
@@ -253,9 +266,6 @@ func medianSqDist(x []float64, n, d int, r *rand.Rand) float64 {
 				s[i], s[j] = s[j], s[i]
 			}
 		}
-	}
-	if s[len(s)/2] == 0 {
-		return 1
 	}
 	return s[len(s)/2]
 }

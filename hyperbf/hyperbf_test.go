@@ -129,3 +129,24 @@ func TestTrainingLearnsTheDirection(t *testing.T) {
 		}
 	}
 }
+
+// The default bandwidth ignores duplicate rows (it once fell back to 1
+// when most rows were equal), and one row or a bad bandwidth is handled.
+func TestDefaultBandwidth(t *testing.T) {
+	const n, d = 50, 2
+	x := make([]float64, n*d)
+	for i := 40; i < n; i++ { // 80% identical rows, the rest far apart
+		x[i*d] = float64(100 * (i - 39))
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	if got := medianSqDist(x, n, d, r); got < 1e4 {
+		t.Errorf("median squared distance %v, want the distinct rows' (≥ 1e4)", got)
+	}
+	if got := medianSqDist(x[:d], 1, d, r); got != 1 {
+		t.Errorf("one row: %v", got)
+	}
+	y := make([]float64, n)
+	if _, err := Init(Config{Centers: 3, Bandwidth: math.NaN()}, x, y, n, d, 1); err == nil {
+		t.Error("a NaN bandwidth was accepted")
+	}
+}

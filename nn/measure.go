@@ -11,10 +11,12 @@ import (
 // layer, row-major), measured on a set of inputs (SPEC §7):
 //
 //   - NFM = WᵀW, the neural feature matrix;
-//   - AGOP = WᵀKW, the average gradient outer product of the network's
-//     outputs with respect to the layer's input, where K is the average
-//     over inputs (and outputs) of the outer product of the output's
-//     gradient with respect to the layer's pre-activations;
+//   - AGOP = WᵀKW, the gradient outer product of the network's outputs
+//     with respect to the layer's input (averaged over inputs, summed over
+//     outputs), where K is the outer product of the outputs' gradients with
+//     respect to the layer's pre-activations, averaged over inputs and
+//     summed over outputs (for the output layer K = I, so its NFA is 1 by
+//     construction);
 //   - CNFM = W̄ᵀW̄ and CAGOP = W̄ᵀKW̄ with W̄ = W − W⁰, the change since
 //     initialization (the centred NFA), when the initial network is given.
 type LayerFeatures struct {

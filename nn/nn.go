@@ -88,8 +88,22 @@ func (c *Config) Validate() error {
 	if !(c.LR > 0) || math.IsInf(c.LR, 0) {
 		return fmt.Errorf("nn: learning rate %v must be a positive number", c.LR)
 	}
-	if c.Momentum < 0 || c.Momentum >= 1 {
+	if !(c.Momentum >= 0 && c.Momentum < 1) {
 		return fmt.Errorf("nn: momentum %v must be in [0, 1)", c.Momentum)
+	}
+	for _, b := range []struct {
+		name string
+		v    float64
+	}{{"beta1", c.Beta1}, {"beta2", c.Beta2}} {
+		if !(b.v >= 0 && b.v < 1) {
+			return fmt.Errorf("nn: Adam's %s %v must be in [0, 1) (0: the default)", b.name, b.v)
+		}
+	}
+	if !(c.Epsilon >= 0) || math.IsInf(c.Epsilon, 0) {
+		return fmt.Errorf("nn: Adam's epsilon %v must be a finite number ≥ 0 (0: the default)", c.Epsilon)
+	}
+	if !(c.LeakySlope >= 0 && c.LeakySlope < 1) {
+		return fmt.Errorf("nn: leaky slope %v must be in [0, 1) (0: the default 0.01)", c.LeakySlope)
 	}
 	if len(c.InitScale) > len(c.Widths)+1 {
 		return fmt.Errorf("nn: %d initialization scales for %d layers", len(c.InitScale), len(c.Widths)+1)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -91,8 +92,8 @@ are printed beside GD-HyperBF's.`,
 		return usagef("--centers %d: must be at least 1", centers)
 	case epochs < 0 || batch < 1:
 		return usagef("--epochs must be ≥ 0 and --batch ≥ 1")
-	case !(lr > 0) || bandwidth < 0:
-		return usagef("--lr must be > 0 and --bandwidth ≥ 0")
+	case !(lr > 0) || math.IsInf(lr, 0) || !(bandwidth >= 0) || math.IsInf(bandwidth, 0):
+		return usagef("--lr must be a finite number > 0 and --bandwidth a finite number ≥ 0")
 	}
 	sc := dataset.Scaling(scale)
 	if err := sc.Check(); err != nil {
@@ -160,7 +161,13 @@ are printed beside GD-HyperBF's.`,
 		return err
 	}
 	res := &hyperbfJSON{Data: data, Test: test, Rows: tr.N, Centers: centers, L: m.L, Metric: metric}
+	// The AGOP is measured on a seeded sample of the training rows (a
+	// class-sorted file's first rows would be one class).
 	mrows := min(measureRows, tr.N)
+	mx := make([]float64, 0, mrows*tr.D)
+	for _, i := range rand.New(rand.NewPCG(seed, 0x3e)).Perm(tr.N)[:mrows] {
+		mx = append(mx, tr.X[i*tr.D:(i+1)*tr.D]...)
+	}
 	trainer := hyperbf.NewTrainer(m, cfg)
 	for ep := 0; ep <= epochs; ep++ {
 		loss := 0.0
@@ -172,9 +179,15 @@ are printed beside GD-HyperBF's.`,
 				return fmt.Errorf("training diverged in epoch %d; lower --lr (now %g)", ep, lr)
 			}
 		}
-		rec := hyperbfEpoch{Epoch: ep, TrainLoss: loss, TestScore: score(m.Predict(te.X, te.N)), Seconds: time.Since(start).Seconds()}
+		out := m.Predict(te.X, te.N)
+		for _, v := range out {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("training diverged by epoch %d (a test prediction is %v); lower --lr (now %g)", ep, v, lr)
+			}
+		}
+		rec := hyperbfEpoch{Epoch: ep, TrainLoss: loss, TestScore: score(out), Seconds: time.Since(start).Seconds()}
 		if mrows > 0 {
-			c, err := nn.Compare(m.Metric(), m.AGOP(tr.X[:mrows*tr.D], mrows), tr.D)
+			c, err := nn.Compare(m.Metric(), m.AGOP(mx, mrows), tr.D)
 			if err != nil {
 				return err
 			}
@@ -192,8 +205,11 @@ are printed beside GD-HyperBF's.`,
 		lap.Iters, lap.Seed = 0, seed
 		rf := rfm.DefaultConfig()
 		rf.Seed = seed
+		// AGOP-HyperBF: centres at every training row, c solved, WᵀW the
+		// AGOP: the last round's M, never a round chosen on a holdout
+		// (which could be round 0, M = I).
 		gauss := rfm.DefaultConfig()
-		gauss.Seed = seed
+		gauss.Seed, gauss.ValFraction = seed, 0
 		gauss.Kernel = kernel.Spec{Kind: kernel.Gaussian, Bandwidth: math.Sqrt(m.L / 2)}
 		for _, c := range []struct {
 			name string

@@ -118,6 +118,9 @@ rfm nfa --data digits.csv --target label --widths 1024,1024 --epochs 20 --rfm --
 	if err := o.common.apply(); err != nil {
 		return err
 	}
+	if o.data != "" && (f.IsSet("task") || f.IsSet("n") || f.IsSet("d") || f.IsSet("test-n")) {
+		return usagef("--task, --n, --d and --test-n describe the synthetic data; with --data they do not apply (20%% of the table is the test split)")
+	}
 	cfg, err := o.netConfig()
 	if err != nil {
 		return err
@@ -273,18 +276,21 @@ func (o *nfaOptions) loadData(e *env) (tr, te *nfaData, egop []float64, label st
 		if !isTask(o.task) {
 			return nil, nil, nil, "", 0, usagef("--task %q: want one of %s", o.task, taskNames())
 		}
-		a, err := synth.Generate(task, o.n, o.d, o.seed)
+		if o.n < 2 || o.testN < 1 {
+			return nil, nil, nil, "", 0, usagef("--n must be at least 2 and --test-n at least 1")
+		}
+		// One draw split in two: the training and test rows share the
+		// target (the direction of single-index and linear comes from the
+		// seed).
+		a, err := synth.Generate(task, o.n+o.testN, o.d, o.seed)
 		if err != nil {
 			return nil, nil, nil, "", 0, usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))
-		}
-		b, err := synth.Generate(task, max(1, o.testN), o.d, o.seed+1000)
-		if err != nil {
-			return nil, nil, nil, "", 0, err
 		}
 		if task != synth.LowRank {
 			egop, _ = synth.EGOP(task, o.d, o.seed)
 		}
-		return &nfaData{X: a.X, Y: a.Y, N: a.N, D: a.D, K: 1}, &nfaData{X: b.X, Y: b.Y, N: b.N, D: b.D, K: 1}, egop,
+		d, n := a.D, o.n
+		return &nfaData{X: a.X[:n*d], Y: a.Y[:n], N: n, D: d, K: 1}, &nfaData{X: a.X[n*d:], Y: a.Y[n:], N: o.testN, D: d, K: 1}, egop,
 			fmt.Sprintf("synthetic %s, n = %d, d = %d", task, o.n, o.d), 0, nil
 	}
 	if o.target == "" {
@@ -294,39 +300,50 @@ func (o *nfaOptions) loadData(e *env) (tr, te *nfaData, egop []float64, label st
 	if err != nil {
 		return nil, nil, nil, "", 0, err
 	}
-	tg, p, err := fitEncoding(t, o.data, o.target, "auto", dataset.ScaleStandard)
+	// A seeded 20% test split; the pipeline is fitted on the training
+	// rows only.
+	n := t.NRows()
+	nTest := max(1, n/5)
+	if n-nTest < 2 {
+		return nil, nil, nil, "", 0, fmt.Errorf("%s: %d rows are too few", o.data, n)
+	}
+	perm := rand.New(rand.NewPCG(o.seed, 0x7e57)).Perm(n)
+	trT, err := t.SelectRows(perm[nTest:])
 	if err != nil {
 		return nil, nil, nil, "", 0, err
 	}
-	ds, err := encodeRows(t, o.data, p, tg)
+	teT, err := t.SelectRows(perm[:nTest])
 	if err != nil {
 		return nil, nil, nil, "", 0, err
 	}
-	k := 1
-	var y []float64
+	tg, p, err := fitEncoding(trT, o.data, o.target, "auto", dataset.ScaleStandard)
+	if err != nil {
+		return nil, nil, nil, "", 0, err
+	}
+	encode := func(tab *dataset.Table) (*nfaData, error) {
+		ds, err := encodeRows(tab, o.data, p, tg)
+		if err != nil {
+			return nil, err
+		}
+		out := &nfaData{X: ds.X, Y: ds.Y, N: ds.N, D: ds.D, K: 1}
+		if tg.IsClassification() {
+			out.K = tg.NumClasses()
+			if out.Y, err = tg.OneHot(ds.Labels); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	if tr, err = encode(trT); err != nil {
+		return nil, nil, nil, "", 0, err
+	}
+	if te, err = encode(teT); err != nil {
+		return nil, nil, nil, "", 0, err
+	}
 	if tg.IsClassification() {
-		classes, k = tg.NumClasses(), tg.NumClasses()
-		if y, err = tg.OneHot(ds.Labels); err != nil {
-			return nil, nil, nil, "", 0, err
-		}
-	} else {
-		y = ds.Y
+		classes = tg.NumClasses()
 	}
-	// A seeded 20% test split (a permutation of the rows).
-	perm := rand.New(rand.NewPCG(o.seed, 0x7e57)).Perm(ds.N)
-	nTest := max(1, ds.N/5)
-	if ds.N-nTest < 2 {
-		return nil, nil, nil, "", 0, fmt.Errorf("%s: %d rows are too few", o.data, ds.N)
-	}
-	take := func(rows []int) *nfaData {
-		s := &nfaData{N: len(rows), D: ds.D, K: k, X: make([]float64, 0, len(rows)*ds.D), Y: make([]float64, 0, len(rows)*k)}
-		for _, r := range rows {
-			s.X = append(s.X, ds.X[r*ds.D:(r+1)*ds.D]...)
-			s.Y = append(s.Y, y[r*k:(r+1)*k]...)
-		}
-		return s
-	}
-	return take(perm[nTest:]), take(perm[:nTest]), nil, fmt.Sprintf("%s (target %s)", o.data, o.target), classes, nil
+	return tr, te, nil, fmt.Sprintf("%s (target %s)", o.data, o.target), classes, nil
 }
 
 // runNFA trains and measures at the recorded epochs; it returns the
@@ -345,11 +362,17 @@ func runNFA(ctx context.Context, cfg nn.Config, tr, te *nfaData, classes int, o 
 	record := logEpochs(o.epochs, o.points)
 	var last []nn.LayerFeatures
 	measure := func(epoch int) error {
+		trainMSE, _ := nn.MSE(net.Predict(tr.X, tr.N), tr.Y)
+		if math.IsNaN(trainMSE) || math.IsInf(trainMSE, 0) {
+			return fmt.Errorf("training diverged by epoch %d (the training MSE is %v); lower --lr (now %g) or --init-scale", epoch, trainMSE, o.lr)
+		}
 		feats, err := nn.Features(net, init, tr.X, tr.N)
 		if err != nil {
 			return err
 		}
-		trainMSE, _ := nn.MSE(net.Predict(tr.X, tr.N), tr.Y)
+		// The output layer's K is the identity, so its NFA is 1 by
+		// construction: only the hidden layers' are measured.
+		feats = feats[:len(feats)-1]
 		testOut := net.Predict(te.X, te.N)
 		testMSE, _ := nn.MSE(testOut, te.Y)
 		acc := 0.0
