@@ -34,7 +34,10 @@ type hyperbfJSON struct {
 	L       float64            `json:"bandwidth"`
 	Epochs  []hyperbfEpoch     `json:"epochs"`
 	Compare map[string]float64 `json:"compare,omitempty"` // model → test score
-	Metric  string             `json:"metric"`
+	// Rounds are the RFM round (AGOP updates) each compared kernel machine
+	// chose on its holdout.
+	Rounds map[string]int `json:"rounds,omitempty"`
+	Metric string         `json:"metric"`
 }
 
 func cmdHyperBF(e *env, args []string) error {
@@ -200,16 +203,19 @@ are printed beside GD-HyperBF's.`,
 	}
 	if compare {
 		res.Compare = map[string]float64{"GD-HyperBF": res.Epochs[len(res.Epochs)-1].TestScore}
+		res.Rounds = map[string]int{}
 		ds := tr
 		lap := rfm.DefaultConfig()
 		lap.Iters, lap.Seed = 0, seed
 		rf := rfm.DefaultConfig()
 		rf.Seed = seed
-		// AGOP-HyperBF: centres at every training row, c solved, WᵀW the
-		// AGOP: the last round's M, never a round chosen on a holdout
-		// (which could be round 0, M = I).
+		// AGOP-HyperBF: centres at the training rows, c solved, WᵀW the AGOP:
+		// an RFM with the Gaussian kernel, its round chosen on a holdout as
+		// an RFM's is (the chosen round is reported: round 0 would be
+		// M = I, no AGOP). Five rounds with no holdout were measured worse
+		// (MNIST: 85.9% against 95.9%).
 		gauss := rfm.DefaultConfig()
-		gauss.Seed, gauss.ValFraction = seed, 0
+		gauss.Seed = seed
 		gauss.Kernel = kernel.Spec{Kind: kernel.Gaussian, Bandwidth: math.Sqrt(m.L / 2)}
 		for _, c := range []struct {
 			name string
@@ -226,6 +232,7 @@ are printed beside GD-HyperBF's.`,
 				return err
 			}
 			res.Compare[c.name] = score(out)
+			res.Rounds[c.name] = fm.BestRound
 		}
 	}
 	if asJSON {
@@ -247,7 +254,11 @@ are printed beside GD-HyperBF's.`,
 	if res.Compare != nil {
 		fmt.Fprintln(e.stdout)
 		for _, name := range []string{"Laplace", "RFM", "AGOP-HyperBF", "GD-HyperBF"} {
-			fmt.Fprintf(e.stdout, "%-13s %s %.4g\n", name, strings.TrimSuffix(metric, " %"), res.Compare[name])
+			note := ""
+			if r, ok := res.Rounds[name]; ok && name != "Laplace" {
+				note = fmt.Sprintf("  (M after %d AGOP updates, chosen on a holdout)", r)
+			}
+			fmt.Fprintf(e.stdout, "%-13s %s %.4g%s\n", name, strings.TrimSuffix(metric, " %"), res.Compare[name], note)
 		}
 	}
 	return nil
