@@ -29,6 +29,18 @@ if [ ! -f "$cache/node_modules/onnxruntime-node/package.json" ]; then
   mkdir -p "$cache"
   # --ignore-scripts: the CPU runtime is in the package; its install script
   # only fetches optional GPU providers from a host outside the npm registry.
-  (cd "$cache" && npm install --silent --no-audit --no-fund --ignore-scripts "onnxruntime-node@$ORT_VERSION" >/dev/null)
+  ok=0
+  for attempt in 1 2 3; do # a registry hiccup should not fail the suite
+    if (cd "$cache" && npm install --silent --no-audit --no-fund --ignore-scripts "onnxruntime-node@$ORT_VERSION" >/dev/null); then
+      ok=1
+      break
+    fi
+    echo "onnx check: npm install failed (attempt $attempt of 3)" >&2
+    sleep $((attempt * 5))
+  done
+  if [ "$ok" != 1 ]; then
+    echo "onnx check: could not install onnxruntime-node $ORT_VERSION from the npm registry" >&2
+    exit 1
+  fi
 fi
 go run ${RFM_TAGS:+-tags "$RFM_TAGS"} ./internal/onnxcheck --script scripts/onnx_check.js --node-modules "$cache/node_modules"
