@@ -163,14 +163,57 @@ type Comparison struct {
 // Compare measures how alike the symmetric d×d matrices a and b are.
 func Compare(a, b []float64, d int) (Comparison, error) {
 	c := Comparison{Cosine: Cosine(a, b), Pearson: Pearson(a, b), Diag: Pearson(Diagonal(a, d), Diagonal(b, d))}
-	va, _, err := TopEigenvector(a, d)
+	ua, err := topEigenspace(a, d)
 	if err != nil {
 		return c, err
 	}
-	vb, _, err := TopEigenvector(b, d)
+	ub, err := topEigenspace(b, d)
 	if err != nil {
 		return c, err
 	}
-	c.TopEig = math.Abs(Cosine(va, vb))
+	// The largest singular value of UaᵀUb: the cosine of the smallest
+	// principal angle (|⟨va, vb⟩| for single vectors).
+	ka, kb := len(ua), len(ub)
+	g := make([]float64, ka*kb)
+	for i, u := range ua {
+		for j, v := range ub {
+			for t := range u {
+				g[i*kb+j] += u[t] * v[t]
+			}
+		}
+	}
+	ggt := make([]float64, ka*ka)
+	for i := 0; i < ka; i++ {
+		for j := 0; j < ka; j++ {
+			for t := 0; t < kb; t++ {
+				ggt[i*ka+j] += g[i*kb+t] * g[j*kb+t]
+			}
+		}
+	}
+	vals, _, ok := linalg.EigSym(ka, ggt)
+	if !ok {
+		return c, fmt.Errorf("nn: eigendecomposition of a %d×%d matrix did not converge", ka, ka)
+	}
+	c.TopEig = math.Sqrt(max(0, min(1, vals[ka-1])))
 	return c, nil
+}
+
+// topEigenspace returns unit eigenvectors of the symmetric d×d matrix a
+// spanning the eigenspace of its largest eigenvalue (eigenvalues within
+// 1e-6 of it, relative).
+func topEigenspace(a []float64, d int) ([][]float64, error) {
+	vals, vecs, ok := linalg.EigSym(d, a)
+	if !ok {
+		return nil, fmt.Errorf("nn: eigendecomposition of a %d×%d matrix did not converge", d, d)
+	}
+	top := vals[d-1]
+	var out [][]float64
+	for k := d - 1; k >= 0 && (k == d-1 || vals[k] >= top-1e-6*math.Abs(top)); k-- {
+		v := make([]float64, d)
+		for i := range v {
+			v[i] = vecs[i*d+k]
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }

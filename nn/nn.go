@@ -65,6 +65,24 @@ func DefaultConfig() Config {
 	return Config{Widths: []int{256, 256}, Activation: ReLU, Bias: true, Optimizer: SGD, LR: 0.05, Momentum: 0.9, BatchSize: 128, Seed: 1}
 }
 
+// WithDefaults returns c with its zero optional settings filled in:
+// Adam's β₁ = 0.9, β₂ = 0.999, ε = 1e-8 and the leaky slope 0.01.
+func (c Config) WithDefaults() Config {
+	if c.Beta1 == 0 {
+		c.Beta1 = 0.9
+	}
+	if c.Beta2 == 0 {
+		c.Beta2 = 0.999
+	}
+	if c.Epsilon == 0 {
+		c.Epsilon = 1e-8
+	}
+	if c.LeakySlope == 0 {
+		c.LeakySlope = 0.01
+	}
+	return c
+}
+
 // Validate reports a setting out of range.
 func (c *Config) Validate() error {
 	if len(c.Widths) < 1 || len(c.Widths) > MaxDepth {
@@ -355,15 +373,7 @@ func NewTrainer(net *Network, cfg Config) (*Trainer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Beta1 == 0 {
-		cfg.Beta1 = 0.9
-	}
-	if cfg.Beta2 == 0 {
-		cfg.Beta2 = 0.999
-	}
-	if cfg.Epsilon == 0 {
-		cfg.Epsilon = 1e-8
-	}
+	cfg = cfg.WithDefaults()
 	t := &Trainer{Net: net, cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x22))}
 	zeros := func() Grads {
 		g := Grads{W: make([][]float64, len(net.Layers)), B: make([][]float64, len(net.Layers))}

@@ -247,3 +247,37 @@ func TestWeightDecay(t *testing.T) {
 		t.Errorf("negative decay: %v", err)
 	}
 }
+
+// The top-eigenvector overlap of matrices with a repeated top eigenvalue
+// compares eigenspaces: diag(1, 1, 0) against itself rotated within its
+// top plane overlaps fully; against diag(1, 0, 0), too (the plane holds
+// e₀); against diag(0, 0, 1), not at all.
+func TestCompareRepeatedTopEigenvalue(t *testing.T) {
+	c, s := math.Cos(0.7), math.Sin(0.7)
+	// R·diag(1,1,0)·Rᵀ for a rotation R in the (0,1) plane is diag(1,1,0)
+	// again; rotate in the (1,2) plane instead to tilt it, then compare.
+	a := []float64{1, 0, 0, 0, 1, 0, 0, 0, 0}
+	rot := []float64{1, 0, 0, 0, c, -s, 0, s, c}
+	b := make([]float64, 9)
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			for k := 0; k < 3; k++ {
+				for l := 0; l < 3; l++ {
+					b[i*3+j] += rot[i*3+k] * a[k*3+l] * rot[j*3+l]
+				}
+			}
+		}
+	}
+	for _, tc := range []struct {
+		b    []float64
+		want float64
+	}{{a, 1}, {b, 1}, {[]float64{1, 0, 0, 0, 0, 0, 0, 0, 0}, 1}, {[]float64{0, 0, 0, 0, 0, 0, 0, 0, 1}, 0}} {
+		got, err := Compare(a, tc.b, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(got.TopEig-tc.want) > 1e-9 {
+			t.Errorf("top-eig overlap with %v: %v, want %v", tc.b, got.TopEig, tc.want)
+		}
+	}
+}

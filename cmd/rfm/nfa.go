@@ -358,7 +358,7 @@ func runNFA(ctx context.Context, cfg nn.Config, tr, te *nfaData, classes int, o 
 	if err != nil {
 		return nil, nil, err
 	}
-	res := &nfaJSON{Rows: tr.N, Test: te.N, Inputs: tr.D, Network: cfg}
+	res := &nfaJSON{Rows: tr.N, Test: te.N, Inputs: tr.D, Network: cfg.WithDefaults()}
 	record := logEpochs(o.epochs, o.points)
 	var last []nn.LayerFeatures
 	measure := func(epoch int) error {
