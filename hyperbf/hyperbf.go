@@ -18,8 +18,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/rfmkit/rfm/internal/linalg"
+	"github.com/rfmkit/rfm/nn"
 )
 
 // Model is a HyperBF network with K outputs on d inputs and m centres.
@@ -259,14 +261,7 @@ func medianSqDist(x []float64, n, d int, r *rand.Rand) float64 {
 	if len(s) == 0 {
 		return 1
 	}
-	// The median by partial sort.
-	for i := 0; i <= len(s)/2; i++ {
-		for j := i + 1; j < len(s); j++ {
-			if s[j] < s[i] {
-				s[i], s[j] = s[j], s[i]
-			}
-		}
-	}
+	slices.Sort(s)
 	return s[len(s)/2]
 }
 
@@ -298,34 +293,15 @@ func NewTrainer(m *Model, cfg Config) *Trainer {
 // the mean batch loss.
 func (t *Trainer) Epoch(ctx context.Context, x, y []float64, n int) (float64, error) {
 	m := t.Model
-	d, k := m.D, m.K
-	bs := min(t.cfg.BatchSize, n)
-	order := t.rng.Perm(n)
-	bx, by := make([]float64, bs*d), make([]float64, bs*k)
-	total, batches := 0.0, 0
-	for b0 := 0; b0 < n; b0 += bs {
-		if err := ctx.Err(); err != nil {
-			return 0, err
-		}
-		rows := min(bs, n-b0)
-		for i := 0; i < rows; i++ {
-			r := order[b0+i]
-			copy(bx[i*d:(i+1)*d], x[r*d:(r+1)*d])
-			copy(by[i*k:(i+1)*k], y[r*k:(r+1)*k])
-		}
-		loss, g := m.Loss(bx[:rows*d], by[:rows*k], rows)
+	return nn.Batches(ctx, t.rng.Perm(n), x, y, m.D, m.K, t.cfg.BatchSize, func(bx, by []float64, rows int) float64 {
+		loss, g := m.Loss(bx, by, rows)
 		t.apply(g)
-		total += loss
-		batches++
-	}
-	return total / float64(batches), nil
+		return loss
+	})
 }
 
 func (t *Trainer) apply(g *Grads) {
 	t.step++
-	const b1, b2, eps = 0.9, 0.999, 1e-8
-	c1 := 1 - math.Pow(b1, float64(t.step))
-	c2 := 1 - math.Pow(b2, float64(t.step))
 	m := t.Model
 	params := [][]float64{m.C, m.T, m.W}
 	grads := [][]float64{g.C, g.T, g.W}
@@ -333,11 +309,6 @@ func (t *Trainer) apply(g *Grads) {
 		if (i == 1 && t.cfg.FixCenters) || (i == 2 && t.cfg.FixW) {
 			continue
 		}
-		mo, v := t.mom[i][0], t.mom[i][1]
-		for j, gr := range grads[i] {
-			mo[j] = b1*mo[j] + (1-b1)*gr
-			v[j] = b2*v[j] + (1-b2)*gr*gr
-			params[i][j] -= t.cfg.LR * (mo[j] / c1) / (math.Sqrt(v[j]/c2) + eps)
-		}
+		nn.AdamStep(params[i], grads[i], t.mom[i][0], t.mom[i][1], t.cfg.LR, 0.9, 0.999, 1e-8, t.step)
 	}
 }

@@ -413,13 +413,7 @@ func (t *Trainer) apply(g *Grads) {
 				w[i] -= c.LR * m[i]
 			}
 		case Adam:
-			b1t := 1 - math.Pow(c.Beta1, float64(t.step))
-			b2t := 1 - math.Pow(c.Beta2, float64(t.step))
-			for i := range w {
-				m[i] = c.Beta1*m[i] + (1-c.Beta1)*grad[i]
-				v[i] = c.Beta2*v[i] + (1-c.Beta2)*grad[i]*grad[i]
-				w[i] -= c.LR * (m[i] / b1t) / (math.Sqrt(v[i]/b2t) + c.Epsilon)
-			}
+			AdamStep(w, grad, m, v, c.LR, c.Beta1, c.Beta2, c.Epsilon, t.step)
 		}
 	}
 	for l := range t.Net.Layers {
@@ -447,11 +441,30 @@ func (t *Trainer) Epoch(ctx context.Context, x, y []float64, n int) (float64, er
 	if len(x) != n*d || len(y) != n*k {
 		return 0, fmt.Errorf("nn: %d inputs and %d targets are not %d rows of %d and %d", len(x), len(y), n, d, k)
 	}
-	bs := t.cfg.BatchSize
+	return Batches(ctx, t.rng.Perm(n), x, y, d, k, t.cfg.BatchSize, t.Step)
+}
+
+// AdamStep is one Adam update (Kingma and Ba, with bias correction) of the
+// parameters w with gradient grad and moments m, v, at step ≥ 1.
+func AdamStep(w, grad, m, v []float64, lr, beta1, beta2, eps float64, step int) {
+	b1t := 1 - math.Pow(beta1, float64(step))
+	b2t := 1 - math.Pow(beta2, float64(step))
+	for i := range w {
+		m[i] = beta1*m[i] + (1-beta1)*grad[i]
+		v[i] = beta2*v[i] + (1-beta2)*grad[i]*grad[i]
+		w[i] -= lr * (m[i] / b1t) / (math.Sqrt(v[i]/b2t) + eps)
+	}
+}
+
+// Batches runs step on the rows of x (d inputs) and y (k targets) in the
+// given order, bs rows at a time (bs ≤ 0: all at once), copied into one
+// reused batch buffer, and returns the mean of step's losses. It stops
+// between batches when ctx is done.
+func Batches(ctx context.Context, order []int, x, y []float64, d, k, bs int, step func(bx, by []float64, rows int) float64) (float64, error) {
+	n := len(order)
 	if bs <= 0 || bs > n {
 		bs = n
 	}
-	order := t.rng.Perm(n)
 	bx, by := make([]float64, bs*d), make([]float64, bs*k)
 	total, batches := 0.0, 0
 	for b0 := 0; b0 < n; b0 += bs {
@@ -464,7 +477,7 @@ func (t *Trainer) Epoch(ctx context.Context, x, y []float64, n int) (float64, er
 			copy(bx[i*d:(i+1)*d], x[r*d:(r+1)*d])
 			copy(by[i*k:(i+1)*k], y[r*k:(r+1)*k])
 		}
-		total += t.Step(bx, by, rows)
+		total += step(bx[:rows*d], by[:rows*k], rows)
 		batches++
 	}
 	return total / float64(batches), nil
