@@ -212,7 +212,7 @@ func numericValue(v any, ms *missingSet) (x float64, missing bool, err string) {
 		}
 		return 0, false, fmt.Sprintf("got the string %s", quoteCell(t))
 	default:
-		return 0, false, fmt.Sprintf("got %s", describeValue(v))
+		return 0, false, fmt.Sprintf("got %s", DescribeValue(v))
 	}
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return 0, false, fmt.Sprintf("%v is not a finite number", x)
@@ -270,10 +270,18 @@ func (b *cellBuilder) levelText(k int, v any) (s string, missing bool, err strin
 	return s, false, ""
 }
 
-func describeValue(v any) string {
+// DescribeValue names the kind of a value decoded from JSON ("null", "a
+// number", "an object", ...) for messages about requests.
+func DescribeValue(v any) string {
 	switch v.(type) {
+	case nil:
+		return "null"
 	case bool:
 		return "a boolean"
+	case json.Number, float64, float32, int, int64:
+		return "a number"
+	case string:
+		return "a string"
 	case map[string]any:
 		return "an object"
 	case []any:

@@ -327,7 +327,7 @@ func (m *Model) PredictFeatures(ctx context.Context, x []float64, n int, started
 		return nil, fmt.Errorf("%s: %d values are not %d rows of %d features", m.Name, len(x), n, d)
 	}
 	chunk, s := m.ChunkRows(), m.scorer()
-	out := make([]float64, 0, n*m.Outputs())
+	out := []float64{}
 	for r0 := 0; r0 < n; r0 += chunk {
 		r1 := min(r0+chunk, n)
 		if started != nil {
@@ -336,6 +336,13 @@ func (m *Model) PredictFeatures(ctx context.Context, x []float64, n int, started
 		y, err := s.Predict(ctx, x[r0*d:r1*d], r1-r0)
 		if err != nil {
 			return nil, err
+		}
+		if r0 == 0 {
+			if r1 == n {
+				out = y // one chunk: no copy
+				break
+			}
+			out = make([]float64, 0, n*m.Outputs())
 		}
 		out = append(out, y...)
 	}

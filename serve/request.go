@@ -91,7 +91,7 @@ func (req *request) decodeJSON(m *predictor.Model, body io.Reader, maxRows int) 
 		seen           = map[string]bool{}
 		recordsWanted  = first == '['
 		errNotObjectAt = func(i int, v any) error {
-			return badRequest("request: row %d is %s; each row is an object keyed by column name", i+1, describeJSON(v))
+			return badRequest("request: row %d is %s; each row is an object keyed by column name", i+1, dataset.DescribeValue(v))
 		}
 	)
 	if recordsWanted {
@@ -105,7 +105,7 @@ func (req *request) decodeJSON(m *predictor.Model, body io.Reader, maxRows int) 
 			if err := dec.Decode(&v); err != nil {
 				return jsonError(err)
 			}
-			return badRequest("malformed request: the body is %s; send an object with \"rows\", or \"columns\" and \"data\"", describeJSON(v))
+			return badRequest("malformed request: the body is %s; send an object with \"rows\", or \"columns\" and \"data\"", dataset.DescribeValue(v))
 		}
 		if _, err := dec.Token(); err != nil { // {
 			return jsonError(err)
@@ -246,7 +246,7 @@ func decodeData(dec *json.Decoder, maxRows int) ([][]any, error) {
 		}
 		row, ok := v.([]any)
 		if !ok {
-			return nil, badRequest("request: row %d of \"data\" is %s; each row is an array of values", i+1, describeJSON(v))
+			return nil, badRequest("request: row %d of \"data\" is %s; each row is an array of values", i+1, dataset.DescribeValue(v))
 		}
 		out = append(out, row)
 	}
@@ -281,25 +281,6 @@ func fieldError(field string, err error) error {
 	return jsonError(err)
 }
 
-// describeJSON names the kind of a decoded JSON value.
-func describeJSON(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case json.Number, float64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
 // describeToken names the kind of the value a token starts.
 func describeToken(tok json.Token) string {
 	switch t := tok.(type) {
@@ -309,7 +290,7 @@ func describeToken(tok json.Token) string {
 		}
 		return "an array"
 	default:
-		return describeJSON(t)
+		return dataset.DescribeValue(t)
 	}
 }
 
@@ -362,24 +343,14 @@ func readError(err error) error {
 // jsonError describes a JSON decoding error with its place.
 func jsonError(err error) error {
 	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
 		return readError(mbe)
 	case errors.As(err, &se):
 		return badRequest("malformed JSON at byte %d: %v", se.Offset, se)
-	case errors.As(err, &te):
-		field := te.Field
-		if field == "" {
-			return badRequest("malformed request: the body is JSON %s; send an object with \"rows\", or \"columns\" and \"data\"", te.Value)
-		}
-		return badRequest("malformed request: field %q is %s, not %s", field, jsonKind(te.Value), jsonKind(te.Type.Kind().String()))
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return badRequest("malformed JSON: the body ends in the middle of a value")
-	}
-	if msg := err.Error(); strings.HasPrefix(msg, "json: unknown field ") {
-		return badRequest("unknown field %s; a request has \"rows\", or \"columns\" and \"data\", and optionally \"proba\"", strings.TrimPrefix(msg, "json: unknown field "))
 	}
 	return badRequest("malformed JSON: %v", err)
 }

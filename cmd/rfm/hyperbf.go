@@ -141,14 +141,7 @@ are printed beside GD-HyperBF's.`,
 	}
 	score := func(out []float64) float64 {
 		if tg.IsClassification() {
-			pred := rfm.Argmax(out, te.N, k)
-			right := 0
-			for i, c := range pred {
-				if c == te.Labels[i] {
-					right++
-				}
-			}
-			return 100 * float64(right) / float64(te.N)
+			return accuracyPct(out, te.Labels, k)
 		}
 		mse, _ := nn.MSE(out, te.Y)
 		return mse

@@ -171,7 +171,7 @@ rfm nfa --data digits.csv --target label --widths 1024,1024 --epochs 20 --rfm --
 		rcfg.Seed, rcfg.ValFraction = o.seed, 0
 		ds := &rfm.Dataset{X: tr.X, N: tr.N, D: tr.D}
 		if classes > 0 {
-			ds.Labels, ds.Classes = argmaxRows(tr.Y, tr.N, classes), classes
+			ds.Labels, ds.Classes = rfm.Argmax(tr.Y, tr.N, classes), classes
 		} else {
 			ds.Y, ds.Outputs = tr.Y, tr.K
 		}
@@ -377,13 +377,7 @@ func runNFA(ctx context.Context, cfg nn.Config, tr, te *nfaData, classes int, o 
 		testMSE, _ := nn.MSE(testOut, te.Y)
 		acc := 0.0
 		if classes > 0 {
-			got, want := argmaxRows(testOut, te.N, classes), argmaxRows(te.Y, te.N, classes)
-			for i := range got {
-				if got[i] == want[i] {
-					acc++
-				}
-			}
-			acc = 100 * acc / float64(te.N)
+			acc = accuracyPct(testOut, rfm.Argmax(te.Y, te.N, classes), classes)
 		}
 		var parts []string
 		for _, lf := range feats {
@@ -440,8 +434,6 @@ func logEpochs(epochs, k int) map[int]bool {
 	return out
 }
 
-func argmaxRows(y []float64, n, k int) []int { return rfm.Argmax(y, n, k) }
-
 // denseM is a feature matrix as a dense d×d matrix.
 func denseM(m kernel.FeatureMatrix, d int) []float64 {
 	out := make([]float64, d*d)
@@ -460,6 +452,7 @@ func denseM(m kernel.FeatureMatrix, d int) []float64 {
 	return out
 }
 
+// taskNames lists the synthetic tasks for messages.
 func taskNames() string {
 	var names []string
 	for _, t := range synth.Tasks() {

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/metrics"
 	"github.com/rfmkit/rfm/mnist"
 	"github.com/rfmkit/rfm/nn"
 	"github.com/rfmkit/rfm/plot"
@@ -231,15 +232,14 @@ func halvesData(train, test *mnist.Set, n int, seed uint64) *phenomenonData {
 	return pd
 }
 
-func accuracy(scores []float64, labels []int) float64 {
-	pred := rfm.Argmax(scores, len(labels), 2)
-	right := 0
-	for i, c := range pred {
-		if c == labels[i] {
-			right++
-		}
+// accuracyPct is the accuracy in percent of the argmax of n×k scores
+// against labels (n = len(labels)).
+func accuracyPct(scores []float64, labels []int, k int) float64 {
+	a, err := metrics.Accuracy(labels, rfm.Argmax(scores, len(labels), k))
+	if err != nil {
+		return 0
 	}
-	return 100 * float64(right) / float64(len(labels))
+	return 100 * a
 }
 
 func focusMass(diag []float64, focus []bool) float64 {
@@ -285,7 +285,8 @@ func runPhenomenonNetwork(ctx context.Context, pd *phenomenonData, epochs int, l
 		if !record[ep] {
 			continue
 		}
-		if loss, _ := nn.MSE(net.Predict(pd.trX, n), y); math.IsNaN(loss) || math.IsInf(loss, 0) || loss > 1e6 {
+		trOut := net.Predict(pd.trX, n)
+		if loss, _ := nn.MSE(trOut, y); math.IsNaN(loss) || math.IsInf(loss, 0) || loss > 1e6 {
 			return nil, fmt.Errorf("the network's training diverged by epoch %d (training MSE %v); lower --lr (now %g)", ep, loss, lr)
 		}
 		l := &net.Layers[0]
@@ -296,10 +297,10 @@ func runPhenomenonNetwork(ctx context.Context, pd *phenomenonData, epochs int, l
 				diag[j] += v * v
 			}
 		}
-		p := phenomenonPoint{Model: "network", Time: ep, TrainAcc: accuracy(net.Predict(pd.trX, n), pd.trY),
-			TestAcc: accuracy(net.Predict(pd.teX, len(pd.teY)), pd.teY), FocusMass: focusMass(diag, pd.focus)}
+		p := phenomenonPoint{Model: "network", Time: ep, TrainAcc: accuracyPct(trOut, pd.trY, 2),
+			TestAcc: accuracyPct(net.Predict(pd.teX, len(pd.teY)), pd.teY, 2), FocusMass: focusMass(diag, pd.focus)}
 		if pd.ctlX != nil {
-			p.TestAcc2 = accuracy(net.Predict(pd.ctlX, len(pd.teY)), pd.teY)
+			p.TestAcc2 = accuracyPct(net.Predict(pd.ctlX, len(pd.teY)), pd.teY, 2)
 		}
 		log(p)
 	}
@@ -324,10 +325,10 @@ func runPhenomenonRFM(ctx context.Context, pd *phenomenonData, rounds int, seed 
 			if err != nil {
 				return 0
 			}
-			return accuracy(s, pd.teY[:k])
+			return accuracyPct(s, pd.teY[:k], 2)
 		}
 		trs, _ := m.Predict(ctx, pd.trX, n)
-		p := phenomenonPoint{Model: "rfm", Time: t, TrainAcc: accuracy(trs, pd.trY), TestAcc: score(pd.teX, len(pd.teY)), FocusMass: focusMass(diag, pd.focus)}
+		p := phenomenonPoint{Model: "rfm", Time: t, TrainAcc: accuracyPct(trs, pd.trY, 2), TestAcc: score(pd.teX, len(pd.teY)), FocusMass: focusMass(diag, pd.focus)}
 		if pd.ctlX != nil {
 			p.TestAcc2 = score(pd.ctlX, len(pd.teY))
 		}

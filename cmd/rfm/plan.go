@@ -7,13 +7,6 @@ import (
 	"github.com/rfmkit/rfm/dataset"
 )
 
-// predictChunkRows is how many rows predictChunked maps and scores at once.
-const predictChunkRows = 32 * 128
-
-// treePredictChunkRows is the chunk of a tree model: its rows are divided
-// among the leaves, each scoring its share at once.
-const treePredictChunkRows = 2048 * 128
-
 // planFit checks the whole fit's memory once the table is read and its
 // pipeline fitted, before the rows are encoded (rfm.Fit checks it again
 // with the exact sizes). rows is the training rows of one fit: all of the
@@ -32,7 +25,7 @@ func fitShape(rows, d int, tg *dataset.Target) rfm.FitShape {
 }
 
 // planPredict checks the memory of predicting rows with a loaded model
-// (in chunks of predictChunkRows) before they are encoded; textCols is the
+// (in chunks of lm.ChunkRows()) before they are encoded; textCols is the
 // width of the prediction table built as text before it is written (0 for
 // eval, which writes none).
 func planPredict(lm *loadedModel, rows, textCols int) error {
@@ -49,10 +42,7 @@ func planPredict(lm *loadedModel, rows, textCols int) error {
 			m = &rfm.Model{D: lm.Tree.D, N: 1, Outputs: lm.Tree.Outputs}
 		}
 	}
-	chunk := predictChunkRows
-	if lm.Tree != nil {
-		chunk = treePredictChunkRows
-	}
+	chunk := lm.ChunkRows()
 	p := rfm.PlanPredict(m, rows, chunk, 0)
 	if textCols > 0 {
 		// A cell is a string header (16 B), its slice slot (16 B) and a

@@ -20,10 +20,6 @@ func cmdSynth(e *env, args []string) error {
 		out  string
 		egop string
 	)
-	names := make([]string, 0, 5)
-	for _, t := range synth.Tasks() {
-		names = append(names, string(t))
-	}
 	f := newFlagSet("synth", "rfm synth --task NAME [--n N] [--d D] [--seed S] [--out FILE]",
 		`Write a synthetic regression task with known relevant features to CSV:
 columns x0 ... x{d-1} and the target y.
@@ -41,7 +37,7 @@ top eigenvalues on stderr: the ground truth that an RFM's M or a network's
 W₁ᵀW₁ should match ('rfm nfa'). lowrank has none (its target jumps at x5 = 0).`,
 		`rfm synth --task lowrank --n 2000 --d 20 --out lowrank.csv
 rfm fit --data lowrank.csv --target y --out lowrank.rfm && rfm inspect --model lowrank.rfm`)
-	f.String(&task, "task", "", "generator `NAME`: "+strings.Join(names, ", "))
+	f.String(&task, "task", "", "generator `NAME`: "+taskNames())
 	f.Int(&n, "n", 1000, "rows `N`")
 	f.Int(&d, "d", 10, "features `D`")
 	f.Uint64(&seed, "seed", 1, "random `SEED`")
@@ -56,9 +52,9 @@ rfm fit --data lowrank.csv --target y --out lowrank.rfm && rfm inspect --model l
 	}
 	switch {
 	case task == "":
-		return usagef("--task is required: one of %s", strings.Join(names, ", "))
+		return usagef("--task is required: one of %s", taskNames())
 	case !isTask(task):
-		return usagef("--task %q: want one of %s", task, strings.Join(names, ", "))
+		return usagef("--task %q: want one of %s", task, taskNames())
 	case n < 1:
 		return usagef("--n %d: must be ≥ 1", n)
 	case d < 1:
