@@ -1,6 +1,7 @@
 package rfm
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -279,4 +280,21 @@ func fitIsotonic(s []float64, labels []int, c, k int) IsotonicMap {
 		f.Y = append(f.Y, b.sumY/b.w)
 	}
 	return f
+}
+
+// UncalibratedProba returns the n×classes probabilities of the fitted
+// model itself, without its fitted calibration: the scores clipped and
+// renormalized, or for the logistic head the softmax of its logits. It is
+// what a fitted calibration is compared against.
+func (m *Model) UncalibratedProba(ctx context.Context, x []float64, n int) ([]float64, error) {
+	s, err := m.classScores(ctx, x, n, "predict proba")
+	if err != nil {
+		return nil, err
+	}
+	var base *Calibration
+	if m.Config.Loss == LossLogistic {
+		base = &Calibration{Method: CalibrateTemperature, Temperature: 1}
+	}
+	base.Apply(s, n, m.Outputs)
+	return s, nil
 }

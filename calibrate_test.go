@@ -156,6 +156,11 @@ func TestFitCalibrated(t *testing.T) {
 		if !slices.Equal(p, want) {
 			t.Errorf("%s: PredictProba is not the calibration of the scores", method)
 		}
+		raw := slices.Clone(scores)
+		Probabilities(raw, 20, 2)
+		if pu, _ := m.UncalibratedProba(ctx, s.X[:20*s.D], 20); !slices.Equal(pu, raw) {
+			t.Errorf("%s: UncalibratedProba is not the clipped scores", method)
+		}
 		var buf bytes.Buffer
 		if err := m.Save(&buf, nil); err != nil {
 			t.Fatal(err)

@@ -81,6 +81,11 @@ func TestFitLogistic(t *testing.T) {
 	if back.Config.Loss != LossLogistic {
 		t.Fatalf("loss after load: %q", back.Config.Loss)
 	}
+	// UncalibratedProba keeps the logistic head's softmax (it is not a
+	// fitted calibration).
+	if pu, _ := lg.UncalibratedProba(ctx, x, n); !slices.Equal(p, pu) {
+		t.Fatal("the logistic head's uncalibrated probabilities differ from its softmax")
+	}
 	p2, _ := back.PredictProba(ctx, x, n)
 	if !slices.Equal(p, p2) {
 		t.Fatal("probabilities changed on a save/load round trip")

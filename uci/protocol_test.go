@@ -373,6 +373,14 @@ func TestTunedIsLeakFree(t *testing.T) {
 	if len(res.RFM) != 1 || len(res.TestAccuracies) != 1 || res.TestAccuracy <= 0 || res.LaplaceAccuracy <= 0 {
 		t.Fatalf("result %+v", res)
 	}
+	if len(res.LogLosses) != 1 || len(res.CalLogLosses) != 1 || !(res.LogLosses[0] > 0) || !(res.CalLogLosses[0] > 0) {
+		t.Fatalf("log-losses %v, calibrated %v", res.LogLosses, res.CalLogLosses)
+	}
+	// The ridge scores clipped and renormalized are far from calibrated on
+	// a noisy 5-class set; temperature scaling must improve them.
+	if res.CalLogLosses[0] >= res.LogLosses[0] {
+		t.Errorf("calibrated log-loss %.4f is not below the uncalibrated %.4f", res.CalLogLosses[0], res.LogLosses[0])
+	}
 	if res.RFM[0].ValAccuracy < res.Laplace[0].ValAccuracy {
 		t.Fatalf("the tuned RFM (%.2f%%) is below the tuned plain kernel (%.2f%%) on validation", res.RFM[0].ValAccuracy, res.Laplace[0].ValAccuracy)
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,16 +24,21 @@ var resultColumns = []string{
 	"lambda", "normalize", "round", "val_acc_pct",
 	"test_acc_pct", "laplace_acc_pct", "fit_seconds",
 	"setting", "laplace_lambda", "laplace_normalize", "laplace_val_acc_pct", "laplace_setting",
-	"test_accs_pct", "laplace_accs_pct", "reason",
+	"test_accs_pct", "laplace_accs_pct", "logloss", "cal_logloss", "reason",
 }
 
-var columnIndex = func() map[string]int {
-	m := make(map[string]int, len(resultColumns))
-	for i, c := range resultColumns {
+// legacyColumns is the header before the log-loss columns: such a file
+// is still read (its results have no log-losses) and rewritten in the
+// current format.
+var legacyColumns = slices.DeleteFunc(slices.Clone(resultColumns), func(c string) bool { return c == "logloss" || c == "cal_logloss" })
+
+func indexOf(cols []string) map[string]int {
+	m := make(map[string]int, len(cols))
+	for i, c := range cols {
 		m[c] = i
 	}
 	return m
-}()
+}
 
 // WriteResults writes results.tsv atomically: to a temporary file in the
 // same folder, synced, then renamed over path, so that an interrupted run
@@ -108,6 +114,8 @@ func resultRow(r *Result) []string {
 		joinChoices(r.Laplace, set, " | "),
 		joinPcts(r.TestAccuracies),
 		joinPcts(r.LaplaceAccuracies),
+		joinPcts(r.LogLosses),
+		joinPcts(r.CalLogLosses),
 		clean(r.Reason),
 	)
 }
@@ -125,12 +133,18 @@ func ReadResults(path string) ([]Result, error) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 1<<16), 1<<22)
 	var out []Result
+	var cols map[string]int
 	line := 0
 	for sc.Scan() {
 		line++
 		text := sc.Text()
 		if line == 1 {
-			if text != strings.Join(resultColumns, "\t") {
+			switch text {
+			case strings.Join(resultColumns, "\t"):
+				cols = indexOf(resultColumns)
+			case strings.Join(legacyColumns, "\t"):
+				cols = indexOf(legacyColumns)
+			default:
 				return nil, fmt.Errorf("%s:1: not a results.tsv of this version (header differs)", path)
 			}
 			continue
@@ -139,10 +153,10 @@ func ReadResults(path string) ([]Result, error) {
 			continue
 		}
 		f := strings.Split(text, "\t")
-		if len(f) != len(resultColumns) {
-			return nil, fmt.Errorf("%s:%d: %d columns, want %d", path, line, len(f), len(resultColumns))
+		if len(f) != len(cols) {
+			return nil, fmt.Errorf("%s:%d: %d columns, want %d", path, line, len(f), len(cols))
 		}
-		r, err := parseRow(f)
+		r, err := parseRow(f, cols)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
@@ -154,8 +168,13 @@ func ReadResults(path string) ([]Result, error) {
 	return out, nil
 }
 
-func parseRow(f []string) (*Result, error) {
-	col := func(name string) string { return f[columnIndex[name]] }
+func parseRow(f []string, cols map[string]int) (*Result, error) {
+	col := func(name string) string {
+		if i, ok := cols[name]; ok {
+			return f[i]
+		}
+		return "" // a column of a later version
+	}
 	r := &Result{Name: col("name"), Protocol: col("protocol"), Status: col("status"), Reason: col("reason")}
 	if r.Name == "" {
 		return nil, errors.New("empty data-set name")
@@ -197,6 +216,15 @@ func parseRow(f []string) (*Result, error) {
 	}
 	if r.LaplaceAccuracies, err = parseFloats(col("laplace_accs_pct")); err != nil {
 		return nil, fmt.Errorf("column laplace_accs_pct: %w", err)
+	}
+	if r.LogLosses, err = parseFloats(col("logloss")); err != nil {
+		return nil, fmt.Errorf("column logloss: %w", err)
+	}
+	if r.CalLogLosses, err = parseFloats(col("cal_logloss")); err != nil {
+		return nil, fmt.Errorf("column cal_logloss: %w", err)
+	}
+	if len(r.LogLosses) != len(r.CalLogLosses) {
+		return nil, fmt.Errorf("columns logloss and cal_logloss have %d and %d values", len(r.LogLosses), len(r.CalLogLosses))
 	}
 	return r, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -28,7 +29,8 @@ func TestResultsRoundTrip(t *testing.T) {
 				{Setting: Setting{Lambda: 1, Bandwidth: 5, Norm: "mean", Iters: 4}, ValAccuracy: 70},
 				{Setting: Setting{Lambda: 10, Normalize: true, Bandwidth: 10, Norm: "mean", Iters: 4}, ValAccuracy: 60},
 			},
-			TestAccuracy: 50, TestAccuracies: []float64{50, 50}, LaplaceAccuracy: 25, LaplaceAccuracies: []float64{25, 25}},
+			TestAccuracy: 50, TestAccuracies: []float64{50, 50}, LaplaceAccuracy: 25, LaplaceAccuracies: []float64{25, 25},
+			LogLosses: []float64{0.75, 1.5}, CalLogLosses: []float64{0.5, 0.625}},
 		{Name: "c", Protocol: "paper", Status: StatusSkipped, N: 5, D: 1, Classes: 2, Reason: "c_R.dat is missing"},
 		{Name: "d", Protocol: "paper", Status: StatusFailed, N: 5, D: 1, Classes: 2, Reason: "fit:\tbroken\nbadly"},
 	}
@@ -51,6 +53,59 @@ func TestResultsRoundTrip(t *testing.T) {
 	}
 	if r, err := ReadResults(filepath.Join(t.TempDir(), "none.tsv")); r != nil || err != nil {
 		t.Errorf("missing file: %v, %v", r, err)
+	}
+}
+
+// A results.tsv written before the log-loss columns is still read (its
+// results have none), so an earlier run's data sets are reused.
+func TestReadLegacyResults(t *testing.T) {
+	r := Result{Name: "a", Protocol: "tuned", Status: StatusOK, N: 10, D: 2, Classes: 3,
+		RFM:          []Choice{{Setting: Setting{Lambda: 0.1, Bandwidth: 10, Norm: "mean", Iters: 4}, Round: 2, ValAccuracy: 91.25}},
+		Laplace:      []Choice{{Setting: Setting{Lambda: 10, Bandwidth: 10, Norm: "mean", Iters: 4}, ValAccuracy: 88.5}},
+		TestAccuracy: 90, TestAccuracies: []float64{90}, LaplaceAccuracy: 87.5, LaplaceAccuracies: []float64{87.5}}
+	row := resultRow(&r)
+	var legacy []string
+	for i, c := range resultColumns {
+		if c != "logloss" && c != "cal_logloss" {
+			legacy = append(legacy, row[i])
+		}
+	}
+	path := filepath.Join(t.TempDir(), ResultsName)
+	text := strings.Join(legacyColumns, "\t") + "\n" + strings.Join(legacy, "\t") + "\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadResults(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != 1 || !reflect.DeepEqual(back[0], r) {
+		t.Fatalf("read back %+v, want %+v", back, r)
+	}
+	if _, _, ok := back[0].MeanLogLosses(); ok {
+		t.Error("a legacy result has log-losses")
+	}
+}
+
+func TestCalibrationSummary(t *testing.T) {
+	rs := []Result{
+		{Name: "a", Status: StatusOK, LogLosses: []float64{1, 3}, CalLogLosses: []float64{0.5, 0.5}},
+		{Name: "b", Status: StatusOK, LogLosses: []float64{0.2}, CalLogLosses: []float64{0.3}},
+		{Name: "c", Status: StatusOK}, // no log-losses (another protocol)
+		{Name: "d", Status: StatusFailed, LogLosses: []float64{9}, CalLogLosses: []float64{9}},
+	}
+	cs := calibrationSummary(rs)
+	if cs == nil || cs.Datasets != 2 || math.Abs(cs.LogLoss-1.1) > 1e-12 || math.Abs(cs.CalLogLoss-0.4) > 1e-12 {
+		t.Fatalf("summary %+v", cs)
+	}
+	if len(cs.Worse) != 1 || cs.Worse[0].Name != "b" {
+		t.Fatalf("worse %+v", cs.Worse)
+	}
+	if s := cs.String(); !strings.Contains(s, "no worse on 1 of 2") || !strings.Contains(s, "b 0.2000 → 0.3000") {
+		t.Errorf("text %q", s)
+	}
+	if calibrationSummary(rs[2:3]) != nil {
+		t.Error("a summary without log-losses")
 	}
 }
 

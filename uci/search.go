@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/metrics"
 	"github.com/rfmkit/rfm/tune"
 )
 
@@ -44,6 +45,9 @@ func (j *job) search(ctx context.Context, s *Set, res *Result) error {
 		train, test := s.subset(f.Train), s.subset(f.Test)
 		base := j.base.config(Setting{Lambda: 1e-3, Bandwidth: 10, Norm: rfm.MNormMean, Iters: 5})
 		base.Refit, base.ValFraction = true, 0.2
+		// Temperature scaling keeps every class ranking (the accuracies
+		// are those of the uncalibrated model) and is scored against it.
+		base.Calibrate = rfm.CalibrateTemperature
 		base.Seed = j.base.seed + uint64(r)
 		dz := searchDesign(train.N)
 		sp := tune.Space{Iters: []int{1, 2, 3, 5}}
@@ -76,6 +80,16 @@ func (j *job) search(ctx context.Context, s *Set, res *Result) error {
 		if err != nil {
 			return err
 		}
+		raw, err := logLoss(ctx, best.UncalibratedProba, best.Outputs, test)
+		if err != nil {
+			return err
+		}
+		cal, err := logLoss(ctx, best.PredictProba, best.Outputs, test)
+		if err != nil {
+			return err
+		}
+		res.LogLosses = append(res.LogLosses, raw)
+		res.CalLogLosses = append(res.CalLogLosses, cal)
 		res.RFM = append(res.RFM, choiceOf(sr.Best, sr.Best.Accuracy, sr.Best.Round))
 		res.Laplace = append(res.Laplace, choiceOf(sr.Plain, sr.Plain.PlainAccuracy, 0))
 		res.TestAccuracies = append(res.TestAccuracies, 100*ar)
@@ -110,4 +124,14 @@ func accuracy(ctx context.Context, m *rfm.Model, test *rfm.Dataset) (float64, er
 		}
 	}
 	return float64(hit) / float64(test.N), nil
+}
+
+// logLoss is the mean test log-loss (nats) of the c-class probabilities
+// proba gives.
+func logLoss(ctx context.Context, proba func(context.Context, []float64, int) ([]float64, error), c int, test *rfm.Dataset) (float64, error) {
+	p, err := proba(ctx, test.X, test.N)
+	if err != nil {
+		return 0, err
+	}
+	return metrics.LogLoss(test.Labels, p, c)
 }

@@ -182,6 +182,7 @@ func finish(rep *Report, layout *Layout) error {
 		}
 	}
 	rep.MeanAccuracy, rep.MeanLaplace = mean(accR), mean(accL)
+	rep.Calibration = calibrationSummary(rep.Results)
 	var err error
 	if rep.Scopes, err = scopes(rep, arora, table); err != nil {
 		return err
@@ -209,6 +210,70 @@ func finish(rep *Report, layout *Layout) error {
 	return nil
 }
 
+// CalibrationSummary is the test log-loss (nats, mean over each data
+// set's evaluation splits, then over data sets) of the RFM's probabilities
+// as fitted and after temperature scaling on validation rows.
+type CalibrationSummary struct {
+	Datasets   int     `json:"datasets"`
+	LogLoss    float64 `json:"log_loss"`
+	CalLogLoss float64 `json:"cal_log_loss"`
+	// Worse lists the data sets whose calibrated log-loss is higher than
+	// the uncalibrated one, with both values.
+	Worse []CalibrationWorse `json:"worse,omitempty"`
+}
+
+// CalibrationWorse is one data set where calibration raised the log-loss.
+type CalibrationWorse struct {
+	Name       string  `json:"name"`
+	LogLoss    float64 `json:"log_loss"`
+	CalLogLoss float64 `json:"cal_log_loss"`
+}
+
+// MeanLogLosses averages the test log-losses over the evaluation splits,
+// as fitted and calibrated (ok false when the result has none).
+func (r *Result) MeanLogLosses() (raw, cal float64, ok bool) {
+	if len(r.LogLosses) == 0 {
+		return 0, 0, false
+	}
+	return mean(r.LogLosses), mean(r.CalLogLosses), true
+}
+
+// calibrationSummary aggregates the log-losses of the OK results that
+// have them (nil when none has).
+func calibrationSummary(rs []Result) *CalibrationSummary {
+	var raw, cal []float64
+	cs := &CalibrationSummary{}
+	for _, r := range rs {
+		a, b, ok := r.MeanLogLosses()
+		if r.Status != StatusOK || !ok {
+			continue
+		}
+		raw, cal = append(raw, a), append(cal, b)
+		if b > a {
+			cs.Worse = append(cs.Worse, CalibrationWorse{Name: r.Name, LogLoss: a, CalLogLoss: b})
+		}
+	}
+	if len(raw) == 0 {
+		return nil
+	}
+	cs.Datasets, cs.LogLoss, cs.CalLogLoss = len(raw), mean(raw), mean(cal)
+	return cs
+}
+
+// String is the one-paragraph account of the comparison.
+func (cs *CalibrationSummary) String() string {
+	s := fmt.Sprintf("Test log-loss of the RFM (mean over %d data sets): %.4f as fitted, %.4f after temperature scaling on validation rows; no worse on %d of %d data sets",
+		cs.Datasets, cs.LogLoss, cs.CalLogLoss, cs.Datasets-len(cs.Worse), cs.Datasets)
+	if len(cs.Worse) == 0 {
+		return s + "."
+	}
+	parts := make([]string, len(cs.Worse))
+	for i, w := range cs.Worse {
+		parts[i] = fmt.Sprintf("%s %.4f → %.4f", w.Name, w.LogLoss, w.CalLogLoss)
+	}
+	return s + " (worse on: " + strings.Join(parts, ", ") + ")."
+}
+
 // TopRows is how many classifiers the Markdown tables list (ours are added
 // below when they rank lower).
 const TopRows = 10
@@ -220,6 +285,9 @@ func markdown(rep *Report) string {
 	fmt.Fprintf(&b, "%d data sets computed or reused (%d skipped, %d failed). ", rep.OK, rep.Skipped, rep.Failed)
 	fmt.Fprintf(&b, "Mean test accuracy over the 4 evaluation splits: **RFM %.2f%%**, Laplace %.2f%%.\n\n", rep.MeanAccuracy, rep.MeanLaplace)
 	fmt.Fprintf(&b, "Protocol: %s\n\n", protocolText(rep.Protocol))
+	if rep.Calibration != nil {
+		fmt.Fprintf(&b, "%s\n\n", rep.Calibration)
+	}
 	fmt.Fprintf(&b, "This run: %d data sets computed (%d reused from results.tsv) in %.1f s with %d job(s) and %d thread(s); float32: %v.\n\n",
 		rep.Computed, rep.Reused, rep.ElapsedSeconds, rep.Jobs, rep.Threads, strings.Contains(rep.Tag, "float32"))
 	for _, n := range rep.Notes {

@@ -166,6 +166,9 @@ func benchProgress(w io.Writer, tty bool) func(uci.Progress) {
 		line := fmt.Sprintf("[%d/%d] %s %s", p.Done, p.Total, p.Dataset, p.Event)
 		if r := p.Result; r != nil && r.Status == uci.StatusOK {
 			line += fmt.Sprintf(": RFM %.2f%%, Laplace %.2f%% (%.1fs)", r.TestAccuracy, r.LaplaceAccuracy, r.Seconds)
+			if raw, cal, ok := r.MeanLogLosses(); ok {
+				line += fmt.Sprintf(", log-loss %.4f, calibrated %.4f", raw, cal)
+			}
 		} else if r != nil {
 			line += ": " + r.Reason
 		}
@@ -180,6 +183,9 @@ func writeBenchReport(w io.Writer, rep *uci.Report) error {
 	fmt.Fprintf(&b, "UCI benchmark, protocol %s, subset %s: %d data sets (%d computed now, %d reused, %d skipped, %d failed) in %s\n",
 		rep.Protocol, rep.Subset, rep.OK, rep.Computed, rep.Reused, rep.Skipped, rep.Failed, rep.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(&b, "mean test accuracy: RFM %.2f%%, Laplace %.2f%%\n", rep.MeanAccuracy, rep.MeanLaplace)
+	if rep.Calibration != nil {
+		fmt.Fprintf(&b, "%s\n", rep.Calibration)
+	}
 	for _, sc := range rep.Scopes {
 		fmt.Fprintf(&b, "\n%s (%d data sets): RFM %.2f%%, Laplace %.2f%%", sc.Name, len(sc.Datasets), sc.RFMMean, sc.LaplaceMean)
 		if len(sc.Summaries) == 0 {
