@@ -125,7 +125,15 @@ func ChooseSolver(cfg Config, s FitShape) (Solver, string) {
 		return cfg.Solver, "asked for"
 	}
 	if cfg.Loss == LossLogistic {
-		return SolverExact, "the logistic loss is fitted by an exact solve"
+		// A tree's leaves do not take the logistic loss: exact while it
+		// is quick and fits, Nyström above.
+		if s.N > AutoExactRows {
+			return SolverNystrom, fmt.Sprintf("the logistic loss on %d rows (more than an exact solve takes quickly, %d) is fitted on Nyström centres", s.N, AutoExactRows)
+		}
+		if err := solve.Plan(s.N, false, cfg.MemoryLimit); err != nil {
+			return SolverNystrom, fmt.Sprintf("the logistic loss is fitted on Nyström centres: the exact solve does not fit (%v)", err)
+		}
+		return SolverExact, fmt.Sprintf("%d rows fit one exact solve", s.N)
 	}
 	if s.N > AutoExactRows {
 		return SolverTree, fmt.Sprintf("%d rows are more than an exact solve takes quickly (%d)", s.N, AutoExactRows)
@@ -296,8 +304,8 @@ func (c Config) Validate() error {
 	}
 	if c.Loss == LossLogistic {
 		switch {
-		case c.Solver == SolverTree || c.Solver == SolverNystrom:
-			return fmt.Errorf("the logistic loss is fitted by an exact solve (solver exact), not %s", c.Solver)
+		case c.Solver == SolverTree:
+			return fmt.Errorf("the logistic loss is fitted by an exact or Nyström solve (solver exact or nystrom), not by a tree's leaves")
 		case c.ClassWeight == ClassWeightBalanced:
 			return fmt.Errorf("the logistic loss does not take class weights")
 		case c.Ridge == 0:

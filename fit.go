@@ -202,6 +202,9 @@ type solution struct {
 
 // solve fits the kernel machine on the mapped rows z with cfg's solver.
 func (f *fitter) solve(ctx context.Context, spec kernel.Spec, z kernel.Points[float64], y []float64, stage string, round int) (*solution, error) {
+	if f.logistic && f.cfg.Solver == SolverNystrom {
+		return f.solveNystromKLR(ctx, spec, z, y, stage, round)
+	}
 	if f.logistic {
 		res, err := solve.KLR(ctx, &f.ws, spec, z, Argmax(y, z.N, f.c), f.c, solve.KLROptions{Options: f.solveOptions(stage, round)})
 		if err != nil {
@@ -220,14 +223,25 @@ func (f *fitter) solve(ctx context.Context, spec kernel.Spec, z kernel.Points[fl
 		}
 		return &solution{alpha: res.Alpha, centers: z, jitter: res.Jitter, f64: res.Float64}, nil
 	}
+	opt := f.nystromOptions(z.N, stage, round)
+	// The exact solver's λ on K + λI is λ/n in Falkon's λ·n·K_mm.
+	opt.Ridge = f.cfg.Ridge / float64(z.N)
+	res, err := solve.Nystrom(ctx, spec, z, y, f.c, opt)
+	if err != nil {
+		return nil, err
+	}
+	return &solution{alpha: res.Beta, centers: res.Centers, index: res.Index, jitter: res.Jitter, cgIters: res.Iterations}, nil
+}
+
+// nystromOptions passes the config to a Nyström solve on n rows (all but
+// the ridge), with a progress hook over its iterations.
+func (f *fitter) nystromOptions(n int, stage string, round int) solve.NystromOptions {
 	m := f.cfg.Centers
 	if m == 0 {
-		m = DefaultCenters(z.N)
+		m = DefaultCenters(n)
 	}
 	opt := solve.NystromOptions{
-		M: min(m, z.N),
-		// The exact solver's λ on K + λI is λ/n in Falkon's λ·n·K_mm.
-		Ridge: f.cfg.Ridge / float64(z.N), MaxIter: f.cfg.CGIters, Seed: f.cfg.Seed + uint64(round),
+		M: min(m, n), MaxIter: f.cfg.CGIters, Seed: f.cfg.Seed + uint64(round),
 		Leverage: f.cfg.CenterChoice == CentersLeverage, MemoryLimit: f.cfg.MemoryLimit,
 	}
 	if f.progress != nil {
@@ -238,7 +252,16 @@ func (f *fitter) solve(ctx context.Context, spec kernel.Spec, z kernel.Points[fl
 			f.steps = base
 		}
 	}
-	res, err := solve.Nystrom(ctx, spec, z, y, f.c, opt)
+	return opt
+}
+
+// solveNystromKLR fits the logistic head on Nyström centres: the same
+// centres, seed and memory limit as the squared loss's solve, with λ the
+// logistic objective's (as the exact head's).
+func (f *fitter) solveNystromKLR(ctx context.Context, spec kernel.Spec, z kernel.Points[float64], y []float64, stage string, round int) (*solution, error) {
+	opt := solve.NystromKLROptions{NystromOptions: f.nystromOptions(z.N, stage, round)}
+	opt.Ridge = f.cfg.Ridge
+	res, err := solve.NystromKLR(ctx, spec, z, Argmax(y, z.N, f.c), f.c, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rfmkit/rfm/metrics"
 	"github.com/rfmkit/rfm/synth"
 )
 
@@ -119,7 +120,6 @@ func TestFitLogistic(t *testing.T) {
 	// The combinations it does not take.
 	for _, bad := range []func(c *Config){
 		func(c *Config) { c.Solver = SolverTree },
-		func(c *Config) { c.Solver = SolverNystrom },
 		func(c *Config) { c.ClassWeight = ClassWeightBalanced },
 		func(c *Config) { c.Ridge = 0 },
 	} {
@@ -131,5 +131,80 @@ func TestFitLogistic(t *testing.T) {
 	}
 	if _, err := Fit(ctx, cfg, &Dataset{X: s.X, N: s.N, D: s.D, Y: s.Y, Outputs: 1}, nil, nil); err == nil || !strings.Contains(err.Error(), "classification") {
 		t.Errorf("logistic regression of a real target: %v", err)
+	}
+}
+
+// The logistic head on Nyström centres: with the Nyström solver the rounds
+// and the head share the centres' machinery; the head's held-out log-loss
+// is below the squared loss's on the same centres, its probabilities are
+// the softmax of its scores, and the model survives a save/load.
+func TestFitLogisticNystrom(t *testing.T) {
+	ctx := context.Background()
+	gen := func(n int, seed uint64) *Dataset {
+		s, err := synth.Generate(synth.Product, n, 5, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		labels := make([]int, s.N)
+		for i, v := range s.Y {
+			switch {
+			case v > 0.1:
+				labels[i] = 2
+			case v > -0.1:
+				labels[i] = 1
+			}
+		}
+		return &Dataset{X: s.X, N: s.N, D: s.D, Labels: labels}
+	}
+	train, test := gen(1500, 3), gen(600, 4)
+	cfg := DefaultConfig()
+	cfg.Iters, cfg.Ridge, cfg.Solver, cfg.Centers = 2, 1e-2, SolverNystrom, 300
+	sq, err := Fit(ctx, cfg, train, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Loss = LossLogistic
+	lg, err := Fit(ctx, cfg, train, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lg.N != 300 || lg.Head == nil || !slices.Equal(lg.M.Values, sq.M.Values) {
+		t.Fatalf("centres %d, head %+v, same M %v", lg.N, lg.Head, slices.Equal(lg.M.Values, sq.M.Values))
+	}
+	ll := func(m *Model) (float64, float64) {
+		p, err := m.PredictProba(ctx, test.X, test.N)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, _ := metrics.LogLoss(test.Labels, p, 3)
+		pred, _ := m.PredictClass(ctx, test.X, test.N)
+		a, _ := metrics.Accuracy(test.Labels, pred)
+		return l, a
+	}
+	lsq, asq := ll(sq)
+	llg, alg := ll(lg)
+	t.Logf("held-out: squared log-loss %.4f accuracy %.3f, logistic %.4f %.3f", lsq, asq, llg, alg)
+	if !(llg < lsq) || alg < asq-0.05 {
+		t.Errorf("logistic head: log-loss %.4f (squared %.4f), accuracy %.3f (squared %.3f)", llg, lsq, alg, asq)
+	}
+	var buf bytes.Buffer
+	if err := lg.Save(&buf, nil); err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1, _ := lg.PredictProba(ctx, test.X, test.N)
+	p2, _ := back.PredictProba(ctx, test.X, test.N)
+	if !slices.Equal(p1, p2) {
+		t.Fatal("probabilities changed on a save/load round trip")
+	}
+	// The automatic solver takes Nyström for the logistic loss on more
+	// rows than an exact solve takes quickly (a tree's leaves cannot).
+	auto := cfg
+	auto.Solver = SolverAuto
+	if s, why := ChooseSolver(auto, FitShape{N: AutoExactRows + 1, D: 5}); s != SolverNystrom {
+		t.Errorf("auto solver for the logistic loss on %d rows: %s (%s)", AutoExactRows+1, s, why)
 	}
 }

@@ -436,7 +436,7 @@ var params = []Param{
 		Help: "classification: fit probabilities on the validation rows by `C`: temperature (softmax of the scores over T, fitted by log-loss; classes unchanged), isotonic (per class, then renormalized) or none (default: scores clipped and renormalized)"},
 		[]CalibrationMethod{CalibrateNone, CalibrateTemperature, CalibrateIsotonic}, func(c *Config) *CalibrationMethod { return &c.Calibrate }),
 	choiceParam(Param{Name: "loss", Field: "Loss", Arg: "L", Group: GroupSelection, EmptyOK: true,
-		Help: "loss `L` of the final predictor: squared (the default: kernel ridge regression, the papers) or logistic (kernel logistic regression on the learned M; classification, exact solver)"},
+		Help: "loss `L` of the final predictor: squared (the default: kernel ridge regression, the papers) or logistic (kernel logistic regression on the learned M; classification, exact or Nyström solver)"},
 		[]Loss{LossSquared, LossLogistic}, func(c *Config) *Loss { return &c.Loss }),
 	choiceParam(Param{Name: "class-weight", Field: "ClassWeight", Arg: "W", Group: GroupSelection, EmptyOK: true,
 		Help: "classification: `W` = balanced weights each class's rows by n/(classes·n_k) in the ridge regression (exact solves), for imbalanced classes; none (default) weights rows equally"},

@@ -172,12 +172,56 @@ func Nystrom(ctx context.Context, s kernel.Spec, x kernel.Points[float64], y []f
 	if tol == 0 {
 		tol = 1e-6
 	}
-	m := opt.M
+	sys, err := newNystromSystem(ctx, s, x, c, opt, maxIter >= 10)
+	if err != nil {
+		return nil, err
+	}
+	m := sys.cen.N
+	res := &NystromResult{Kernel: s, Index: sys.idx, Centers: sys.cen, C: c, Jitter: sys.pre.jitter, CachedKnm: sys.op.cache != nil}
+
+	// b = BᵀK_nmᵀy.
+	b := make([]float64, m*c)
+	if err := sys.op.product(ctx, nil, y, b); err != nil {
+		return nil, err
+	}
+	sys.pre.applyBt(b, n, c)
+	apply := sys.operator(ctx, opt.Ridge*float64(n))
+
+	gamma, err := cg(ctx, apply, b, m, c, maxIter, tol, res, opt.Progress)
+	if err != nil {
+		return nil, err
+	}
+	sys.pre.applyB(gamma, n, c)
+	if err := checkFinite(gamma); err != nil {
+		return nil, err
+	}
+	res.Beta = gamma
+	return res, nil
+}
+
+// nystromSystem is what a Nyström solve works with: the centres, the
+// Falkon preconditioner for ridge opt.Ridge, and the K_nm products.
+type nystromSystem struct {
+	n   int
+	idx []int
+	cen kernel.Points[float64]
+	pre *falkon
+	op  *knm
+	s   kernel.Spec
+}
+
+// newNystromSystem draws opt.M centres (uniformly or by leverage), factors
+// the preconditioner and, when cache is set and it fits in its share of the
+// memory limit, keeps K_nm between passes.
+func newNystromSystem(ctx context.Context, s kernel.Spec, x kernel.Points[float64], c int, opt NystromOptions, cache bool) (*nystromSystem, error) {
+	n, m := x.N, opt.M
+	if m < 1 || m > n {
+		return nil, fmt.Errorf("solve: Nyström needs between 1 and n = %d centres, got m = %d", n, m)
+	}
 	workers := linalg.Workers((n + nysBand - 1) / nysBand)
 	if err := planNystrom(n, m, c, x.D, workers, opt); err != nil {
 		return nil, err
 	}
-
 	var idx []int
 	if opt.Leverage && m < n {
 		var err error
@@ -188,68 +232,51 @@ func Nystrom(ctx context.Context, s kernel.Spec, x kernel.Points[float64], y []f
 		idx = uniformCentres(n, m, opt.Seed)
 	}
 	cen := x.Gather(idx, kernel.Points[float64]{})
-
 	pre, err := newFalkon(ctx, s, cen, opt.Ridge)
 	if err != nil {
 		return nil, err
 	}
-	res := &NystromResult{Kernel: s, Index: idx, Centers: cen, C: c, Jitter: pre.jitter}
 	op := &knm{s: s, x: x, cen: cen, c: c, workers: workers}
 	// BenchmarkNystrom (n = 100 000, m = 2 000, 10 iterations, medians of
 	// 3): 0.171 s an iteration against 0.482 s, 2.4 s a fit against 5.3 s,
 	// 1.6 GB against 0.1 GB. Filling fresh pages for the block the first
 	// time in a process costs about 2.5 s more (8 iterations' saving),
-	// hence the cache only when 10 or more iterations may run.
-	if !opt.NoCache && maxIter >= 10 {
+	// hence the cache only when 10 or more passes may run.
+	if !opt.NoCache && cache {
 		limit, ok := defaultLimit(opt.MemoryLimit)
 		need := NystromBytes(n, m, c, x.D, workers, opt.Leverage)
 		if ok && need < limit && knmCacheBytes(n, m) <= (limit-need)/knmCacheShare {
 			op.cache = make([]float64, n*m)
 		}
 	}
-	res.CachedKnm = op.cache != nil
+	return &nystromSystem{n: n, idx: idx, cen: cen, pre: pre, op: op, s: s}, nil
+}
 
-	// b = BᵀK_nmᵀy.
-	b := make([]float64, m*c)
-	if err := op.product(ctx, nil, y, b); err != nil {
-		return nil, err
-	}
-	pre.applyBt(b, n, c)
-
-	// H·v for v = Bγ, then Bᵀ: the preconditioned operator.
+// operator returns the preconditioned operator γ ↦ Bᵀ(K_nmᵀK_nm + r·K_mm)Bγ
+// for CG (r = λ·n for Falkon's ridge λ).
+func (y *nystromSystem) operator(ctx context.Context, r float64) func(p, out []float64) error {
+	n, c, m := y.n, y.op.c, y.cen.N
 	kv := make([]float64, m*c)
-	apply := func(p, out []float64) error {
+	return func(p, out []float64) error {
 		copy(out, p)
-		pre.applyB(out, n, c)
-		if err := op.product(ctx, out, nil, kv); err != nil {
+		y.pre.applyB(out, n, c)
+		if err := y.op.product(ctx, out, nil, kv); err != nil {
 			return err
 		}
-		if opt.Ridge > 0 { // out still holds v
-			km, err := kernel.SymApply(ctx, s, cen, out, c)
+		if r > 0 { // out still holds v
+			km, err := kernel.SymApply(ctx, y.s, y.cen, out, c)
 			if err != nil {
 				return err
 			}
-			ln := opt.Ridge * float64(n)
 			for i := range kv {
-				out[i] = kv[i] + ln*km[i]
+				out[i] = kv[i] + r*km[i]
 			}
 		} else {
 			copy(out, kv)
 		}
-		pre.applyBt(out, n, c)
+		y.pre.applyBt(out, n, c)
 		return nil
 	}
-
-	gamma, err := cg(ctx, apply, b, m, c, maxIter, tol, res, opt.Progress)
-	if err != nil {
-		return nil, err
-	}
-	pre.applyB(gamma, n, c)
-	if err := checkFinite(gamma); err != nil {
-		return nil, err
-	}
-	res.Beta = gamma
-	return res, nil
 }
 
 func planNystrom(n, m, c, d, workers int, opt NystromOptions) error {
@@ -376,6 +403,14 @@ type knm struct {
 // and the accumulators added in worker order: the same result every run
 // with the same thread count. ctx is checked between bands.
 func (o *knm) product(ctx context.Context, v, y, out []float64) error {
+	return o.pass(ctx, v, y, nil, out)
+}
+
+// pass is product with a hook: when set, it is given each band's rows
+// r0..r1 of u = K_nm·v (or of y) and may change them (in place, rows of c
+// values) before the multiplication by the band's transpose. Bands run
+// concurrently: the hook must only touch rows r0..r1 of shared state.
+func (o *knm) pass(ctx context.Context, v, y []float64, hook func(r0, r1 int, u []float64), out []float64) error {
 	n, m, c := o.x.N, o.cen.N, o.c
 	bands := (n + nysBand - 1) / nysBand
 	if o.bands == nil {
@@ -395,22 +430,19 @@ func (o *knm) product(ctx context.Context, v, y, out []float64) error {
 		r0 := b * nysBand
 		r1 := min(r0+nysBand, n)
 		rows := r1 - r0
-		band := o.x.Slice(r0, r1)
-		kb := o.bands[w][:rows*m]
-		if o.cache != nil {
-			kb = o.cache[r0*m : r1*m]
-		}
-		if !o.filled {
-			for c0 := 0; c0 < m; c0 += nysCols {
-				kernel.Cross(o.s, band, o.cen.Slice(c0, min(c0+nysCols, m)), kb[c0:], m)
-			}
-		}
+		kb := o.band(w, r0, r1)
 		var u []float64
 		if v != nil {
 			u = o.bands[w][nysBand*m:]
 			linalg.Gemm(false, false, rows, c, m, 1, kb, m, v, c, 0, u, c)
 		} else {
 			u = y[r0*c:]
+		}
+		if hook != nil {
+			if v == nil { // y is the caller's: change a copy
+				u = append(o.bands[w][nysBand*m:nysBand*m], u[:rows*c]...)
+			}
+			hook(r0, r1, u[:rows*c])
 		}
 		linalg.Gemm(true, false, m, c, rows, 1, kb, m, u, c, 1, o.acc[w], c)
 	})
@@ -428,6 +460,49 @@ func (o *knm) product(ctx context.Context, v, y, out []float64) error {
 		}
 	}
 	return nil
+}
+
+// forward sets out (n×c) = K_nm·v for v m×c, a band of rows per task
+// (each writes its own rows of out; the cache is filled as in product).
+func (o *knm) forward(ctx context.Context, v, out []float64) error {
+	n, m, c := o.x.N, o.cen.N, o.c
+	bands := (n + nysBand - 1) / nysBand
+	if o.bands == nil {
+		o.bands = make([][]float64, o.workers)
+		o.acc = make([][]float64, o.workers)
+	}
+	err := linalg.Striped(ctx, o.workers, bands, func(w, b int) {
+		if o.bands[w] == nil {
+			o.bands[w] = make([]float64, nysBand*(m+c))
+			o.acc[w] = make([]float64, m*c)
+		}
+		r0 := b * nysBand
+		r1 := min(r0+nysBand, n)
+		kb := o.band(w, r0, r1)
+		linalg.Gemm(false, false, r1-r0, c, m, 1, kb, m, v, c, 0, out[r0*c:], c)
+	})
+	if err != nil {
+		return err
+	}
+	o.filled = o.cache != nil
+	return nil
+}
+
+// band returns rows r0..r1 of K_nm: from the cache once filled, otherwise
+// computed into the cache or into worker w's scratch.
+func (o *knm) band(w, r0, r1 int) []float64 {
+	m := o.cen.N
+	kb := o.bands[w][:(r1-r0)*m]
+	if o.cache != nil {
+		kb = o.cache[r0*m : r1*m]
+	}
+	if !o.filled {
+		band := o.x.Slice(r0, r1)
+		for c0 := 0; c0 < m; c0 += nysCols {
+			kernel.Cross(o.s, band, o.cen.Slice(c0, min(c0+nysCols, m)), kb[c0:], m)
+		}
+	}
+	return kb
 }
 
 // falkon holds the preconditioner's lower factors: L with LLᵀ = K_mm + δI
@@ -511,6 +586,18 @@ func cholJitter(ctx context.Context, a []float64, m int, steps []float64, build 
 		}
 	}
 	return 0, fmt.Errorf("solve: the Nyström preconditioner's %d×%d %w even with jitter %g; use fewer centres or a larger ridge λ", m, m, ErrNotPD, jit)
+}
+
+// kmm sets out (m×c) = K_mm·v from the factor: L(Lᵀv) − δv (tmp m×c is
+// scratch): two triangular products instead of m² kernel evaluations,
+// equal to the kernel's product up to the factorization's round-off.
+func (f *falkon) kmm(v, tmp, out []float64, c int) {
+	m := f.m
+	linalg.Gemm(true, false, m, c, m, 1, f.l, m, v, c, 0, tmp, c)
+	linalg.Gemm(false, false, m, c, m, 1, f.l, m, tmp, c, 0, out, c)
+	for i := range out[:m*c] {
+		out[i] -= f.jitter * v[i]
+	}
 }
 
 // applyB overwrites v (m×c) by Bv = (1/√n)·L⁻ᵀ·LA⁻ᵀ·v.

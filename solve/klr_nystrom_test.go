@@ -1,0 +1,170 @@
+package solve
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/rfmkit/rfm/kernel"
+)
+
+// nysKLRObjective is the Nyström KLR objective with the kernel formed
+// explicitly: Σ −log softmax(K_nm·β)_y + (λ/2)Σ_k β_kᵀK_mmβ_k.
+func nysKLRObjective(s kernel.Spec, x kernel.Points[float64], idx []int, beta []float64, labels []int, c int, lam float64) float64 {
+	n, m := x.N, len(idx)
+	cen := x.Gather(idx, kernel.Points[float64]{})
+	knm, kmm := make([]float64, n*m), make([]float64, m*m)
+	kernel.Cross(s, x, cen, knm, m)
+	kernel.Cross(s, cen, cen, kmm, m)
+	obj := 0.0
+	for i := 0; i < n; i++ {
+		f := make([]float64, c)
+		for j := 0; j < m; j++ {
+			for k := range f {
+				f[k] += knm[i*m+j] * beta[j*c+k]
+			}
+		}
+		top := math.Inf(-1)
+		for _, v := range f {
+			top = max(top, v)
+		}
+		sum := 0.0
+		for _, v := range f {
+			sum += math.Exp(v - top)
+		}
+		obj += math.Log(sum) + top - f[labels[i]]
+	}
+	for a := 0; a < m; a++ {
+		for b := 0; b < m; b++ {
+			for k := 0; k < c; k++ {
+				obj += lam / 2 * beta[a*c+k] * kmm[a*m+b] * beta[b*c+k]
+			}
+		}
+	}
+	return obj
+}
+
+func klrProblem(n, d, c int, seed uint64) (kernel.Points[float64], []int) {
+	r := rand.New(rand.NewPCG(seed, 5))
+	z, _ := problem(n, d, 1, seed+4)
+	labels := make([]int, n)
+	for i := range labels {
+		v := z[i*d] + 0.5*z[i*d+1] + 0.3*r.NormFloat64()
+		switch {
+		case v > 0.5 && c > 2:
+			labels[i] = 2
+		case v > -0.5:
+			labels[i] = 1
+		}
+	}
+	return kernel.NewPoints(z, n, d), labels
+}
+
+// With every row a centre, Nyström KLR minimizes exact KLR's objective:
+// the logits agree with the exact solver's at the optimum.
+func TestNystromKLRMatchesExact(t *testing.T) {
+	n, c := 150, 3
+	pts, labels := klrProblem(n, 3, c, 3)
+	s := kernel.Spec{Kind: kernel.Laplace, Bandwidth: 2}
+	const lam = 0.05
+	ex, err := KLR(context.Background(), nil, s, pts, labels, c, KLROptions{Options: Options{Ridge: lam}, MaxIter: 5000, Tol: 1e-10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ny, err := NystromKLR(context.Background(), s, pts, labels, c, NystromKLROptions{
+		NystromOptions: NystromOptions{M: n, Ridge: lam}, Steps: 1000, GradTol: 1e-7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d steps, %d CG iterations, gradient %.2e, loss %.6f (exact %.6f)", ny.Steps, ny.Iterations, ny.GradRelative, ny.Loss, ex.Loss)
+	if !ny.Converged {
+		t.Fatalf("not converged after %d steps (gradient %.2e)", ny.Steps, ny.GradRelative)
+	}
+	// Logits of the training rows by both.
+	fe, err := kernel.Apply(context.Background(), s, pts, pts, ex.Alpha, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn, err := ny.Predict(context.Background(), pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst, scale := 0.0, 0.0
+	for i := range fe {
+		worst = max(worst, math.Abs(fe[i]-fn[i]))
+		scale = max(scale, math.Abs(fe[i]))
+	}
+	t.Logf("logits up to %.3g, largest difference %.3g", scale, worst)
+	if worst > 1e-5*scale {
+		t.Fatalf("logits differ from the exact KLR's by %.3g (largest logit %.3g)", worst, scale)
+	}
+	if math.Abs(ny.Loss-ex.Loss) > 1e-7 {
+		t.Fatalf("log-loss %.9f, exact %.9f", ny.Loss, ex.Loss)
+	}
+}
+
+// With fewer centres every step lowers the objective (computed here with
+// explicit kernel matrices), even with the inner CG cut after 2 iterations.
+func TestNystromKLRMonotone(t *testing.T) {
+	n, c, m := 300, 2, 40
+	pts, labels := klrProblem(n, 4, c, 9)
+	s := kernel.Spec{Kind: kernel.Gaussian, Bandwidth: 3}
+	const lam = 0.01
+	prev := math.Inf(1)
+	for steps := 1; steps <= 10; steps++ {
+		for _, cache := range []bool{false, true} {
+			res, err := NystromKLR(context.Background(), s, pts, labels, c, NystromKLROptions{
+				NystromOptions: NystromOptions{M: m, Ridge: lam, MaxIter: 2, Seed: 4, NoCache: !cache}, Steps: steps, GradTol: 1e-300})
+			if err != nil {
+				t.Fatal(err)
+			}
+			obj := nysKLRObjective(s, pts, res.Index, res.Beta, labels, c, lam)
+			if cache && obj != prev {
+				// The cached K_nm holds the same kernel values: the same fit.
+				if math.Abs(obj-prev) > 1e-9*math.Abs(prev) {
+					t.Fatalf("step %d: cached K_nm gives objective %.12g, computed %.12g", steps, obj, prev)
+				}
+				continue
+			}
+			if !cache && obj > prev+1e-9 {
+				t.Fatalf("step %d raised the objective: %.12g > %.12g", steps, obj, prev)
+			}
+			if !cache {
+				prev = obj
+			}
+		}
+	}
+	start := float64(n) * math.Log(float64(c)) // β = 0
+	if !(prev < 0.8*start) {
+		t.Fatalf("10 steps left the objective at %.4g (start %.4g)", prev, start)
+	}
+}
+
+func TestNystromKLRRejects(t *testing.T) {
+	pts, labels := klrProblem(50, 2, 2, 1)
+	s := kernel.Spec{Kind: kernel.Laplace, Bandwidth: 2}
+	ok := NystromOptions{M: 10, Ridge: 0.1}
+	bad := append([]int(nil), labels...)
+	bad[3] = 2
+	zero := ok
+	zero.Ridge = 0
+	many := ok
+	many.M = 51
+	for name, c := range map[string]struct {
+		labels []int
+		opt    NystromKLROptions
+		cl     int
+	}{
+		"label":   {bad, NystromKLROptions{NystromOptions: ok}, 2},
+		"ridge":   {labels, NystromKLROptions{NystromOptions: zero}, 2},
+		"centres": {labels, NystromKLROptions{NystromOptions: many}, 2},
+		"classes": {labels, NystromKLROptions{NystromOptions: ok}, 1},
+		"steps":   {labels, NystromKLROptions{NystromOptions: ok, Steps: -1}, 2},
+		"rows":    {labels[:10], NystromKLROptions{NystromOptions: ok}, 2},
+	} {
+		if _, err := NystromKLR(context.Background(), s, pts, c.labels, c.cl, c.opt); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
