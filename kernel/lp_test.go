@@ -37,6 +37,17 @@ func TestLpValue(t *testing.T) {
 	if got := (Spec{Kind: LpLaplace, Bandwidth: 3, Power: 1.6, Exponent: 0.7}).LpValue(a, b); math.Abs(got-want) > 1e-15 {
 		t.Fatalf("p = 1.6, q = 0.7: %v, want %v", got, want)
 	}
+	// The powers computed without Pow agree with it.
+	for _, pq := range [][2]float64{{0.5, 0.5}, {1.5, 1.2}, {1.5, 1.5}} {
+		s := 0.0
+		for i := range a {
+			s += math.Pow(math.Abs(a[i]-b[i]), pq[0])
+		}
+		want := math.Exp(-math.Pow(s, pq[1]/pq[0]) / math.Pow(2.5, pq[1]))
+		if got := (Spec{Kind: LpLaplace, Bandwidth: 2.5, Power: pq[0], Exponent: pq[1]}).LpValue(a, b); math.Abs(got-want) > 1e-14*want {
+			t.Fatalf("p = %v, q = %v: %v, want %v", pq[0], pq[1], got, want)
+		}
+	}
 	for _, bad := range []Spec{{Kind: LpLaplace, Bandwidth: 1, Power: 0, Exponent: 1}, {Kind: LpLaplace, Bandwidth: 1, Power: 2.5, Exponent: 1},
 		{Kind: LpLaplace, Bandwidth: 1, Power: 1, Exponent: 0}, {Kind: LpLaplace, Bandwidth: 0, Power: 1, Exponent: 1},
 		{Kind: LpLaplace, Bandwidth: 1, Power: 1, Exponent: 1.5}} {
@@ -82,6 +93,37 @@ func TestLpBlocks(t *testing.T) {
 				if math.Abs(got[i*k+o]-want) > 1e-12 {
 					t.Fatalf("%s Apply (%d,%d): %v, want %v", s, i, o, got[i*k+o], want)
 				}
+			}
+		}
+	}
+}
+
+// The gradients of the powers computed without Pow (p = ½, 3/2) equal the
+// general formula's (reached with p a hair away, 1e-12, which moves the
+// values by about that much).
+func TestLpGradientFastPowers(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 9))
+	d, n, c := 6, 15, 2
+	b := make([]float64, n*d)
+	for i := range b {
+		b[i] = r.NormFloat64()
+	}
+	alpha := make([]float64, n*c)
+	for i := range alpha {
+		alpha[i] = r.NormFloat64()
+	}
+	a := make([]float64, d)
+	for i := range a {
+		a[i] = r.NormFloat64()
+	}
+	pts := NewPoints(b, n, d)
+	for _, pq := range [][2]float64{{0.5, 0.5}, {1.5, 0.8}, {1.5, 1.5}} {
+		g1, g2, w := make([]float64, c*d), make([]float64, c*d), make([]float64, d)
+		LpGradients(Spec{Kind: LpLaplace, Bandwidth: 2, Power: pq[0], Exponent: pq[1]}, a, pts, alpha, c, g1, w)
+		LpGradients(Spec{Kind: LpLaplace, Bandwidth: 2, Power: pq[0] + 1e-12, Exponent: pq[1]}, a, pts, alpha, c, g2, w)
+		for i := range g1 {
+			if math.Abs(g1[i]-g2[i]) > 1e-9*(1+math.Abs(g2[i])) {
+				t.Fatalf("p = %v, q = %v: gradient %d is %v, the general formula gives %v", pq[0], pq[1], i, g1[i], g2[i])
 			}
 		}
 	}
