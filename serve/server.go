@@ -242,7 +242,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, reload <-chan struc
 }
 
 // watch reloads on each receive from reload and, with a WatchInterval,
-// when the model file's size, time or identity changes.
+// when the model file changes (sameVersion).
 func (s *Server) watch(ctx context.Context, reload <-chan struct{}) {
 	var tick <-chan time.Time
 	if s.opt.WatchInterval > 0 {
@@ -264,12 +264,25 @@ func (s *Server) watch(ctx context.Context, reload <-chan struct{}) {
 			s.statMu.Lock()
 			last := s.fileStat
 			s.statMu.Unlock()
-			if last != nil && os.SameFile(st, last) && st.Size() == last.Size() && st.ModTime().Equal(last.ModTime()) {
+			if last != nil && sameVersion(st, last) {
 				continue
 			}
 			s.Reload()
 		}
 	}
+}
+
+// sameVersion reports whether two looks at the model file saw the same
+// contents: the same file, size, modification time and (where the system
+// gives it) status-change time, which catches an in-place copy that keeps
+// the old modification time (cp -p).
+func sameVersion(a, b os.FileInfo) bool {
+	if !os.SameFile(a, b) || a.Size() != b.Size() || !a.ModTime().Equal(b.ModTime()) {
+		return false
+	}
+	ca, oka := changeTime(a)
+	cb, okb := changeTime(b)
+	return oka == okb && ca.Equal(cb)
 }
 
 func (s *Server) routes() http.Handler {

@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -457,6 +458,44 @@ func TestWatchReloads(t *testing.T) {
 	}
 	if ts.Model().Checksum == first {
 		t.Fatal("the replaced file was not reloaded")
+	}
+}
+
+// A copy over the model file that keeps its size and modification time
+// (cp -p writes in place, then restores the time) is still seen: here the
+// same model copied over itself, which the watcher reloads (counted).
+func TestWatchInPlaceCopy(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the status-change time is read on Linux only")
+	}
+	path := filepath.Join(t.TempDir(), "m.rfm")
+	writeModel(t, path, 300, 1, false)
+	b, _ := os.ReadFile(path)
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, Options{ModelPath: path, WatchInterval: 20 * time.Millisecond})
+	time.Sleep(60 * time.Millisecond)
+	if v := metricValue(t, ts.url, `rfm_model_reloads_total{result="ok"}`); v != 0 {
+		t.Fatalf("%v reloads of an untouched file", v)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil { // in place: same inode
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, before.ModTime(), before.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.Stat(path)
+	if !os.SameFile(before, after) || after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) {
+		t.Fatal("the copy did not keep the file, its size and its time")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for metricValue(t, ts.url, `rfm_model_reloads_total{result="ok"}`) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if v := metricValue(t, ts.url, `rfm_model_reloads_total{result="ok"}`); v != 1 {
+		t.Fatalf("an in-place copy keeping size and time: %v reloads, want 1", v)
 	}
 }
 
