@@ -16,7 +16,6 @@ import (
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/kernel"
 	"github.com/rfmkit/rfm/predictor"
-	"github.com/rfmkit/rfm/tree"
 )
 
 // fitted writes and loads a model fitted on a small mixed table.
@@ -38,33 +37,16 @@ func fitted(t *testing.T, cfg rfm.Config, useTree bool) *predictor.Model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	col, _ := tab.TargetColumn("y")
-	tg, _ := dataset.FitTarget(col, dataset.TaskAuto)
-	p, err := dataset.FitPipeline(tab, tab.NamesExcept("y"))
+	if useTree {
+		cfg.Solver, cfg.LeafSize = rfm.SolverTree, 100
+	}
+	ctx := context.Background()
+	trained, err := predictor.Train(ctx, tab, predictor.TrainOptions{Target: "y", Config: &cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, n, d, _ := p.Transform(tab)
-	_, cls, _ := tg.Encode(col)
-	ds := &rfm.Dataset{X: x, N: n, D: d, Labels: cls, Classes: 2}
-	ctx := context.Background()
-	var fm predictor.FileModel
-	if useTree {
-		cfg.Solver, cfg.LeafSize = rfm.SolverTree, 100
-		tm, _, err := tree.Fit(ctx, cfg, ds, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fm = tm
-	} else {
-		m, err := rfm.Fit(ctx, cfg, ds, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fm = m
-	}
 	path := filepath.Join(t.TempDir(), "m.rfm")
-	if err := predictor.WriteFile(ctx, path, fm, p, tg, nil, ""); err != nil {
+	if err := trained.WriteFile(ctx, path); err != nil {
 		t.Fatal(err)
 	}
 	m, err := predictor.Load(path)

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/predictor"
 )
@@ -30,25 +29,14 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	col, _ := tab.TargetColumn("label")
-	target, err := dataset.FitTarget(col, dataset.TaskAuto)
-	if err != nil {
-		log.Fatal(err)
-	}
-	pipe, err := dataset.FitPipeline(tab, tab.NamesExcept("label"))
-	if err != nil {
-		log.Fatal(err)
-	}
-	x, n, d, _ := pipe.Transform(tab)
-	_, classes, _ := target.Encode(col)
-	fitted, err := rfm.Fit(ctx, rfm.DefaultConfig(), &rfm.Dataset{X: x, N: n, D: d, Labels: classes, Classes: target.NumClasses()}, nil, nil)
+	fitted, err := predictor.Train(ctx, tab, predictor.TrainOptions{Target: "label"})
 	if err != nil {
 		log.Fatal(err)
 	}
 	dir, _ := os.MkdirTemp("", "predictor-example")
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "shapes.rfm")
-	if err := predictor.WriteFile(ctx, path, fitted, pipe, target, nil, ""); err != nil {
+	if err := fitted.WriteFile(ctx, path); err != nil {
 		log.Fatal(err)
 	}
 

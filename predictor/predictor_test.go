@@ -19,7 +19,6 @@ import (
 	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/predictor"
 	"github.com/rfmkit/rfm/synth"
-	"github.com/rfmkit/rfm/tree"
 )
 
 // tableCSV is a small mixed table: two numbers (one with missing cells),
@@ -44,8 +43,8 @@ func tableCSV(n int, seed uint64) string {
 	return b.String()
 }
 
-// fitFile fits an exact model (or a tree) on tableCSV and writes it with
-// its pipeline; it returns the file's path.
+// fitFile fits an exact model (or a tree) on tableCSV with Train and
+// writes it with its pipeline; it returns the file's path.
 func fitFile(t *testing.T, useTree bool, task string) string {
 	t.Helper()
 	target, other := "y", "v"
@@ -56,49 +55,21 @@ func fitFile(t *testing.T, useTree bool, task string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	col, _ := tab.TargetColumn(target)
-	tg, err := dataset.FitTarget(col, task)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := dataset.FitPipeline(tab, tab.NamesExcept(target))
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, n, d, err := p.Transform(tab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	y, cls, err := tg.Encode(col)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds := &rfm.Dataset{X: x, N: n, D: d}
-	if tg.IsClassification() {
-		ds.Labels, ds.Classes = cls, tg.NumClasses()
-	} else {
-		ds.Y, ds.Outputs = y, 1
-	}
 	cfg := rfm.DefaultConfig()
 	cfg.Iters = 2
-	ctx := context.Background()
-	var fm predictor.FileModel
 	if useTree {
 		cfg.Solver, cfg.LeafSize = rfm.SolverTree, 200
-		m, _, err := tree.Fit(ctx, cfg, ds, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fm = m
-	} else {
-		m, err := rfm.Fit(ctx, cfg, ds, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fm = m
 	}
+	m, err := predictor.Train(context.Background(), tab, predictor.TrainOptions{Target: target, Task: task, Config: &cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if (m.Tree != nil) != useTree {
+		t.Fatalf("tree %v, want %v", m.Tree != nil, useTree)
+	}
+	m.Training = &predictor.TrainingInfo{Data: "train.csv", Rows: tab.NRows()}
 	path := filepath.Join(t.TempDir(), "m.rfm")
-	if err := predictor.WriteFile(ctx, path, fm, p, tg, &predictor.TrainingInfo{Data: "train.csv", Rows: n}, ""); err != nil {
+	if err := m.WriteFile(context.Background(), path); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -481,5 +452,38 @@ func TestPredictChunkedMatchesPredict(t *testing.T) {
 	}
 	if len(chunks) != 3 || chunks[2] != [2]int{2 * predictor.ChunkRows, q.N} {
 		t.Errorf("chunks %v", chunks)
+	}
+}
+
+// Train's errors name what is wrong; a model it trains keeps the scaling
+// asked for and predicts records.
+func TestTrainErrors(t *testing.T) {
+	tab, err := dataset.Read(strings.NewReader(tableCSV(100, 2)), "train.csv", dataset.ReadOptions{Ignore: []string{"id", "v"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := predictor.Train(ctx, tab, predictor.TrainOptions{}); err == nil || !strings.Contains(err.Error(), "target") {
+		t.Errorf("no target: %v", err)
+	}
+	if _, err := predictor.Train(ctx, tab, predictor.TrainOptions{Target: "nope"}); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("unknown target: %v", err)
+	}
+	only, _ := dataset.Read(strings.NewReader("y\na\nb\n"), "t.csv", dataset.ReadOptions{})
+	if _, err := predictor.Train(ctx, only, predictor.TrainOptions{Target: "y"}); err == nil || !strings.Contains(err.Error(), "no feature columns") {
+		t.Errorf("no features: %v", err)
+	}
+	cfg := rfm.DefaultConfig()
+	cfg.Iters = 1
+	m, err := predictor.Train(ctx, tab, predictor.TrainOptions{Target: "y", Config: &cfg, Scaling: dataset.ScaleMinMax})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.RFM == nil || m.Pipeline.Scaling != dataset.ScaleMinMax || m.Target.NumClasses() != 2 {
+		t.Fatalf("trained %+v", m)
+	}
+	p, err := m.PredictRecords(ctx, "r", []map[string]any{{"x1": 1.0, "x2": nil, "color": "red"}})
+	if err != nil || len(p.Labels) != 1 {
+		t.Fatalf("predict: %v, %+v", err, p)
 	}
 }

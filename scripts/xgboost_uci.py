@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """XGBoost on the UCI-121 sets with the splits and the budget of
 'rfm bench uci --protocol tuned', for comparison only (Debian's
 python3-xgboost; never a dependency of rfm).

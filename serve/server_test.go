@@ -60,30 +60,13 @@ func writeModel(t testing.TB, path string, rows int, seed uint64, regression boo
 	if err != nil {
 		t.Fatal(err)
 	}
-	col, _ := tab.TargetColumn("y")
-	tg, err := dataset.FitTarget(col, dataset.TaskAuto)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := dataset.FitPipeline(tab, tab.NamesExcept("y"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, n, d, _ := p.Transform(tab)
-	y, cls, _ := tg.Encode(col)
-	ds := &rfm.Dataset{X: x, N: n, D: d}
-	if tg.IsClassification() {
-		ds.Labels, ds.Classes = cls, tg.NumClasses()
-	} else {
-		ds.Y, ds.Outputs = y, 1
-	}
 	cfg := rfm.DefaultConfig()
 	cfg.Iters = 1
-	m, err := rfm.Fit(context.Background(), cfg, ds, nil, nil)
+	m, err := predictor.Train(context.Background(), tab, predictor.TrainOptions{Target: "y", Config: &cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := predictor.WriteFile(context.Background(), path, m, p, tg, nil, ""); err != nil {
+	if err := m.WriteFile(context.Background(), path); err != nil {
 		t.Fatal(err)
 	}
 }

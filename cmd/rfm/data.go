@@ -219,23 +219,9 @@ func fitEncoding(t *dataset.Table, path, target, task string, scaling dataset.Sc
 // encodeRows turns a table into the engine's numeric dataset with a fitted
 // pipeline and target.
 func encodeRows(t *dataset.Table, path string, p *dataset.Pipeline, tg *dataset.Target) (*rfm.Dataset, error) {
-	x, n, d, err := p.Transform(t)
+	ds, err := predictor.Encode(t, p, tg)
 	if err != nil {
 		return nil, inFile(path, err)
-	}
-	col, err := t.TargetColumn(tg.Name)
-	if err != nil {
-		return nil, inFile(path, err)
-	}
-	y, cls, err := tg.Encode(col)
-	if err != nil {
-		return nil, inFile(path, err)
-	}
-	ds := &rfm.Dataset{X: x, N: n, D: d}
-	if tg.IsClassification() {
-		ds.Labels, ds.Classes = cls, tg.NumClasses()
-	} else {
-		ds.Y, ds.Outputs = y, 1
 	}
 	return ds, nil
 }

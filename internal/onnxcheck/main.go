@@ -151,35 +151,12 @@ func fitCase(ctx context.Context, dir, name, trainText, testText, target string,
 	if err != nil {
 		return "", err
 	}
-	col, _ := tab.TargetColumn(target)
-	tg, err := dataset.FitTarget(col, dataset.TaskAuto)
-	if err != nil {
-		return "", err
-	}
-	p, err := dataset.FitPipelineScaled(tab, tab.NamesExcept(target), scaling)
-	if err != nil {
-		return "", err
-	}
-	x, n, d, err := p.Transform(tab)
-	if err != nil {
-		return "", err
-	}
-	y, cls, err := tg.Encode(col)
-	if err != nil {
-		return "", err
-	}
-	ds := &rfm.Dataset{X: x, N: n, D: d}
-	if tg.IsClassification() {
-		ds.Labels, ds.Classes = cls, tg.NumClasses()
-	} else {
-		ds.Y, ds.Outputs = y, 1
-	}
-	fitted, err := rfm.Fit(ctx, cfg, ds, nil, nil)
+	trained, err := predictor.Train(ctx, tab, predictor.TrainOptions{Target: target, Scaling: scaling, Config: &cfg})
 	if err != nil {
 		return "", err
 	}
 	modelPath := filepath.Join(dir, name+".rfm")
-	if err := predictor.WriteFile(ctx, modelPath, fitted, p, tg, nil, ""); err != nil {
+	if err := trained.WriteFile(ctx, modelPath); err != nil {
 		return "", err
 	}
 	m, err := predictor.Load(modelPath)
