@@ -182,7 +182,7 @@ func fitCalibration(method CalibrationMethod, s []float64, labels []int, c int, 
 	cal := &Calibration{Method: method, Rows: n, LogLossBefore: logLoss(raw, labels, c)}
 	switch method {
 	case CalibrateTemperature:
-		cal.Temperature = 1 / fitInverseTemperature(s, labels, c)
+		cal.Temperature = 1 / capConfidence(s, labels, c, fitInverseTemperature(s, labels, c))
 	case CalibrateIsotonic:
 		for k := 0; k < c; k++ {
 			cal.Isotonic = append(cal.Isotonic, fitIsotonic(s, labels, c, k))
@@ -194,6 +194,52 @@ func fitCalibration(method CalibrationMethod, s []float64, labels []int, c int, 
 	cal.Apply(p, n, c)
 	cal.LogLossAfter = logLoss(p, labels, c)
 	return cal, nil
+}
+
+// capConfidence lowers the inverse temperature β, when needed, until the
+// mean top-class probability of softmax(β·s) on the validation rows is at
+// most (k + 1)/(n + 2), k of the n rows classified right: the rule of
+// succession's estimate of the accuracy. On a few validation rows that are
+// all right, the log-loss falls without end as β grows and its minimum is
+// the search's bound: every test error would then cost 14 nats (measured
+// on the UCI sets: log-loss up to 4× worse than uncalibrated on sets with
+// 2–40 validation rows). The mean top probability grows with β, so a
+// bisection on log β finds the cap.
+func capConfidence(s []float64, labels []int, c int, beta float64) float64 {
+	n := len(labels)
+	right := 0
+	for i, l := range labels {
+		if Argmax(s[i*c:i*c+c], 1, c)[0] == l {
+			right++
+		}
+	}
+	limit := float64(right+1) / float64(n+2)
+	row := make([]float64, c)
+	conf := func(b float64) float64 {
+		sum := 0.0
+		for i := 0; i < n; i++ {
+			copy(row, s[i*c:i*c+c])
+			softmax(row, b)
+			sum += slices.Max(row)
+		}
+		return sum / float64(n)
+	}
+	if conf(beta) <= limit {
+		return beta
+	}
+	lo, hi := math.Log(1e-3), math.Log(beta)
+	if conf(math.Exp(lo)) > limit { // even the flattest allowed is too sure
+		return math.Exp(lo)
+	}
+	for hi-lo > 1e-6 {
+		mid := (lo + hi) / 2
+		if conf(math.Exp(mid)) > limit {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return math.Exp(lo)
 }
 
 // fitInverseTemperature minimizes the log-loss of softmax(β·s) over β in

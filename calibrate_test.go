@@ -54,6 +54,35 @@ func TestTemperatureRecoversT(t *testing.T) {
 	}
 }
 
+// On a few validation rows that are all right, the temperature is not
+// driven to its bound: the mean top probability stays at the rule of
+// succession's (n+1)/(n+2).
+func TestTemperatureCappedOnFewRows(t *testing.T) {
+	const n, c = 8, 3
+	s := make([]float64, n*c)
+	labels := make([]int, n)
+	for i := 0; i < n; i++ {
+		labels[i] = i % c
+		s[i*c+labels[i]] = 0.9 // every row right, by a wide margin
+		s[i*c+(labels[i]+1)%c] = 0.1
+	}
+	cal, err := FitCalibration(CalibrateTemperature, s, labels, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := slices.Clone(s)
+	cal.Apply(p, n, c)
+	conf := 0.0
+	for i := 0; i < n; i++ {
+		conf += slices.Max(p[i*c:i*c+c]) / n
+	}
+	limit := float64(n+1) / float64(n+2)
+	t.Logf("temperature %.4g, mean top probability %.4f (limit %.4f)", cal.Temperature, conf, limit)
+	if conf > limit+1e-6 || conf < limit-1e-3 {
+		t.Errorf("mean top probability %.6f, want the cap %.6f", conf, limit)
+	}
+}
+
 // Isotonic maps are non-decreasing, probabilities sum to one, and on
 // scores that rank the classes perfectly the fitted map separates them.
 func TestIsotonic(t *testing.T) {
