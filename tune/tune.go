@@ -114,8 +114,10 @@ type Result struct {
 	// Rungs lists the training rows of each rung (the last is every
 	// training row of a split).
 	Rungs []int
-	// Best is the best scored trial of the largest rung any trial reached;
-	// Plain is the best round-0 score there (the tuned plain kernel), and
+	// Best is the best scored trial of the largest rung any trial reached
+	// (or, when it scores higher, PlainTrial(Plain): the tuned RFM is never
+	// below the tuned plain kernel on validation); Plain is the trial with
+	// the best round-0 score there (the tuned plain kernel), and
 	// Default the first configuration (Options.Base) there, nil if it was cut.
 	Best, Plain, Default *Trial
 	Jobs                 int
@@ -655,7 +657,23 @@ func (s *search) finish() error {
 			r.Default = t
 		}
 	}
+	// Round 0 is a candidate of every fit, but a logistic trial is scored
+	// by its head, not by its round 0: when the best round 0 beats every
+	// trial's score, the plain kernel is the best model.
+	if p := PlainTrial(r.Plain); Better(s.task, p, r.Best) {
+		r.Best = p
+	}
 	return nil
+}
+
+// PlainTrial is trial t's plain kernel as a trial of its own: round 0 of
+// its squared-loss fits (no AGOP round, the squared loss), with t's round-0
+// scores. FinalFit fits it.
+func PlainTrial(t *Trial) *Trial {
+	p := *t
+	p.Config.Iters, p.Config.Loss = 0, rfm.LossSquared
+	p.Round, p.Accuracy, p.Loss = 0, t.PlainAccuracy, t.PlainLoss
+	return &p
 }
 
 // FinalFit fits the chosen configuration for use: on the holdout design

@@ -312,3 +312,37 @@ func TestDrawRespectsSpace(t *testing.T) {
 		t.Fatal("an inverted ridge range was accepted")
 	}
 }
+
+// A logistic trial is scored by its head, which can fall below its own
+// round 0: when the best round 0 beats every trial's score, the plain
+// kernel becomes the best model, so the tuned RFM is never below the
+// tuned plain kernel on validation.
+func TestBestNeverBelowPlain(t *testing.T) {
+	logistic := rfm.DefaultConfig()
+	logistic.Loss, logistic.Iters = rfm.LossLogistic, 3
+	squared := rfm.DefaultConfig()
+	trials := []Trial{
+		{Index: 0, Status: StatusOK, Rows: 100, Accuracy: 0.80, PlainAccuracy: 0.70, Config: squared},
+		{Index: 1, Status: StatusOK, Rows: 100, Accuracy: 0.82, PlainAccuracy: 0.85, Round: 3, Config: logistic},
+		{Index: 2, Status: StatusOK, Rows: 50, Accuracy: 0.99, PlainAccuracy: 0.99, Config: squared}, // a lower rung
+	}
+	s := &search{task: rfm.Classification, res: &Result{Trials: trials}}
+	if err := s.finish(); err != nil {
+		t.Fatal(err)
+	}
+	b := s.res.Best
+	if b.Index != 1 || b.Accuracy != 0.85 || b.Round != 0 || b.Config.Iters != 0 || b.Config.Loss != rfm.LossSquared {
+		t.Fatalf("best %+v, want trial 1's plain kernel (round 0, squared loss, 0.85)", b)
+	}
+	if s.res.Plain.Index != 1 || s.res.Trials[1].Config.Loss != rfm.LossLogistic {
+		t.Fatalf("plain %+v; the trial itself must stay as run", s.res.Plain)
+	}
+	trials[1].PlainAccuracy = 0.75
+	s = &search{task: rfm.Classification, res: &Result{Trials: trials}}
+	if err := s.finish(); err != nil {
+		t.Fatal(err)
+	}
+	if b := s.res.Best; b.Index != 1 || b.Accuracy != 0.82 || b.Config.Loss != rfm.LossLogistic {
+		t.Fatalf("best %+v, want trial 1 as run", b)
+	}
+}

@@ -66,9 +66,7 @@ func (j *job) search(ctx context.Context, s *Set, res *Result) error {
 		if err != nil {
 			return fmt.Errorf("split %d, best configuration: %w", r+1, err)
 		}
-		plain := *sr.Plain
-		plain.Config.Iters = 0
-		lap, err := tune.FinalFit(ctx, opt, &plain, nil)
+		lap, err := tune.FinalFit(ctx, opt, tune.PlainTrial(sr.Plain), nil)
 		if err != nil {
 			return fmt.Errorf("split %d, best plain kernel: %w", r+1, err)
 		}
