@@ -95,18 +95,9 @@ func KLR(ctx context.Context, ws *Workspace, s kernel.Spec, z kernel.Points[floa
 	eval := func(alpha, f, r []float64) (obj, worst, loss float64) {
 		for i := 0; i < n; i++ {
 			row := f[i*c : i*c+c]
-			top := math.Inf(-1)
-			for _, v := range row {
-				top = max(top, v)
-			}
-			sum := 0.0
-			for k, v := range row {
-				p[k] = math.Exp(v - top)
-				sum += p[k]
-			}
-			loss += math.Log(sum) + top - row[labels[i]]
+			loss += softmaxLoss(row, labels[i], p)
 			for k := range p {
-				v := p[k] / sum
+				v := p[k]
 				if k == labels[i] {
 					v--
 				}
@@ -173,4 +164,22 @@ func KLR(ctx context.Context, ws *Workspace, s kernel.Spec, z kernel.Points[floa
 	}
 	res.Alpha = alpha
 	return res, nil
+}
+
+// softmaxLoss writes softmax(row) into p and returns −log p[label],
+// computed stably (the largest logit subtracted first).
+func softmaxLoss(row []float64, label int, p []float64) float64 {
+	top := math.Inf(-1)
+	for _, v := range row {
+		top = max(top, v)
+	}
+	sum := 0.0
+	for k, v := range row {
+		p[k] = math.Exp(v - top)
+		sum += p[k]
+	}
+	for k := range p {
+		p[k] /= sum
+	}
+	return math.Log(sum) + top - row[label]
 }

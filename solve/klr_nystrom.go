@@ -99,34 +99,18 @@ func NystromKLR(ctx context.Context, s kernel.Spec, x kernel.Points[float64], la
 	m := sys.cen.N
 	res := &NystromKLRResult{NystromResult: NystromResult{Kernel: s, Index: sys.idx, Centers: sys.cen, C: c, Jitter: sys.pre.jitter, CachedKnm: sys.op.cache != nil}}
 
-	prob, r := make([]float64, n*c), make([]float64, n*c) // softmax(F), softmax(F) − Y
+	r := make([]float64, n*c) // softmax(F) − Y
 	tmp, kb := make([]float64, m*c), make([]float64, m*c)
 	// logLoss is Σ_i −log softmax(F)_{i, y_i}; with keep it also stores
-	// the probabilities and the residual.
+	// the residual softmax(F) − Y in r.
 	q := make([]float64, c)
 	logLoss := func(f []float64, keep bool) float64 {
 		loss := 0.0
 		for i := 0; i < n; i++ {
-			fi := f[i*c : i*c+c]
-			top := math.Inf(-1)
-			for _, v := range fi {
-				top = max(top, v)
-			}
-			sum := 0.0
-			for k, v := range fi {
-				q[k] = math.Exp(v - top)
-				sum += q[k]
-			}
-			loss += math.Log(sum) + top - fi[labels[i]]
+			loss += softmaxLoss(f[i*c:i*c+c], labels[i], q)
 			if keep {
-				for k := range q {
-					pk := q[k] / sum
-					prob[i*c+k] = pk
-					if k == labels[i] {
-						pk--
-					}
-					r[i*c+k] = pk
-				}
+				copy(r[i*c:i*c+c], q)
+				r[i*c+labels[i]]--
 			}
 		}
 		return loss

@@ -403,30 +403,16 @@ type knm struct {
 // and the accumulators added in worker order: the same result every run
 // with the same thread count. ctx is checked between bands.
 func (o *knm) product(ctx context.Context, v, y, out []float64) error {
-	return o.pass(ctx, v, y, nil, out)
-}
-
-// pass is product with a hook: when set, it is given each band's rows
-// r0..r1 of u = K_nm·v (or of y) and may change them (in place, rows of c
-// values) before the multiplication by the band's transpose. Bands run
-// concurrently: the hook must only touch rows r0..r1 of shared state.
-func (o *knm) pass(ctx context.Context, v, y []float64, hook func(r0, r1 int, u []float64), out []float64) error {
 	n, m, c := o.x.N, o.cen.N, o.c
 	bands := (n + nysBand - 1) / nysBand
-	if o.bands == nil {
-		o.bands = make([][]float64, o.workers)
-		o.acc = make([][]float64, o.workers)
-	}
+	o.ensureBuffers()
 	for w := range o.acc {
 		if o.acc[w] != nil {
 			clear(o.acc[w])
 		}
 	}
 	err := linalg.Striped(ctx, o.workers, bands, func(w, b int) {
-		if o.bands[w] == nil {
-			o.bands[w] = make([]float64, nysBand*(m+c))
-			o.acc[w] = make([]float64, m*c)
-		}
+		o.ensureWorker(w)
 		r0 := b * nysBand
 		r1 := min(r0+nysBand, n)
 		rows := r1 - r0
@@ -437,12 +423,6 @@ func (o *knm) pass(ctx context.Context, v, y []float64, hook func(r0, r1 int, u 
 			linalg.Gemm(false, false, rows, c, m, 1, kb, m, v, c, 0, u, c)
 		} else {
 			u = y[r0*c:]
-		}
-		if hook != nil {
-			if v == nil { // y is the caller's: change a copy
-				u = append(o.bands[w][nysBand*m:nysBand*m], u[:rows*c]...)
-			}
-			hook(r0, r1, u[:rows*c])
 		}
 		linalg.Gemm(true, false, m, c, rows, 1, kb, m, u, c, 1, o.acc[w], c)
 	})
@@ -467,15 +447,9 @@ func (o *knm) pass(ctx context.Context, v, y []float64, hook func(r0, r1 int, u 
 func (o *knm) forward(ctx context.Context, v, out []float64) error {
 	n, m, c := o.x.N, o.cen.N, o.c
 	bands := (n + nysBand - 1) / nysBand
-	if o.bands == nil {
-		o.bands = make([][]float64, o.workers)
-		o.acc = make([][]float64, o.workers)
-	}
+	o.ensureBuffers()
 	err := linalg.Striped(ctx, o.workers, bands, func(w, b int) {
-		if o.bands[w] == nil {
-			o.bands[w] = make([]float64, nysBand*(m+c))
-			o.acc[w] = make([]float64, m*c)
-		}
+		o.ensureWorker(w)
 		r0 := b * nysBand
 		r1 := min(r0+nysBand, n)
 		kb := o.band(w, r0, r1)
@@ -486,6 +460,23 @@ func (o *knm) forward(ctx context.Context, v, out []float64) error {
 	}
 	o.filled = o.cache != nil
 	return nil
+}
+
+// ensureBuffers makes the per-worker slots; ensureWorker fills worker w's
+// (a band of K_nm and of products, and an m×c accumulator) on first use.
+func (o *knm) ensureBuffers() {
+	if o.bands == nil {
+		o.bands = make([][]float64, o.workers)
+		o.acc = make([][]float64, o.workers)
+	}
+}
+
+func (o *knm) ensureWorker(w int) {
+	if o.bands[w] == nil {
+		m, c := o.cen.N, o.c
+		o.bands[w] = make([]float64, nysBand*(m+c))
+		o.acc[w] = make([]float64, m*c)
+	}
 }
 
 // band returns rows r0..r1 of K_nm: from the cache once filled, otherwise
