@@ -25,6 +25,14 @@ const (
 	// rest, pool-adjacent-violators), interpolated linearly between the
 	// steps, then the row renormalized. More flexible, needs more rows.
 	CalibrateIsotonic CalibrationMethod = "isotonic"
+	// CalibratePower: the uncalibrated probabilities p (scores clipped and
+	// renormalized) raised to a power β fitted on the validation rows,
+	// softmax(β·log p). β = 1 is the model as fitted, so the family
+	// contains it; β is capped like the temperature but never forced below
+	// 1. For the logistic head, whose p is softmax(scores), it is
+	// temperature scaling and is stored as such. It never changes the
+	// predicted class.
+	CalibratePower CalibrationMethod = "power"
 )
 
 // Calibration is a fitted map from a classifier's scores to probabilities,
@@ -33,6 +41,8 @@ type Calibration struct {
 	Method CalibrationMethod `json:"method"`
 	// Temperature T of CalibrateTemperature (> 0).
 	Temperature float64 `json:"temperature,omitempty"`
+	// Power β of CalibratePower (> 0).
+	Power float64 `json:"power,omitempty"`
 	// Isotonic holds, per class, the knots of CalibrateIsotonic.
 	Isotonic []IsotonicMap `json:"isotonic,omitempty"`
 	// Rows is the number of validation rows it was fitted on; LogLoss
@@ -86,6 +96,10 @@ func (cal *Calibration) Validate(c int) error {
 		if !(cal.Temperature > 0) || math.IsInf(cal.Temperature, 0) {
 			return fmt.Errorf("calibration: temperature %v must be a finite number > 0", cal.Temperature)
 		}
+	case CalibratePower:
+		if !(cal.Power > 0) || math.IsInf(cal.Power, 0) {
+			return fmt.Errorf("calibration: power %v must be a finite number > 0", cal.Power)
+		}
 	case CalibrateIsotonic:
 		if len(cal.Isotonic) != c {
 			return fmt.Errorf("calibration: %d isotonic maps for %d classes", len(cal.Isotonic), c)
@@ -105,7 +119,7 @@ func (cal *Calibration) Validate(c int) error {
 			}
 		}
 	default:
-		return fmt.Errorf("calibration: unknown method %q (known: %s, %s)", cal.Method, CalibrateTemperature, CalibrateIsotonic)
+		return fmt.Errorf("calibration: unknown method %q (known: %s, %s, %s)", cal.Method, CalibrateTemperature, CalibratePower, CalibrateIsotonic)
 	}
 	return nil
 }
@@ -125,6 +139,11 @@ func (cal *Calibration) Apply(s []float64, n, c int) {
 		switch cal.Method {
 		case CalibrateTemperature:
 			softmax(row, 1/cal.Temperature)
+		case CalibratePower:
+			if cal.Power != 1 { // β = 1: exactly the clipped scores below
+				logClipped(row)
+				softmax(row, cal.Power)
+			}
 		case CalibrateIsotonic:
 			for k := range row {
 				row[k] = cal.Isotonic[k].at(row[k])
@@ -147,6 +166,16 @@ func softmax(row []float64, beta float64) {
 	}
 	for k := range row {
 		row[k] /= sum
+	}
+}
+
+// logClipped sets row to the logarithms of its probabilities as the
+// uncalibrated model gives them: clipped to [ProbEps, 1−ProbEps] and
+// renormalized (Probabilities).
+func logClipped(row []float64) {
+	Probabilities(row, 1, len(row))
+	for k, v := range row {
+		row[k] = math.Log(v)
 	}
 }
 
@@ -179,21 +208,52 @@ func fitCalibration(method CalibrationMethod, s []float64, labels []int, c int, 
 	}
 	raw := slices.Clone(s)
 	base.Apply(raw, n, c)
+	if method == CalibratePower && base != nil && base.Method == CalibrateTemperature && base.Temperature == 1 {
+		// The logistic head: p = softmax(s), so p^β renormalized is
+		// softmax(β·s), temperature scaling; β = 1 is the model as fitted.
+		method = CalibrateTemperature
+		beta := fitInverseTemperature(s, labels, c)
+		cal := &Calibration{Method: method, Rows: n, LogLossBefore: logLoss(raw, labels, c)}
+		cal.Temperature = 1 / capAbove(s, labels, c, beta)
+		return cal.finish(s, labels, c), nil
+	}
 	cal := &Calibration{Method: method, Rows: n, LogLossBefore: logLoss(raw, labels, c)}
 	switch method {
 	case CalibrateTemperature:
 		cal.Temperature = 1 / capConfidence(s, labels, c, fitInverseTemperature(s, labels, c))
+	case CalibratePower:
+		ls := slices.Clone(s)
+		for i := 0; i < n; i++ {
+			logClipped(ls[i*c : i*c+c])
+		}
+		cal.Power = capAbove(ls, labels, c, fitInverseTemperature(ls, labels, c))
 	case CalibrateIsotonic:
 		for k := 0; k < c; k++ {
 			cal.Isotonic = append(cal.Isotonic, fitIsotonic(s, labels, c, k))
 		}
 	default:
-		return nil, fmt.Errorf("calibration: unknown method %q (known: %s, %s, %s)", method, CalibrateNone, CalibrateTemperature, CalibrateIsotonic)
+		return nil, fmt.Errorf("calibration: unknown method %q (known: %s, %s, %s, %s)", method, CalibrateNone, CalibrateTemperature, CalibratePower, CalibrateIsotonic)
 	}
+	return cal.finish(s, labels, c), nil
+}
+
+// finish records the log-loss of the fitted map on the validation scores.
+func (cal *Calibration) finish(s []float64, labels []int, c int) *Calibration {
 	p := slices.Clone(s)
-	cal.Apply(p, n, c)
+	cal.Apply(p, len(labels), c)
 	cal.LogLossAfter = logLoss(p, labels, c)
-	return cal, nil
+	return cal
+}
+
+// capAbove is capConfidence for a family whose β = 1 is the model as
+// fitted: the cap may pull β down to 1 but not below, so calibration never
+// makes the model less sure than it was because the validation rows are
+// few (a perfectly separated set keeps its confident probabilities).
+func capAbove(s []float64, labels []int, c int, beta float64) float64 {
+	if beta <= 1 {
+		return beta
+	}
+	return max(1, capConfidence(s, labels, c, beta))
 }
 
 // capConfidence lowers the inverse temperature β, when needed, until the
@@ -343,4 +403,28 @@ func (m *Model) UncalibratedProba(ctx context.Context, x []float64, n int) ([]fl
 	}
 	base.Apply(s, n, m.Outputs)
 	return s, nil
+}
+
+// Recalibrate fits a calibration of the given method on scores s (n×c, the
+// model's raw outputs, Predict) of rows the model was not fitted on, e.g.
+// out-of-fold scores of the same configuration, and stores it in place of
+// the model's own. CalibrateNone removes a fitted calibration (the
+// logistic head keeps its softmax).
+func (m *Model) Recalibrate(method CalibrationMethod, s []float64, labels []int) error {
+	if m.Task != Classification {
+		return fmt.Errorf("calibration: a %s model has no probabilities to calibrate", m.Task)
+	}
+	var base *Calibration
+	if m.Config.Loss == LossLogistic {
+		base = &Calibration{Method: CalibrateTemperature, Temperature: 1}
+	}
+	cal, err := fitCalibration(method, s, labels, m.Outputs, base)
+	if err != nil {
+		return err
+	}
+	if cal == nil {
+		cal = base
+	}
+	m.Calibration = cal
+	return nil
 }

@@ -83,6 +83,86 @@ func TestTemperatureCappedOnFewRows(t *testing.T) {
 	}
 }
 
+// The power family contains the model as fitted (β = 1 gives the clipped
+// scores), recovers an overconfident model's β < 1, keeps a perfectly
+// separated model's confidence (the cap stops at β = 1, where the
+// temperature's cap flattens it), and for the logistic head is temperature
+// scaling.
+func TestPowerCalibration(t *testing.T) {
+	const c = 3
+	one := &Calibration{Method: CalibratePower, Power: 1}
+	s := []float64{0.7, 0.2, 0.1, -0.1, 0.5, 0.6, 1.2, 0, 0}
+	got, want := slices.Clone(s), slices.Clone(s)
+	one.Apply(got, 3, c)
+	Probabilities(want, 3, c)
+	for i := range got {
+		if math.Abs(got[i]-want[i]) > 1e-12 {
+			t.Fatalf("β = 1: %v, want the clipped scores %v", got, want)
+		}
+	}
+
+	// Labels drawn from p^β₀ with β₀ = 0.5: the scores overstate.
+	const n, b0 = 20000, 0.5
+	r := rand.New(rand.NewPCG(5, 6))
+	s = make([]float64, n*c)
+	labels := make([]int, n)
+	row := make([]float64, c)
+	for i := 0; i < n; i++ {
+		for k := 0; k < c; k++ {
+			s[i*c+k] = r.Float64() * r.Float64()
+		}
+		copy(row, s[i*c:i*c+c])
+		logClipped(row)
+		softmax(row, b0)
+		u, l := r.Float64(), 0
+		for u > row[l] && l < c-1 {
+			u -= row[l]
+			l++
+		}
+		labels[i] = l
+	}
+	cal, err := FitCalibration(CalibratePower, s, labels, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(cal.Power-b0) > 0.05*b0 || !(cal.LogLossAfter < cal.LogLossBefore) {
+		t.Errorf("power %v (want %v within 5%%), log-loss %v → %v", cal.Power, b0, cal.LogLossBefore, cal.LogLossAfter)
+	}
+	p := slices.Clone(s)
+	cal.Apply(p, n, c)
+	if !slices.Equal(Argmax(p, n, c), Argmax(s, n, c)) {
+		t.Error("power calibration changed a predicted class")
+	}
+
+	// Eight rows, all right by a wide margin: the temperature's cap makes
+	// them less sure than the clipped scores; the power's stops at β = 1.
+	const m = 8
+	s = make([]float64, m*c)
+	labels = labels[:m]
+	for i := 0; i < m; i++ {
+		labels[i] = i % c
+		s[i*c+labels[i]] = 0.98
+		s[i*c+(labels[i]+1)%c] = 0.02
+	}
+	cal, err = FitCalibration(CalibratePower, s, labels, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cal.Power != 1 || cal.LogLossAfter != cal.LogLossBefore {
+		t.Errorf("separated rows: power %v, log-loss %v → %v; want β = 1, unchanged", cal.Power, cal.LogLossBefore, cal.LogLossAfter)
+	}
+
+	// The logistic head's base is softmax(s): the power is a temperature.
+	base := &Calibration{Method: CalibrateTemperature, Temperature: 1}
+	cal, err = fitCalibration(CalibratePower, s, labels, c, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cal.Method != CalibrateTemperature || !(cal.Temperature > 0 && cal.Temperature <= 1) {
+		t.Errorf("logistic head: %+v, want a temperature ≤ 1", cal)
+	}
+}
+
 // Isotonic maps are non-decreasing, probabilities sum to one, and on
 // scores that rank the classes perfectly the fitted map separates them.
 func TestIsotonic(t *testing.T) {
@@ -132,6 +212,8 @@ func TestCalibrationRejects(t *testing.T) {
 		{Calibration{Method: CalibrateTemperature}, "temperature 0"},
 		{Calibration{Method: CalibrateTemperature, Temperature: math.Inf(1)}, "temperature +Inf"},
 		{Calibration{Method: "platt"}, `unknown method "platt"`},
+		{Calibration{Method: CalibratePower, Power: -1}, "power -1"},
+		{Calibration{Method: CalibratePower, Power: math.NaN()}, "power NaN"},
 		{Calibration{Method: CalibrateIsotonic, Isotonic: []IsotonicMap{{X: []float64{0}, Y: []float64{0.5}}}}, "1 isotonic maps for 2 classes"},
 		{Calibration{Method: CalibrateIsotonic, Isotonic: []IsotonicMap{{X: []float64{0, 1}, Y: []float64{0.5, 0.4}}, {X: []float64{0}, Y: []float64{1}}}}, "not increasing"},
 		{Calibration{Method: CalibrateIsotonic, Isotonic: []IsotonicMap{{X: []float64{0}, Y: []float64{1.5}}, {X: []float64{0}, Y: []float64{1}}}}, "not increasing within [0, 1]"},
@@ -161,7 +243,7 @@ func TestFitCalibrated(t *testing.T) {
 	}
 	ds := &Dataset{X: s.X, N: s.N, D: s.D, Labels: labels}
 	ctx := context.Background()
-	for _, method := range []CalibrationMethod{CalibrateNone, CalibrateTemperature, CalibrateIsotonic} {
+	for _, method := range []CalibrationMethod{CalibrateNone, CalibrateTemperature, CalibratePower, CalibrateIsotonic} {
 		cfg := DefaultConfig()
 		cfg.Iters, cfg.Calibrate = 1, method
 		m, err := Fit(ctx, cfg, ds, nil, nil)

@@ -103,13 +103,32 @@ func Export(m *predictor.Model) ([]byte, *Layout, error) {
 		idx := b.op("ArgMax", []attr{intAttr("axis", 1), intAttr("keepdims", 0), intAttr("select_last_index", 0)}, scores)
 		b.opTo("Gather", OutputPrediction, []attr{intAttr("axis", 0)}, b.str("classes", []int{c}, lay.Classes), idx)
 		p := scores
-		if cal := rm.Calibration; cal != nil && cal.Method == rfm.CalibrateTemperature {
-			p = b.op("Mul", p, b.f64("inverse_temperature", nil, []float64{1 / cal.Temperature}))
-			p = b.op("Softmax", []attr{intAttr("axis", 1)}, p)
+		// clipped: the scores clipped to [ProbEps, 1−ProbEps], each row
+		// renormalized (rfm.Probabilities); name "" lets the builder name it.
+		clipped := func(name string, v string) string {
+			v = b.op("Clip", v, b.f64("prob_min", nil, []float64{rfm.ProbEps}), b.f64("prob_max", nil, []float64{1 - rfm.ProbEps}))
+			sum := b.op("ReduceSum", []attr{intAttr("keepdims", 1)}, v, b.i64("axis_1", []int{1}, []int64{1}))
+			if name == "" {
+				return b.op("Div", v, sum)
+			}
+			b.opTo("Div", name, nil, v, sum)
+			return name
 		}
-		p = b.op("Clip", p, b.f64("prob_min", nil, []float64{rfm.ProbEps}), b.f64("prob_max", nil, []float64{1 - rfm.ProbEps}))
-		sum := b.op("ReduceSum", []attr{intAttr("keepdims", 1)}, p, b.i64("axis_1", []int{1}, []int64{1}))
-		b.opTo("Div", OutputProba, nil, p, sum)
+		if cal := rm.Calibration; cal != nil {
+			switch cal.Method {
+			case rfm.CalibrateTemperature:
+				p = b.op("Mul", p, b.f64("inverse_temperature", nil, []float64{1 / cal.Temperature}))
+				p = b.op("Softmax", []attr{intAttr("axis", 1)}, p)
+			case rfm.CalibratePower:
+				if cal.Power == 1 { // the model as fitted: the clip below
+					break
+				}
+				p = b.op("Log", clipped("", p))
+				p = b.op("Mul", p, b.f64("power", nil, []float64{cal.Power}))
+				p = b.op("Softmax", []attr{intAttr("axis", 1)}, p)
+			}
+		}
+		clipped(OutputProba, p)
 		b.opTo("Identity", OutputScores, nil, scores)
 		g.outputs = append(g.outputs,
 			valueInfo{name: OutputPrediction, dtype: typeString, dims: []int{-1}, doc: "the predicted class of " + strconv.Quote(m.Target.Name)},

@@ -678,9 +678,10 @@ func PlainTrial(t *Trial) *Trial {
 
 // FinalFit fits the chosen configuration for use: on the holdout design
 // with the same training and validation rows as the search (the round is
-// chosen there, then α refitted on both when Base.Refit), with folds or
-// on the whole data with Base's own holdout, with validation data on it.
-// Base's Refit and Calibrate apply.
+// chosen there, then α refitted on both when Base.Refit), with validation
+// data on it. With folds it runs the round the folds chose on every row,
+// and fits Base's calibration on the out-of-fold scores of that
+// configuration (k more fits). Base's Refit and Calibrate apply.
 func FinalFit(ctx context.Context, opt Options, best *Trial, progress func(rfm.Progress)) (*rfm.Model, error) {
 	cfg := best.Config
 	cfg.Refit, cfg.Calibrate, cfg.FinalKernel = opt.Base.Refit, opt.Base.Calibrate, opt.Base.FinalKernel
@@ -698,6 +699,55 @@ func FinalFit(ctx context.Context, opt Options, best *Trial, progress func(rfm.P
 		if cfg.ValFraction <= 0 {
 			cfg.ValFraction = 0.2
 		}
+		return rfm.Fit(ctx, cfg, ds, nil, progress)
 	}
-	return rfm.Fit(ctx, cfg, ds, nil, progress)
+	// The folds chose the round (their validation scores averaged): the
+	// final model runs that many rounds on every row and keeps the last,
+	// rather than choosing again on a holdout of the same rows (fewer rows
+	// for M, and a noisier choice than the folds').
+	cfg.Iters, cfg.ValFraction, cfg.Refit, cfg.EarlyStop = best.Round, 0, false, 0
+	method := cfg.Calibrate
+	if !method.Enabled() || ds.Labels == nil {
+		return rfm.Fit(ctx, cfg, ds, nil, progress)
+	}
+	cfg.Calibrate = rfm.CalibrateNone
+	m, err := rfm.Fit(ctx, cfg, ds, nil, progress)
+	if err != nil {
+		return nil, err
+	}
+	s, err := outOfFold(ctx, cfg, ds, opt.Folds)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Recalibrate(method, s, ds.Labels); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// outOfFold returns the n×c scores of every row by the configuration
+// fitted without it: k folds (the search's), each scored by a fit on the
+// others. With folds the search chose on, the final model's calibration is
+// fitted on these scores, on every row, not on the few rows of one
+// holdout (on small tables a holdout of a dozen rows gave a temperature
+// that raised the test log-loss).
+func outOfFold(ctx context.Context, cfg rfm.Config, ds *rfm.Dataset, k int) ([]float64, error) {
+	c := ds.NumOutputs()
+	out := make([]float64, ds.N*c)
+	trains, tests := rfm.KFold(ds.N, ds.Labels, k, cfg.Seed)
+	for f := range trains {
+		m, err := rfm.Fit(ctx, cfg, withClasses(ds.Subset(trains[f]), ds), nil, nil)
+		if err != nil {
+			return nil, fmt.Errorf("fold %d of the calibration: %w", f+1, err)
+		}
+		te := ds.Subset(tests[f])
+		s, err := m.Predict(ctx, te.X, te.N)
+		if err != nil {
+			return nil, err
+		}
+		for j, r := range tests[f] {
+			copy(out[r*c:r*c+c], s[j*c:j*c+c])
+		}
+	}
+	return out, nil
 }

@@ -270,6 +270,44 @@ func TestDesigns(t *testing.T) {
 	}
 }
 
+// With folds, the final model runs the round the folds chose on every row
+// (no holdout of its own), and its calibration is fitted on the
+// out-of-fold scores of every row; the probabilities follow it.
+func TestFinalFitFolds(t *testing.T) {
+	ds := classes(t, 300, 6)
+	opt := options(ds, 2)
+	opt.Folds, opt.Jobs = 3, 1
+	opt.Base.Calibrate = rfm.CalibratePower
+	ctx := context.Background()
+	res, err := Run(ctx, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := FinalFit(ctx, opt, res.Best, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.BestRound != res.Best.Round || m.Config.Iters != res.Best.Round || m.Refitted {
+		t.Errorf("final model: round %d of %d (refitted %v), the folds chose %d", m.BestRound, m.Config.Iters, m.Refitted, res.Best.Round)
+	}
+	cal := m.Calibration
+	if cal == nil || cal.Method != rfm.CalibratePower || cal.Rows != ds.N {
+		t.Fatalf("calibration %+v, want power on all %d rows", cal, ds.N)
+	}
+	if !(cal.LogLossAfter <= cal.LogLossBefore) {
+		t.Errorf("out-of-fold log-loss %v → %v", cal.LogLossBefore, cal.LogLossAfter)
+	}
+	p, err := m.PredictProba(ctx, ds.X[:10*ds.D], 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := m.Predict(ctx, ds.X[:10*ds.D], 10)
+	cal.Apply(s, 10, m.Outputs)
+	if !slices.Equal(p, s) {
+		t.Error("PredictProba does not apply the out-of-fold calibration")
+	}
+}
+
 // Draws stay inside the space, and a one-value choice fixes a setting.
 func TestDrawRespectsSpace(t *testing.T) {
 	sp := DefaultSpace()

@@ -35,8 +35,8 @@ type Result struct {
 	Seconds           float64   `json:"fit_seconds"`
 	// LogLosses and CalLogLosses are the RFM's test log-losses (nats) per
 	// evaluation split, of its probabilities as fitted and after the
-	// temperature scaling fitted on the split's validation rows (tuned
-	// protocol only; empty otherwise).
+	// power calibration fitted on the split's training rows (out of fold;
+	// tuned protocol only; empty otherwise).
 	LogLosses    []float64 `json:"test_log_losses,omitempty"`
 	CalLogLosses []float64 `json:"test_cal_log_losses,omitempty"`
 	// Protocol is the run tag the result was computed under (see Options).

@@ -118,7 +118,7 @@ type Report struct {
 	MeanAccuracy float64 `json:"mean_accuracy_pct"`
 	MeanLaplace  float64 `json:"mean_laplace_pct"`
 	// Calibration compares the RFM's test log-loss before and after its
-	// temperature scaling, over the data sets that recorded both.
+	// calibration, over the data sets that recorded both.
 	Calibration *CalibrationSummary `json:"calibration,omitempty"`
 	// Scopes compare RFM and Laplace with the 179 classifiers of
 	// Fernández-Delgado et al. on the data sets present.

@@ -45,9 +45,11 @@ func (j *job) search(ctx context.Context, s *Set, res *Result) error {
 		train, test := s.subset(f.Train), s.subset(f.Test)
 		base := j.base.config(Setting{Lambda: 1e-3, Bandwidth: 10, Norm: rfm.MNormMean, Iters: 5})
 		base.Refit, base.ValFraction = true, 0.2
-		// Temperature scaling keeps every class ranking (the accuracies
-		// are those of the uncalibrated model) and is scored against it.
-		base.Calibrate = rfm.CalibrateTemperature
+		// The power calibration keeps every class ranking (the accuracies
+		// are those of the uncalibrated model), contains the model as
+		// fitted (β = 1), and is scored against it; with folds it is fitted
+		// on the out-of-fold scores of every training row (FinalFit).
+		base.Calibrate = rfm.CalibratePower
 		base.Seed = j.base.seed + uint64(r)
 		dz := searchDesign(train.N)
 		sp := tune.Space{Iters: []int{1, 2, 3, 5}}

@@ -212,7 +212,7 @@ func finish(rep *Report, layout *Layout) error {
 
 // CalibrationSummary is the test log-loss (nats, mean over each data
 // set's evaluation splits, then over data sets) of the RFM's probabilities
-// as fitted and after temperature scaling on validation rows.
+// as fitted and after calibration (power) on rows of the training split.
 type CalibrationSummary struct {
 	Datasets   int     `json:"datasets"`
 	LogLoss    float64 `json:"log_loss"`
@@ -262,7 +262,7 @@ func calibrationSummary(rs []Result) *CalibrationSummary {
 
 // String is the one-paragraph account of the comparison.
 func (cs *CalibrationSummary) String() string {
-	s := fmt.Sprintf("Test log-loss of the RFM (mean over %d data sets): %.4f as fitted, %.4f after temperature scaling on validation rows; no worse on %d of %d data sets",
+	s := fmt.Sprintf("Test log-loss of the RFM (mean over %d data sets): %.4f as fitted, %.4f calibrated (power, fitted on out-of-fold or validation rows of the training split); no worse on %d of %d data sets",
 		cs.Datasets, cs.LogLoss, cs.CalLogLoss, cs.Datasets-len(cs.Worse), cs.Datasets)
 	if len(cs.Worse) == 0 {
 		return s + "."
@@ -344,7 +344,7 @@ func protocolText(p string) string {
 	case ProtocolClean:
 		return "leakage-free: inside each of the 4 conxuntos_kfold.dat training splits, a seeded stratified 80/20 split selects the grid point and round (the paper grid) and learns M; kernel ridge regression with that M is then fitted on the whole training split and scored on its test split. No test row influences M or the selection."
 	case ProtocolTuned:
-		return "leakage-free and tuned: inside each of the 4 conxuntos_kfold.dat training splits, the search of 'rfm tune' (package tune: random configurations of bandwidth, ridge, kernel family and exponents, full or diagonal M, AGOP power, M normalization, centred gradients, row normalization and rounds, cut by successive halving) picks a configuration on that split only, scored by 4-fold cross-validation inside it when it has fewer than 1 000 rows and on a seeded 20% holdout otherwise; the best is refitted on the whole training split and scored once on its test split. Laplace = the best plain kernel (round 0) of the same search, refitted the same way. No test row influences any choice."
+		return "leakage-free and tuned: inside each of the 4 conxuntos_kfold.dat training splits, the search of 'rfm tune' (package tune: random configurations of bandwidth, ridge, kernel family and exponents, full or diagonal M, AGOP power, M normalization, centred gradients, row normalization and rounds, cut by successive halving) picks a configuration on that split only, scored by 4-fold cross-validation inside it when it has fewer than 1 000 rows and on a seeded 20% holdout otherwise; the best is fitted on the whole training split (with folds: for the round the folds chose, its probabilities calibrated by a power fitted on the out-of-fold scores) and scored once on its test split. Laplace = the best plain kernel (round 0) of the same search, refitted the same way. No test row influences any choice."
 	case ProtocolTunedGrid:
 		return fmt.Sprintf("the paper protocol with a richer grid, selected on conxuntos.dat only (as in the paper protocol): AGOP power %v × centred gradients {off, on} × M ∈ {full, diagonal} × bandwidth L ∈ %v × the paper's λ × normalization grid, rounds 0..%d, each scored in both directions of the conxuntos.dat split (train on one half, validate on the other) and the two accuracies averaged; first strict maximum of the mean in that order; the selected setting's M is then learned again, same rounds, on both conxuntos.dat halves. Laplace = round 0 of the same grid (so its bandwidth is tuned too).", tunedPowers, tunedBandwidths, tunedIters)
 	}

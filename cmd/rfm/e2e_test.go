@@ -910,10 +910,14 @@ func TestCalibrateAndReliability(t *testing.T) {
 		Figures []string
 	}
 	results := map[string]evalOut{}
-	for _, c := range []string{"none", "temperature", "isotonic"} {
+	for _, c := range []string{"none", "temperature", "power", "isotonic"} {
 		model := filepath.Join(dir, c+".rfm")
 		if r := runInProcess("fit", "--data", filepath.Join(dir, "train.csv"), "--target", "churn", "--ignore", "id", "--iters", "1", "--calibrate", c, "--out", model, "--quiet"); r.code != 0 {
 			t.Fatalf("fit --calibrate %s: %s", c, r.stderr)
+		}
+		ins := runInProcess("inspect", "--model", model)
+		if has := strings.Contains(ins.stdout, "probabilities  "+c); ins.code != 0 || has != (c != "none") {
+			t.Errorf("inspect of a model fitted with --calibrate %s: exit %d, probabilities line shown %v:\n%s", c, ins.code, has, ins.stdout)
 		}
 		r := runInProcess("eval", "--model", model, "--data", filepath.Join(dir, "test.csv"), "--json", "--plots", filepath.Join(dir, "figs-"+c))
 		if r.code != 0 {
@@ -936,8 +940,8 @@ func TestCalibrateAndReliability(t *testing.T) {
 		results[c] = out
 	}
 	none, temp := results["none"].Metrics, results["temperature"].Metrics
-	if temp.Accuracy != none.Accuracy {
-		t.Errorf("temperature scaling changed the accuracy: %v → %v", none.Accuracy, temp.Accuracy)
+	if temp.Accuracy != none.Accuracy || results["power"].Metrics.Accuracy != none.Accuracy {
+		t.Errorf("calibration changed the accuracy: %v → %v (temperature), %v (power)", none.Accuracy, temp.Accuracy, results["power"].Metrics.Accuracy)
 	}
 	if *temp.LogLoss == *none.LogLoss {
 		t.Error("the calibrated log-loss equals the raw one: the calibration was not applied")

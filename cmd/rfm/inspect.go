@@ -51,20 +51,21 @@ func newFileJSON(lm *loadedModel) fileJSON {
 // inspectJSON is what 'rfm inspect --json' prints.
 type inspectJSON struct {
 	fileJSON
-	Inputs      []inputJSON   `json:"inputs,omitempty"`
-	Features    int           `json:"features"`
-	Config      rfm.Config    `json:"config"`
-	KernelUsed  kernel.Spec   `json:"kernel_used"`
-	Metric      string        `json:"metric"`
-	Centers     int           `json:"centers"`
-	History     []rfm.Round   `json:"history"`
-	BestRound   int           `json:"best_round"`
-	Refitted    bool          `json:"refitted"`
-	Selected    []string      `json:"selected_features,omitempty"`
-	Note        string        `json:"note,omitempty"`
-	TopFeatures []featureJSON `json:"top_features"`
-	Eigenvalues []float64     `json:"eigenvalues"`
-	Figures     []string      `json:"figures,omitempty"`
+	Inputs      []inputJSON      `json:"inputs,omitempty"`
+	Features    int              `json:"features"`
+	Config      rfm.Config       `json:"config"`
+	KernelUsed  kernel.Spec      `json:"kernel_used"`
+	Metric      string           `json:"metric"`
+	Centers     int              `json:"centers"`
+	History     []rfm.Round      `json:"history"`
+	BestRound   int              `json:"best_round"`
+	Refitted    bool             `json:"refitted"`
+	Calibration *rfm.Calibration `json:"calibration,omitempty"`
+	Selected    []string         `json:"selected_features,omitempty"`
+	Note        string           `json:"note,omitempty"`
+	TopFeatures []featureJSON    `json:"top_features"`
+	Eigenvalues []float64        `json:"eigenvalues"`
+	Figures     []string         `json:"figures,omitempty"`
 }
 
 func cmdInspect(e *env, args []string) error {
@@ -143,6 +144,7 @@ func inspectModel(lm *loadedModel, top, eig int) (*inspectJSON, error) {
 		fileJSON: newFileJSON(lm), Features: m.D,
 		Config: m.Config, KernelUsed: m.KernelUsed, Metric: string(m.M.Form), Centers: m.N,
 		History: m.History, BestRound: m.BestRound, Refitted: m.Refitted, Note: m.Note,
+		Calibration: m.Calibration,
 	}
 	names := featureNames(lm)
 	if lm.Pipeline != nil {
@@ -248,6 +250,9 @@ func writeInspectText(w io.Writer, r *inspectJSON, lm *loadedModel) error {
 		fmt.Fprint(tw, " (α refitted on training + validation rows)")
 	}
 	fmt.Fprint(tw, "\n")
+	if cal := r.Calibration; cal != nil {
+		fmt.Fprintf(tw, "probabilities\t%s\n", describeCalibration(cal))
+	}
 	if len(r.Selected) > 0 {
 		fmt.Fprintf(tw, "RFM-T kept\t%d of %d features: %s\n", len(r.Selected), r.Features, joinLimited(r.Selected, 12))
 	}
@@ -306,4 +311,23 @@ func selectionName(c rfm.Config, task rfm.Task) string {
 		return "accuracy"
 	}
 	return "loss"
+}
+
+// describeCalibration says how a classifier's scores become probabilities.
+func describeCalibration(cal *rfm.Calibration) string {
+	var what string
+	switch cal.Method {
+	case rfm.CalibrateTemperature:
+		if cal.Rows == 0 && cal.Temperature == 1 {
+			return "softmax of the logistic head's logits (not calibrated)"
+		}
+		what = fmt.Sprintf("temperature scaling, T = %.4g", cal.Temperature)
+	case rfm.CalibratePower:
+		what = fmt.Sprintf("power calibration, β = %.4g", cal.Power)
+	case rfm.CalibrateIsotonic:
+		what = "isotonic calibration"
+	default:
+		what = string(cal.Method)
+	}
+	return fmt.Sprintf("%s, fitted on %d rows: log-loss %.4g → %.4g", what, cal.Rows, cal.LogLossBefore, cal.LogLossAfter)
 }

@@ -72,7 +72,7 @@ func run(dir, script, modules string) error {
 	temp := base
 	temp.Calibrate = rfm.CalibrateTemperature
 	diag := base
-	diag.Diag = true
+	diag.Diag, diag.Calibrate = true, rfm.CalibratePower
 	ny := base
 	ny.Solver, ny.Centers = rfm.SolverNystrom, 150
 	cases := []struct {
@@ -82,7 +82,7 @@ func run(dir, script, modules string) error {
 		cfg     rfm.Config
 	}{
 		{"classifier-full-M-temperature", "y", dataset.ScaleStandard, temp},
-		{"classifier-diag-M", "y", dataset.ScaleRobust, diag},
+		{"classifier-diag-M-power", "y", dataset.ScaleRobust, diag},
 		{"classifier-lp-laplace", "y", dataset.ScaleStandard, lp},
 		{"classifier-nystrom", "y", dataset.ScaleStandard, ny},
 		{"regressor-full-M", "v", dataset.ScaleStandard, base},
