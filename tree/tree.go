@@ -171,13 +171,17 @@ const DefaultNystromLeafSize = 100000
 // features and c outputs within the memory budget (cfg.Leaf.MemoryLimit,
 // or 90% of the available memory), or refuses naming what does not fit.
 func MakePlan(cfg rfm.Config, n, d, c int) (Plan, error) {
+	// The rows themselves and the routing buffers are held for the whole fit.
+	return makePlan(cfg, n, d, c, uint64(n)*uint64(d)*8*2)
+}
+
+// makePlan is MakePlan with fixed bytes held besides the leaves.
+func makePlan(cfg rfm.Config, n, d, c int, fixed uint64) (Plan, error) {
 	budget := cfg.MemoryLimit
 	if budget == 0 {
 		budget = defaultBudget()
 	}
 	p := Plan{LeafSolver: leafConfig(cfg).Solver, LeafSize: cfg.LeafSize, BudgetBytes: budget}
-	// The rows themselves and the routing buffers are held for the whole fit.
-	fixed := uint64(n) * uint64(d) * 8 * 2
 	if p.LeafSize == 0 {
 		p.LeafSize = DefaultLeafSize
 		if cfg.LeafSolver == rfm.SolverNystrom {
@@ -306,6 +310,13 @@ type grower struct {
 	classes  int
 	progress func(Progress)
 	mu       sync.Mutex
+	// weight is how many rows of the table each row of ds stands for (1,
+	// or total/sample for a tree grown on a sample): a node is a leaf when
+	// its rows stand for at most LeafSize.
+	weight float64
+	// maxLeafRows caps the rows a leaf is fitted on (0: LeafSize); more are
+	// subsampled.
+	maxLeafRows int
 }
 
 func (g *grower) report(p Progress) {
@@ -328,7 +339,8 @@ func (g *grower) grow(ctx context.Context, m *Model, rows []int) ([][]int, error
 	var leafRows [][]int
 	// Splitting costs about one fit on SplitSample rows per node; the
 	// leaves most of the rest. Progress during the splits moves up to 10%.
-	expected := max(1, 2*len(rows)/g.cfg.LeafSize)
+	w := max(g.weight, 1)
+	expected := max(1, int(2*float64(len(rows))*w)/g.cfg.LeafSize)
 	for len(queue) > 0 {
 		it := queue[0]
 		queue = queue[1:]
@@ -336,7 +348,7 @@ func (g *grower) grow(ctx context.Context, m *Model, rows []int) ([][]int, error
 			return nil, err
 		}
 		nd := &m.Nodes[it.node]
-		if len(it.rows) <= g.cfg.LeafSize {
+		if float64(len(it.rows))*w <= float64(g.cfg.LeafSize) {
 			nd.Leaf = len(leafRows)
 			leafRows = append(leafRows, it.rows)
 			continue
@@ -707,9 +719,13 @@ func (g *grower) fitLeaves(ctx context.Context, m *Model, leafRows [][]int, plan
 // when there are more: a node no direction could split).
 func (g *grower) fitLeaf(ctx context.Context, i int, rows []int, cfg rfm.Config) (Leaf, error) {
 	lf := Leaf{Class: -1, N: len(rows)}
-	if len(rows) > g.cfg.LeafSize {
+	limit := g.cfg.LeafSize
+	if g.maxLeafRows > 0 {
+		limit = g.maxLeafRows
+	}
+	if len(rows) > limit {
 		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)+0x1eaf))
-		idx := rng.Perm(len(rows))[:g.cfg.LeafSize]
+		idx := rng.Perm(len(rows))[:limit]
 		sort.Ints(idx)
 		sub := make([]int, len(idx))
 		for k, j := range idx {

@@ -1,0 +1,167 @@
+package tree
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/rfmkit/rfm"
+)
+
+// A tree whose top is grown on a sample and whose leaves are fitted apart:
+// the shape of a fit spread over machines (each leaf is an independent exact
+// fit once the routing is known). GrowSample grows the routing nodes on a
+// seeded sample of the table; every row of the table is then routed
+// (Model.Route) and each leaf fitted on its rows (Model.FitLeaf), anywhere
+// and in any order; SetLeaf puts the leaves back. FitSampled does the same
+// steps on one machine: with the same sample and the same rows in the same
+// order, the distributed fit gives the same model bit for bit.
+
+// SampleLeafSlack: a leaf of a tree grown on a sample is fitted on up to
+// this many times LeafSize rows before it is subsampled. The sample only
+// estimates how many rows reach a node, so some leaves get a few more than
+// LeafSize; with a sample of s rows standing for w rows each, a leaf's count
+// is off by about LeafSize/√(LeafSize/w).
+const SampleLeafSlack = 1.25
+
+// GrowSample grows the routing nodes of a tree on a sample of a table of
+// total rows (the sample is part of the table): a node is split while its
+// sample rows stand for more than LeafSize rows of the table, at the median
+// of their projections. The leaves are not fitted yet. The plan is that of
+// a fit on total rows, except that the rows are not held in memory (the
+// leaf budget is what one machine fitting one leaf needs).
+func GrowSample(ctx context.Context, cfg rfm.Config, sample *rfm.Dataset, total int, progress func(Progress)) (*Model, *Plan, error) {
+	if err := check(cfg); err != nil {
+		return nil, nil, err
+	}
+	if cfg.SoftRouting {
+		return nil, nil, errors.New("tree: soft routing needs the whole table's held-out rows; it is not available on a sampled tree")
+	}
+	cfg.Solver = rfm.SolverTree
+	if cfg.SplitRule == "" {
+		cfg.SplitRule = rfm.SplitAGOP
+	}
+	if sample == nil {
+		return nil, nil, errors.New("the sample is missing")
+	}
+	if err := sample.Check("sample"); err != nil {
+		return nil, nil, err
+	}
+	if sample.N < 2 || total < sample.N {
+		return nil, nil, fmt.Errorf("a sample of %d rows of a table of %d: need at least 2 rows, and no more than the table", sample.N, total)
+	}
+	task, c := sample.Task(), sample.NumOutputs()
+	plan, err := makePlan(cfg, total, sample.D, c, uint64(sample.N)*uint64(sample.D)*16)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.LeafSize, cfg.SplitSample = plan.LeafSize, plan.SplitSample
+	g := &grower{cfg: cfg, ds: sample, classes: c, progress: progress, weight: float64(total) / float64(sample.N)}
+	if task == rfm.Classification {
+		g.ds = withClasses(sample, c)
+	}
+	m := &Model{Config: cfg, Task: task, Outputs: c, D: sample.D, N: total}
+	rows := make([]int, sample.N)
+	for i := range rows {
+		rows[i] = i
+	}
+	leafRows, err := g.grow(ctx, m, rows)
+	if err != nil {
+		return nil, nil, err
+	}
+	m.Leaves = make([]Leaf, len(leafRows))
+	for i := range m.Leaves {
+		m.Leaves[i] = Leaf{Class: -1}
+	}
+	if sample.N < total {
+		m.Notes = append(m.Notes, fmt.Sprintf("routing grown on a seeded sample of %d of the %d rows", sample.N, total))
+	}
+	return m, &plan, nil
+}
+
+// FitLeaf fits leaf i on the rows routed to it (in a fixed order: the same
+// rows in the same order give the same leaf), with at most
+// SampleLeafSlack × LeafSize of them (a seeded subsample beyond). memory
+// is the leaf fit's budget in bytes (0: the machine's); the same budget
+// gives the same leaf.
+func (m *Model) FitLeaf(ctx context.Context, i int, ds *rfm.Dataset, memory uint64) (Leaf, error) {
+	if i < 0 || i >= len(m.Leaves) {
+		return Leaf{}, fmt.Errorf("leaf %d of a tree of %d leaves", i, len(m.Leaves))
+	}
+	if ds == nil || ds.N == 0 {
+		return Leaf{}, fmt.Errorf("leaf %d: no rows", i)
+	}
+	if ds.D != m.D {
+		return Leaf{}, fmt.Errorf("leaf %d: rows of %d features for a tree of %d", i, ds.D, m.D)
+	}
+	g := &grower{cfg: m.Config, ds: ds, classes: m.Outputs, maxLeafRows: int(SampleLeafSlack * float64(m.Config.LeafSize))}
+	rows := make([]int, ds.N)
+	for r := range rows {
+		rows[r] = r
+	}
+	cfg := leafConfig(m.Config)
+	cfg.MemoryLimit = memory
+	lf, err := g.fitLeaf(ctx, i, rows, cfg)
+	if err != nil {
+		return lf, fmt.Errorf("leaf %d (%d rows): %w", i, ds.N, err)
+	}
+	return lf, nil
+}
+
+// SetLeaf stores a fitted leaf.
+func (m *Model) SetLeaf(i int, lf Leaf) error {
+	if i < 0 || i >= len(m.Leaves) {
+		return fmt.Errorf("leaf %d of a tree of %d leaves", i, len(m.Leaves))
+	}
+	if lf.Model == nil && lf.Class < 0 {
+		return fmt.Errorf("leaf %d is not fitted", i)
+	}
+	m.Leaves[i] = lf
+	return nil
+}
+
+// Unfitted returns the leaves not fitted yet.
+func (m *Model) Unfitted() []int {
+	var out []int
+	for i, lf := range m.Leaves {
+		if lf.Model == nil && lf.Class < 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// FitSampled fits a tree on one machine the way a distributed fit does:
+// the routing grown on the rows sample (indices into train), every row
+// routed, each leaf fitted on its rows in table order with the given
+// per-leaf memory budget. Leaves are fitted one after the other.
+func FitSampled(ctx context.Context, cfg rfm.Config, train *rfm.Dataset, sample []int, memory uint64, progress func(Progress)) (*Model, error) {
+	if train == nil {
+		return nil, errors.New("training data is missing")
+	}
+	if err := train.Check("training"); err != nil {
+		return nil, err
+	}
+	if !sort.IntsAreSorted(sample) {
+		return nil, errors.New("tree: the sample's row indices must be in increasing order")
+	}
+	m, _, err := GrowSample(ctx, cfg, train.Subset(sample), train.N, progress)
+	if err != nil {
+		return nil, err
+	}
+	leafRows := make([][]int, len(m.Leaves))
+	for r, l := range m.Route(train.X, train.N) {
+		leafRows[l] = append(leafRows[l], r)
+	}
+	for i, rows := range leafRows {
+		lf, err := m.FitLeaf(ctx, i, train.Subset(rows), memory)
+		if err != nil {
+			return nil, err
+		}
+		if err := m.SetLeaf(i, lf); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
