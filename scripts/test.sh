@@ -29,6 +29,9 @@ if [ -n "$RFM_TAGS" ]; then
   go test -count=1 -tags "$RFM_TAGS" ./...
 fi
 
+echo "== rfm-beam (its own module: the Apache Beam SDK stays out of the library; Prism runner in process)"
+(cd cmd/rfm-beam && go vet ${RFM_TAGS:+-tags "$RFM_TAGS"} ./... && go test -count=1 ${RFM_TAGS:+-tags "$RFM_TAGS"} ./...)
+
 echo "== ONNX export checked with ONNX Runtime"
 bash scripts/onnx_check.sh
 

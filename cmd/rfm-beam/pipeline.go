@@ -1,0 +1,348 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/stats"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/top"
+
+	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/modelfile"
+	"github.com/rfmkit/rfm/predictor"
+)
+
+func init() {
+	for _, t := range []any{Shard{}, RawRow{}, EncRow{}, LeafResult{}, Top{}} {
+		beam.RegisterType(reflect.TypeOf(t))
+	}
+	register.DoFn4x1[context.Context, Shard, func(RawRow), func(int), error](&sampleFn{})
+	register.DoFn4x1[context.Context, []RawRow, int, func(Top), error](&growFn{})
+	register.DoFn4x1[context.Context, Shard, Top, func(int, EncRow), error](&routeFn{})
+	register.DoFn5x1[context.Context, int, func(*EncRow) bool, Top, func(LeafResult), error](&leafFn{})
+	register.DoFn5x1[context.Context, int, func(*LeafResult) bool, Top, func(string), error](&assembleFn{})
+	register.DoFn4x1[context.Context, Shard, []byte, func(int), error](&scoreFn{})
+	register.Function2x1(lessRaw)
+	register.Emitter1[RawRow]()
+	register.Emitter1[int]()
+	register.Emitter1[Top]()
+	register.Emitter2[int, EncRow]()
+	register.Emitter1[LeafResult]()
+	register.Emitter1[string]()
+	register.Iter1[*EncRow]()
+	register.Iter1[*LeafResult]()
+}
+
+// Counters and distributions, under the namespace "rfm".
+var (
+	rowsRead     = beam.NewCounter("rfm", "rows_read")
+	rowsRouted   = beam.NewCounter("rfm", "rows_routed")
+	leavesFitted = beam.NewCounter("rfm", "leaves_fitted")
+	leafRows     = beam.NewDistribution("rfm", "leaf_rows")
+	leafMillis   = beam.NewDistribution("rfm", "leaf_fit_ms")
+	rowsScored   = beam.NewCounter("rfm", "rows_scored")
+)
+
+// openShard opens a file by the Beam file systems (local paths, gs://).
+func openShard(ctx context.Context, path string) (io.ReadCloser, error) {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return fs.OpenRead(ctx, path)
+}
+
+// expand lists the files of comma-separated globs, sorted and numbered: the
+// shards. A glob that matches nothing is an error.
+func expand(ctx context.Context, globs string) ([]Shard, error) {
+	var paths []string
+	for _, g := range strings.Split(globs, ",") {
+		if g = strings.TrimSpace(g); g == "" {
+			continue
+		}
+		fs, err := filesystem.New(ctx, g)
+		if err != nil {
+			return nil, fmt.Errorf("--data %s: %w", g, err)
+		}
+		m, err := fs.List(ctx, g)
+		fs.Close()
+		if err != nil {
+			return nil, fmt.Errorf("--data %s: %w", g, err)
+		}
+		if len(m) == 0 {
+			return nil, fmt.Errorf("--data %s: no file matches", g)
+		}
+		paths = append(paths, m...)
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("--data: no files given")
+	}
+	sort.Strings(paths)
+	var out []Shard
+	for i, p := range paths {
+		if i > 0 && p == paths[i-1] {
+			continue // two globs matched it
+		}
+		out = append(out, Shard{Index: len(out), Path: p})
+	}
+	return out, nil
+}
+
+// readChunks reads a shard (delimited text in pieces, gzip or not; other
+// formats whole) through the Beam file systems.
+func readChunks(ctx context.Context, path string, opt dataset.ReadOptions, fn func(*dataset.Table) error) error {
+	if !strings.Contains(path, "://") {
+		return dataset.ReadFileChunks(ctx, path, opt, 0, fn)
+	}
+	r, err := openShard(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return dataset.ReadChunks(ctx, r, path, opt, 0, fn)
+}
+
+// sampleFn emits a shard's Sample rows of smallest key and its row count.
+type sampleFn struct {
+	Header []string
+	Seed   uint64
+	K      int
+}
+
+func (f *sampleFn) ProcessElement(ctx context.Context, sh Shard, emit func(RawRow), count func(int)) error {
+	rows, n, err := sampleShard(ctx, sh, f.Header, f.Seed, f.K)
+	if err != nil {
+		return err
+	}
+	rowsRead.Inc(ctx, int64(n))
+	for _, r := range rows {
+		emit(r)
+	}
+	count(n)
+	return nil
+}
+
+// growFn fits the pipeline and the routing on the sample.
+type growFn struct {
+	Spec   FitSpec
+	Header []string
+}
+
+func (f *growFn) ProcessElement(ctx context.Context, sample []RawRow, total int, emit func(Top)) error {
+	t, err := topFromSample(ctx, f.Spec, f.Header, sample, total)
+	if err != nil {
+		return err
+	}
+	emit(*t)
+	return nil
+}
+
+// routeFn encodes a shard's rows and keys each by its leaf.
+type routeFn struct {
+	once sync.Once
+	d    *decoded
+	err  error
+}
+
+func (f *routeFn) decoded(top Top) (*decoded, error) {
+	f.once.Do(func() { f.d, f.err = top.decode() })
+	return f.d, f.err
+}
+
+func (f *routeFn) ProcessElement(ctx context.Context, sh Shard, top Top, emit func(int, EncRow)) error {
+	d, err := f.decoded(top)
+	if err != nil {
+		return err
+	}
+	n, err := d.encodeShard(ctx, sh, func(leaf int, r EncRow) {
+		r.X = append([]float64(nil), r.X...) // the chunk's buffer is reused
+		emit(leaf, r)
+	})
+	rowsRouted.Inc(ctx, int64(n))
+	return err
+}
+
+// leafFn fits one leaf on its rows.
+type leafFn struct {
+	Memory uint64
+}
+
+// failLeaf, when set (tests), makes the first attempt of a leaf fail.
+var failLeaf = struct {
+	sync.Mutex
+	leaf  int
+	tried map[int]bool
+}{leaf: -1}
+
+func (f *leafFn) ProcessElement(ctx context.Context, leaf int, rows func(*EncRow) bool, top Top, emit func(LeafResult)) error {
+	d, err := top.decode()
+	if err != nil {
+		return err
+	}
+	var all []EncRow
+	var r EncRow
+	for rows(&r) {
+		all = append(all, r)
+	}
+	failLeaf.Lock()
+	if failLeaf.leaf == leaf && !failLeaf.tried[leaf] {
+		failLeaf.tried[leaf] = true
+		failLeaf.Unlock()
+		return fmt.Errorf("leaf %d: injected failure of the first attempt", leaf)
+	}
+	failLeaf.Unlock()
+	start := time.Now()
+	res, err := d.fitLeaf(ctx, leaf, all, f.Memory)
+	if err != nil {
+		return err
+	}
+	leavesFitted.Inc(ctx, 1)
+	leafRows.Update(ctx, int64(len(all)))
+	leafMillis.Update(ctx, time.Since(start).Milliseconds())
+	emit(*res)
+	return nil
+}
+
+// assembleFn puts the leaves into the routing and writes the model file.
+type assembleFn struct {
+	Out  string
+	Info predictor.TrainingInfo
+}
+
+func (f *assembleFn) ProcessElement(ctx context.Context, _ int, leaves func(*LeafResult) bool, top Top, emit func(string)) error {
+	d, err := top.decode()
+	if err != nil {
+		return err
+	}
+	var all []LeafResult
+	var r LeafResult
+	for leaves(&r) {
+		all = append(all, r)
+	}
+	m, err := d.assemble(all)
+	if err != nil {
+		return err
+	}
+	if err := writeModel(ctx, f.Out, m, d, f.Info); err != nil {
+		return err
+	}
+	emit(f.Out)
+	return nil
+}
+
+// writeModel writes the tree with its pipeline and target: atomically to
+// a local path, as one object elsewhere.
+func writeModel(ctx context.Context, out string, m predictor.FileModel, d *decoded, info predictor.TrainingInfo) error {
+	if !strings.Contains(out, "://") {
+		return predictor.WriteFile(ctx, out, m, d.pipeline, d.target, &info, "rfm-beam")
+	}
+	dir, err := os.MkdirTemp("", "rfm-beam-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	local := dir + "/model.rfm"
+	if err := predictor.WriteFile(ctx, local, m, d.pipeline, d.target, &info, "rfm-beam"); err != nil {
+		return err
+	}
+	b, err := os.ReadFile(local)
+	if err != nil {
+		return err
+	}
+	return writeObject(ctx, out, func(w io.Writer) error { _, err := w.Write(b); return err })
+}
+
+// writeObject writes a file by the Beam file systems (a failed write of a
+// local file leaves none).
+func writeObject(ctx context.Context, path string, fn func(io.Writer) error) error {
+	if !strings.Contains(path, "://") {
+		return modelfile.WriteAtomicContext(ctx, path, fn)
+	}
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	w, err := fs.OpenWrite(ctx, path)
+	if err != nil {
+		return err
+	}
+	if err := fn(w); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+// fitPipeline builds the distributed fit: sample, routing, leaves, model.
+func fitPipeline(spec FitSpec, shards []Shard, header []string, out string, info predictor.TrainingInfo) *beam.Pipeline {
+	p, s := beam.NewPipelineWithRoot()
+	files := beam.CreateList(s, shards)
+	raw, counts := beam.ParDo2(s, &sampleFn{Header: header, Seed: spec.Seed, K: spec.Sample}, files)
+	sample := top.Smallest(s.Scope("sample"), raw, spec.Sample, lessRaw)
+	total := stats.Sum(s, counts)
+	topInfo := beam.ParDo(s.Scope("grow"), &growFn{Spec: spec, Header: header}, sample, beam.SideInput{Input: total})
+	routed := beam.ParDo(s.Scope("route"), &routeFn{}, files, beam.SideInput{Input: topInfo})
+	leaves := beam.ParDo(s.Scope("leaves"), &leafFn{Memory: spec.Memory}, beam.GroupByKey(s, routed), beam.SideInput{Input: topInfo})
+	all := beam.GroupByKey(s, beam.AddFixedKey(s, leaves))
+	beam.ParDo(s.Scope("assemble"), &assembleFn{Out: out, Info: info}, all, beam.SideInput{Input: topInfo})
+	return p
+}
+
+// scoreFn predicts a shard's rows and writes them to DIR/part-NNNNN.csv
+// as 'rfm predict' writes its output.
+type scoreFn struct {
+	Dir   string
+	Proba bool
+	once  sync.Once
+	m     *predictor.Model
+	err   error
+}
+
+func (f *scoreFn) ProcessElement(ctx context.Context, sh Shard, model []byte, emit func(int)) error {
+	f.once.Do(func() { f.m, f.err = predictor.Read(bytes.NewReader(model), "model") })
+	if f.err != nil {
+		return f.err
+	}
+	n, err := scoreShard(ctx, f.m, sh, partPath(f.Dir, sh.Index), f.Proba)
+	if err != nil {
+		return err
+	}
+	rowsScored.Inc(ctx, int64(n))
+	emit(n)
+	return nil
+}
+
+// partPath is the output file of shard i.
+func partPath(dir string, i int) string {
+	return strings.TrimSuffix(dir, "/") + "/part-" + fmt.Sprintf("%05d", i) + ".csv"
+}
+
+// predictPipeline builds the batch scoring: the model as a side input,
+// one output file per input shard.
+func predictPipeline(model []byte, shards []Shard, dir string, proba bool) *beam.Pipeline {
+	p, s := beam.NewPipelineWithRoot()
+	files := beam.CreateList(s, shards)
+	m := beam.Create(s, model)
+	counts := beam.ParDo(s.Scope("score"), &scoreFn{Dir: dir, Proba: proba}, files, beam.SideInput{Input: m})
+	stats.Sum(s, counts)
+	return p
+}
+
+// formatFloat writes the shortest text that parses back to exactly v (as
+// rfm predict does).
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
