@@ -152,6 +152,27 @@ func TestPowerCalibration(t *testing.T) {
 		t.Errorf("separated rows: power %v, log-loss %v → %v; want β = 1, unchanged", cal.Power, cal.LogLossBefore, cal.LogLossAfter)
 	}
 
+	// On ten rows, two of them confident errors, the prior keeps β nearer
+	// 1 than the plain fit of the log-loss.
+	s = make([]float64, 10*c)
+	labels = make([]int, 10)
+	for i := 0; i < 10; i++ {
+		labels[i] = i % c
+		top := labels[i]
+		if i < 2 {
+			top = (top + 1) % c
+		}
+		s[i*c+top] = 0.9
+	}
+	ls := slices.Clone(s)
+	for i := 0; i < 10; i++ {
+		logClipped(ls[i*c : i*c+c])
+	}
+	plain, shrunk := fitInverseTemperature(ls, labels, c), fitPower(ls, labels, c)
+	if !(math.Abs(math.Log(shrunk)) < 0.8*math.Abs(math.Log(plain))) {
+		t.Errorf("ten rows: the prior's β %.4g is not nearer 1 than the plain fit's %.4g", shrunk, plain)
+	}
+
 	// The logistic head's base is softmax(s): the power is a temperature.
 	base := &Calibration{Method: CalibrateTemperature, Temperature: 1}
 	cal, err = fitCalibration(CalibratePower, s, labels, c, base)

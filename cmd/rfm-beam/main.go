@@ -65,6 +65,9 @@ func main() {
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 	if err := run(context.Background(), os.Args[1:], os.Stderr); err != nil {
+		if err == flag.ErrHelp {
+			return
+		}
 		fmt.Fprintf(os.Stderr, "rfm-beam: %v\n", rootCause(err))
 		var u usageError
 		if errors.As(err, &u) {
@@ -116,13 +119,40 @@ type fitFlags struct {
 	cfg                                    rfm.Config
 }
 
-// newFlags is a command's flag set: its own flags plus Beam's (runner,
-// endpoint, ...), which Beam registers on the process's flag set.
+// newFlags is a command's flag set, for its own flags; parse adds Beam's
+// (runner, endpoint, ...), which Beam registers on the process's flag set.
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	flag.CommandLine.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, f.Name, f.Usage) })
 	return fs
+}
+
+// parse parses args with the command's flags and Beam's; -h lists the
+// command's own.
+func parse(own *flag.FlagSet, args []string, stderr io.Writer) error {
+	all := flag.NewFlagSet(own.Name(), flag.ContinueOnError)
+	all.SetOutput(stderr)
+	own.VisitAll(func(f *flag.Flag) { all.Var(f.Value, f.Name, f.Usage) })
+	flag.CommandLine.VisitAll(func(f *flag.Flag) {
+		if all.Lookup(f.Name) == nil {
+			all.Var(f.Value, f.Name, f.Usage)
+		}
+	})
+	all.Usage = func() {
+		fmt.Fprint(stderr, usage, "\nFlags of "+own.Name()+":\n")
+		own.PrintDefaults()
+		fmt.Fprint(stderr, "\nEvery flag of Beam's Go SDK is accepted too (--runner, --endpoint, --environment_type, --job_name, ...).\n")
+	}
+	if err := all.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return err
+		}
+		return usageError{err}
+	}
+	if all.NArg() > 0 {
+		return usagef("unexpected argument %q", all.Arg(0))
+	}
+	return nil
 }
 
 func cmdFit(ctx context.Context, args []string, stderr io.Writer) error {
@@ -151,11 +181,8 @@ func cmdFit(ctx context.Context, args []string, stderr io.Writer) error {
 			fs.Func(p.Name, help+" (default "+p.DefaultText()+")", set)
 		}
 	}
-	if err := fs.Parse(args); err != nil {
-		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
+	if err := parse(fs, args, stderr); err != nil {
+		return err
 	}
 	switch {
 	case o.data == "":
@@ -214,8 +241,8 @@ func cmdPredict(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.StringVar(&data, "data", "", "comma-separated `GLOBS` of the files to score (required)")
 	fs.StringVar(&out, "out", "", "the output `DIR` (required): part-NNNNN.csv per input file")
 	fs.BoolVar(&proba, "proba", false, "add one probability column per class (classification)")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+	if err := parse(fs, args, stderr); err != nil {
+		return err
 	}
 	switch {
 	case model == "":

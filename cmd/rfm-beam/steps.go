@@ -19,6 +19,7 @@ import (
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/predictor"
 	"github.com/rfmkit/rfm/tree"
 )
 
@@ -220,7 +221,7 @@ func topFromSample(ctx context.Context, spec FitSpec, header []string, sample []
 	if err != nil {
 		return nil, err
 	}
-	ds, err := encode(t, p, tg)
+	ds, err := predictor.Encode(t, p, tg)
 	if err != nil {
 		return nil, err
 	}
@@ -241,30 +242,6 @@ func topFromSample(ctx context.Context, spec FitSpec, header []string, sample []
 	}
 	top.Tree = g.Bytes()
 	return top, nil
-}
-
-// encode is predictor.Encode with the classes of the target (a piece of
-// the table may lack some).
-func encode(t *dataset.Table, p *dataset.Pipeline, tg *dataset.Target) (*rfm.Dataset, error) {
-	x, n, d, err := p.Transform(t)
-	if err != nil {
-		return nil, err
-	}
-	col, err := t.TargetColumn(tg.Name)
-	if err != nil {
-		return nil, err
-	}
-	y, cls, err := tg.Encode(col)
-	if err != nil {
-		return nil, err
-	}
-	ds := &rfm.Dataset{X: x, N: n, D: d}
-	if tg.IsClassification() {
-		ds.Labels, ds.Classes = cls, tg.NumClasses()
-	} else {
-		ds.Y, ds.Outputs = y, 1
-	}
-	return ds, nil
 }
 
 // decoded is a Top ready to use.
@@ -304,7 +281,7 @@ func (d *decoded) readOptions() dataset.ReadOptions {
 func (d *decoded) encodeShard(ctx context.Context, sh Shard, fn func(leaf int, r EncRow)) (int, error) {
 	n := 0
 	err := readChunks(ctx, sh.Path, d.readOptions(), func(t *dataset.Table) error {
-		ds, err := encode(t, d.pipeline, d.target)
+		ds, err := predictor.Encode(t, d.pipeline, d.target)
 		if err != nil {
 			return fmt.Errorf("%s: %w", sh.Path, err)
 		}
