@@ -431,21 +431,99 @@ func (m *Model) UncalibratedProba(ctx context.Context, x []float64, n int) ([]fl
 // out-of-fold scores of the same configuration, and stores it in place of
 // the model's own. CalibrateNone removes a fitted calibration (the
 // logistic head keeps its softmax).
-func (m *Model) Recalibrate(method CalibrationMethod, s []float64, labels []int) error {
+//
+// With folds (each row's fold, 0..k−1, as the scores were made), the
+// calibration is first checked across them: fitted on the other folds'
+// rows, it must lower the log-loss of each fold's rows, over all rows, by
+// more than one standard error of the per-row change; otherwise the model
+// keeps its own probabilities (the power method stores β = 1) and its note
+// says so. On a few dozen rows a fitted map is mostly noise.
+func (m *Model) Recalibrate(method CalibrationMethod, s []float64, labels []int, folds []int) error {
 	if m.Task != Classification {
 		return fmt.Errorf("calibration: a %s model has no probabilities to calibrate", m.Task)
 	}
+	c := m.Outputs
 	var base *Calibration
 	if m.Config.Loss == LossLogistic {
 		base = &Calibration{Method: CalibrateTemperature, Temperature: 1}
 	}
-	cal, err := fitCalibration(method, s, labels, m.Outputs, base)
+	cal, err := fitCalibration(method, s, labels, c, base)
 	if err != nil {
 		return err
+	}
+	if cal != nil && folds != nil {
+		gain, se, err := crossCheck(method, s, labels, c, base, folds)
+		if err != nil {
+			return err
+		}
+		if !(gain > se) {
+			m.Note = joinNotes(m.Note, fmt.Sprintf("%s calibration left out: across the folds it changed the log-loss by %.3g ± %.3g a row", method, -gain, se))
+			switch cal.Method {
+			case CalibratePower:
+				cal.Power, cal.LogLossAfter = 1, cal.LogLossBefore
+			case CalibrateTemperature:
+				if base != nil { // the logistic head's own softmax
+					cal.Temperature, cal.LogLossAfter = 1, cal.LogLossBefore
+				} else {
+					cal = nil
+				}
+			default:
+				cal = nil
+			}
+		}
 	}
 	if cal == nil {
 		cal = base
 	}
 	m.Calibration = cal
 	return nil
+}
+
+// crossCheck fits the calibration on all folds but one and measures it on
+// that one: the mean per-row fall of the log-loss against the base map,
+// and its standard error.
+func crossCheck(method CalibrationMethod, s []float64, labels []int, c int, base *Calibration, folds []int) (gain, se float64, err error) {
+	n := len(labels)
+	if len(folds) != n {
+		return 0, 0, fmt.Errorf("calibration: %d fold numbers for %d rows", len(folds), n)
+	}
+	k := slices.Max(folds) + 1
+	d := make([]float64, 0, n)
+	for f := 0; f < k; f++ {
+		var trS, teS []float64
+		var trL, teL []int
+		for i, fi := range folds {
+			row := s[i*c : i*c+c]
+			if fi == f {
+				teS, teL = append(teS, row...), append(teL, labels[i])
+			} else {
+				trS, trL = append(trS, row...), append(trL, labels[i])
+			}
+		}
+		if len(teL) == 0 || len(trL) == 0 {
+			continue
+		}
+		cal, err := fitCalibration(method, trS, trL, c, base)
+		if err != nil {
+			return 0, 0, err
+		}
+		pc, pb := slices.Clone(teS), slices.Clone(teS)
+		cal.Apply(pc, len(teL), c)
+		base.Apply(pb, len(teL), c)
+		for i, l := range teL {
+			d = append(d, math.Log(max(pc[i*c+l], ProbEps))-math.Log(max(pb[i*c+l], ProbEps)))
+		}
+	}
+	if len(d) < 2 {
+		return 0, math.Inf(1), nil
+	}
+	mean, ss := 0.0, 0.0
+	for _, v := range d {
+		mean += v
+	}
+	mean /= float64(len(d))
+	for _, v := range d {
+		ss += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(ss/float64(len(d)-1)) / math.Sqrt(float64(len(d))), nil
 }

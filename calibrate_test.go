@@ -329,3 +329,49 @@ func TestFitCalibrated(t *testing.T) {
 		t.Errorf("regression model with a calibration: %v", err)
 	}
 }
+
+// Recalibrate with folds keeps a calibration that helps across them and
+// leaves out one that does not (β = 1, and the note says so).
+func TestRecalibrateCrossChecked(t *testing.T) {
+	const c = 3
+	draw := func(n int, b0 float64, seed uint64) ([]float64, []int, []int) {
+		r := rand.New(rand.NewPCG(seed, 9))
+		s, labels, folds := make([]float64, n*c), make([]int, n), make([]int, n)
+		row := make([]float64, c)
+		for i := 0; i < n; i++ {
+			for k := 0; k < c; k++ {
+				s[i*c+k] = r.Float64() * r.Float64()
+			}
+			copy(row, s[i*c:i*c+c])
+			logClipped(row)
+			softmax(row, b0)
+			u, l := r.Float64(), 0
+			for u > row[l] && l < c-1 {
+				u -= row[l]
+				l++
+			}
+			labels[i], folds[i] = l, i%4
+		}
+		return s, labels, folds
+	}
+	m := &Model{Task: Classification, Outputs: c}
+	s, labels, folds := draw(4000, 0.4, 1)
+	if err := m.Recalibrate(CalibratePower, s, labels, folds); err != nil {
+		t.Fatal(err)
+	}
+	if cal := m.Calibration; cal == nil || math.Abs(cal.Power-0.4) > 0.05 || m.Note != "" {
+		t.Errorf("4 000 overconfident rows: %+v, note %q; want β near 0.4 kept", cal, m.Note)
+	}
+	// Scores already calibrated (β₀ = 1), 12 rows: nothing to gain.
+	m = &Model{Task: Classification, Outputs: c}
+	s, labels, folds = draw(12, 1, 2)
+	if err := m.Recalibrate(CalibratePower, s, labels, folds); err != nil {
+		t.Fatal(err)
+	}
+	if cal := m.Calibration; cal == nil || cal.Power != 1 || !strings.Contains(m.Note, "power calibration left out") {
+		t.Errorf("12 calibrated rows: %+v, note %q; want β = 1 and a note", cal, m.Note)
+	}
+	if err := m.Recalibrate(CalibratePower, s, labels, folds[:5]); err == nil {
+		t.Error("fold numbers for other rows were accepted")
+	}
+}

@@ -715,39 +715,42 @@ func FinalFit(ctx context.Context, opt Options, best *Trial, progress func(rfm.P
 	if err != nil {
 		return nil, err
 	}
-	s, err := outOfFold(ctx, cfg, ds, opt.Folds)
+	s, folds, err := outOfFold(ctx, cfg, ds, opt.Folds)
 	if err != nil {
 		return nil, err
 	}
-	if err := m.Recalibrate(method, s, ds.Labels); err != nil {
+	if err := m.Recalibrate(method, s, ds.Labels, folds); err != nil {
 		return nil, err
 	}
 	return m, nil
 }
 
 // outOfFold returns the n×c scores of every row by the configuration
-// fitted without it: k folds (the search's), each scored by a fit on the
-// others. With folds the search chose on, the final model's calibration is
-// fitted on these scores, on every row, not on the few rows of one
-// holdout (on small tables a holdout of a dozen rows gave a temperature
-// that raised the test log-loss).
-func outOfFold(ctx context.Context, cfg rfm.Config, ds *rfm.Dataset, k int) ([]float64, error) {
+// fitted without it, and each row's fold: k folds (the search's), each
+// scored by a fit on the others. With folds the search chose on, the final
+// model's calibration is fitted on these scores, on every row, not on the
+// few rows of one holdout (on small tables a holdout of a dozen rows gave a
+// temperature that raised the test log-loss), and kept only when it helps
+// across the folds (rfm.Model.Recalibrate).
+func outOfFold(ctx context.Context, cfg rfm.Config, ds *rfm.Dataset, k int) ([]float64, []int, error) {
 	c := ds.NumOutputs()
 	out := make([]float64, ds.N*c)
+	folds := make([]int, ds.N)
 	trains, tests := rfm.KFold(ds.N, ds.Labels, k, cfg.Seed)
 	for f := range trains {
 		m, err := rfm.Fit(ctx, cfg, withClasses(ds.Subset(trains[f]), ds), nil, nil)
 		if err != nil {
-			return nil, fmt.Errorf("fold %d of the calibration: %w", f+1, err)
+			return nil, nil, fmt.Errorf("fold %d of the calibration: %w", f+1, err)
 		}
 		te := ds.Subset(tests[f])
 		s, err := m.Predict(ctx, te.X, te.N)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for j, r := range tests[f] {
 			copy(out[r*c:r*c+c], s[j*c:j*c+c])
+			folds[r] = f
 		}
 	}
-	return out, nil
+	return out, folds, nil
 }
