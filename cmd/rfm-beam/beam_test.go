@@ -121,12 +121,7 @@ func fitLocal(t *testing.T, spec FitSpec, glob, out string) {
 		total += n
 		cand = append(cand, rows...)
 	}
-	slices.SortFunc(cand, func(a, b RawRow) int {
-		if lessRaw(a, b) {
-			return -1
-		}
-		return 1
-	})
+	slices.SortFunc(cand, cmpRaw)
 	sample := cand[:min(spec.Sample, len(cand))]
 	top, err := topFromSample(ctx, spec, header, sample, total)
 	if err != nil {

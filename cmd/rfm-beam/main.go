@@ -56,14 +56,6 @@ func main() {
 		beam.Init()
 		return
 	}
-	// Prism logs every bundle and dumps a failed bundle's plan; the
-	// error that ends the run says what failed (RFM_BEAM_LOG=debug shows
-	// the runner's log).
-	level := slog.Level(100)
-	if os.Getenv("RFM_BEAM_LOG") == "debug" {
-		level = slog.LevelDebug
-	}
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 	if err := run(context.Background(), os.Args[1:], os.Stderr); err != nil {
 		if err == flag.ErrHelp {
 			return
@@ -74,6 +66,16 @@ func main() {
 			os.Exit(2)
 		}
 		os.Exit(1)
+	}
+}
+
+// initBeam initializes Beam and then quiets its log: Prism logs every
+// bundle and dumps a failed bundle's plan, and the error that ends the run
+// says what failed (RFM_BEAM_LOG=debug keeps the runner's log).
+func initBeam() {
+	beam.Init()
+	if os.Getenv("RFM_BEAM_LOG") != "debug" {
+		slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.Level(100)})))
 	}
 }
 
@@ -197,7 +199,7 @@ func cmdFit(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := o.cfg.Validate(); err != nil {
 		return usageError{err}
 	}
-	beam.Init()
+	initBeam()
 	spec := FitSpec{Target: o.target, Task: o.task, Scaling: o.scale, Sample: o.sample, Seed: o.cfg.Seed, Memory: o.memory, Config: o.cfg}
 	if o.ignore != "" {
 		spec.Ignore = strings.Split(o.ignore, ",")
@@ -252,7 +254,7 @@ func cmdPredict(ctx context.Context, args []string, stderr io.Writer) error {
 	case out == "":
 		return usagef("--out is required")
 	}
-	beam.Init()
+	initBeam()
 	return predictBeam(ctx, model, data, out, proba, stderr)
 }
 

@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -19,7 +21,6 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/stats"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/top"
 
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/modelfile"
@@ -27,7 +28,7 @@ import (
 )
 
 func init() {
-	for _, t := range []any{Shard{}, RawRow{}, EncRow{}, LeafResult{}, Top{}} {
+	for _, t := range []any{Shard{}, RawRow{}, EncRow{}, LeafResult{}, Top{}, sampleAcc{}} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
 	register.DoFn4x1[context.Context, Shard, func(RawRow), func(int), error](&sampleFn{})
@@ -36,7 +37,7 @@ func init() {
 	register.DoFn5x1[context.Context, int, func(*EncRow) bool, Top, func(LeafResult), error](&leafFn{})
 	register.DoFn5x1[context.Context, int, func(*LeafResult) bool, Top, func(string), error](&assembleFn{})
 	register.DoFn4x1[context.Context, Shard, []byte, func(int), error](&scoreFn{})
-	register.Function2x1(lessRaw)
+	register.Combiner3[sampleAcc, RawRow, []RawRow](&sampleCombine{})
 	register.Emitter1[RawRow]()
 	register.Emitter1[int]()
 	register.Emitter1[Top]()
@@ -136,6 +137,40 @@ func (f *sampleFn) ProcessElement(ctx context.Context, sh Shard, emit func(RawRo
 	return nil
 }
 
+// sampleCombine keeps the K rows of smallest key (top.Smallest sorts its
+// whole list at every element: hours for a sample of a million rows).
+type sampleCombine struct {
+	K int
+}
+
+// sampleAcc holds up to about 2K candidate rows.
+type sampleAcc struct {
+	Rows []RawRow
+}
+
+func (c *sampleCombine) CreateAccumulator() sampleAcc { return sampleAcc{} }
+
+func (c *sampleCombine) AddInput(a sampleAcc, r RawRow) sampleAcc {
+	a.Rows = append(a.Rows, r)
+	if len(a.Rows) >= 2*c.K+1024 {
+		a.Rows = smallest(a.Rows, c.K)
+	}
+	return a
+}
+
+func (c *sampleCombine) MergeAccumulators(a, b sampleAcc) sampleAcc {
+	a.Rows = smallest(append(a.Rows, b.Rows...), c.K)
+	return a
+}
+
+func (c *sampleCombine) ExtractOutput(a sampleAcc) []RawRow { return smallest(a.Rows, c.K) }
+
+// smallest sorts rows by key and keeps the first k.
+func smallest(rows []RawRow, k int) []RawRow {
+	slices.SortFunc(rows, cmpRaw)
+	return rows[:min(k, len(rows))]
+}
+
 // growFn fits the pipeline and the routing on the sample.
 type growFn struct {
 	Spec   FitSpec
@@ -143,10 +178,12 @@ type growFn struct {
 }
 
 func (f *growFn) ProcessElement(ctx context.Context, sample []RawRow, total int, emit func(Top)) error {
+	start := time.Now()
 	t, err := topFromSample(ctx, f.Spec, f.Header, sample, total)
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(os.Stderr, "rfm-beam: routing grown on %d sampled rows of %d in %.1f s\n", len(sample), total, time.Since(start).Seconds())
 	emit(*t)
 	return nil
 }
@@ -181,6 +218,9 @@ type leafFn struct {
 	Memory uint64
 }
 
+// fittedHere counts the leaves this process fitted (progress on stderr).
+var fittedHere atomic.Int64
+
 // failLeaf, when set (tests), makes the first attempt of a leaf fail.
 var failLeaf = struct {
 	sync.Mutex
@@ -211,6 +251,9 @@ func (f *leafFn) ProcessElement(ctx context.Context, leaf int, rows func(*EncRow
 		return err
 	}
 	leavesFitted.Inc(ctx, 1)
+	if n := fittedHere.Add(1); n%50 == 0 {
+		fmt.Fprintf(os.Stderr, "rfm-beam: %d leaves fitted in this worker\n", n)
+	}
 	leafRows.Update(ctx, int64(len(all)))
 	leafMillis.Update(ctx, time.Since(start).Milliseconds())
 	emit(*res)
@@ -293,7 +336,7 @@ func fitPipeline(spec FitSpec, shards []Shard, header []string, out string, info
 	p, s := beam.NewPipelineWithRoot()
 	files := beam.CreateList(s, shards)
 	raw, counts := beam.ParDo2(s, &sampleFn{Header: header, Seed: spec.Seed, K: spec.Sample}, files)
-	sample := top.Smallest(s.Scope("sample"), raw, spec.Sample, lessRaw)
+	sample := beam.Combine(s.Scope("sample"), &sampleCombine{K: spec.Sample}, raw)
 	total := stats.Sum(s, counts)
 	topInfo := beam.ParDo(s.Scope("grow"), &growFn{Spec: spec, Header: header}, sample, beam.SideInput{Input: total})
 	routed := beam.ParDo(s.Scope("route"), &routeFn{}, files, beam.SideInput{Input: topInfo})

@@ -100,6 +100,17 @@ func lessRaw(a, b RawRow) bool {
 	return cmpPlace(a.Shard, a.Row, b.Shard, b.Row) < 0
 }
 
+// cmpRaw is lessRaw as a comparison.
+func cmpRaw(a, b RawRow) int {
+	if lessRaw(a, b) {
+		return -1
+	}
+	if lessRaw(b, a) {
+		return 1
+	}
+	return 0
+}
+
 func cmpPlace(s1, r1, s2, r2 int) int {
 	if c := cmp.Compare(s1, s2); c != 0 {
 		return c
@@ -164,12 +175,7 @@ func sampleShard(ctx context.Context, sh Shard, header []string, seed uint64, k 
 		return nil
 	})
 	keep := []RawRow(*h)
-	slices.SortFunc(keep, func(a, b RawRow) int {
-		if lessRaw(a, b) {
-			return -1
-		}
-		return 1
-	})
+	slices.SortFunc(keep, cmpRaw)
 	return keep, n, err
 }
 
