@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -14,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/rfmkit/rfm"
@@ -23,8 +21,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError + 1})))
-	beam.Init()
+	initBeam()
 	os.Exit(m.Run())
 }
 
@@ -244,7 +241,8 @@ func TestPredictMatchesRfmPredict(t *testing.T) {
 		t.Fatal(err)
 	}
 	rfmBin := filepath.Join(dir, "rfm")
-	build := exec.Command("go", "build", "-tags", buildTags, "-o", rfmBin, "github.com/rfmkit/rfm/cmd/rfm")
+	build := exec.Command("go", "build", "-tags", buildTags, "-o", rfmBin, "./cmd/rfm")
+	build.Dir = filepath.Join("..", "..") // the rfm module, with its own go.sum
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build rfm: %v\n%s", err, out)
 	}
