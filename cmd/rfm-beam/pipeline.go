@@ -25,6 +25,7 @@ import (
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/predictor"
+	"github.com/rfmkit/rfm/tree"
 )
 
 func init() {
@@ -289,7 +290,8 @@ func (f *assembleFn) ProcessElement(ctx context.Context, _ int, leaves func(*Lea
 
 // writeModel writes the tree with its pipeline and target: atomically to
 // a local path, as one object elsewhere.
-func writeModel(ctx context.Context, out string, m predictor.FileModel, d *decoded, info predictor.TrainingInfo) error {
+func writeModel(ctx context.Context, out string, m *tree.Model, d *decoded, info predictor.TrainingInfo) error {
+	info.Rows = m.N
 	if !strings.Contains(out, "://") {
 		return predictor.WriteFile(ctx, out, m, d.pipeline, d.target, &info, "rfm-beam")
 	}
