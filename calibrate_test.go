@@ -83,6 +83,28 @@ func TestTemperatureCappedOnFewRows(t *testing.T) {
 	}
 }
 
+// powerLabels draws n rows of c scores and labels from the clipped scores
+// to the power b0 (b0 < 1: the scores overstate).
+func powerLabels(r *rand.Rand, n, c int, b0 float64) ([]float64, []int) {
+	s, labels := make([]float64, n*c), make([]int, n)
+	row := make([]float64, c)
+	for i := 0; i < n; i++ {
+		for k := 0; k < c; k++ {
+			s[i*c+k] = r.Float64() * r.Float64()
+		}
+		copy(row, s[i*c:i*c+c])
+		logClipped(row)
+		softmax(row, b0)
+		u, l := r.Float64(), 0
+		for u > row[l] && l < c-1 {
+			u -= row[l]
+			l++
+		}
+		labels[i] = l
+	}
+	return s, labels
+}
+
 // The power family contains the model as fitted (β = 1 gives the clipped
 // scores), recovers an overconfident model's β < 1, keeps a perfectly
 // separated model's confidence (the cap stops at β = 1, where the
@@ -103,24 +125,7 @@ func TestPowerCalibration(t *testing.T) {
 
 	// Labels drawn from p^β₀ with β₀ = 0.5: the scores overstate.
 	const n, b0 = 20000, 0.5
-	r := rand.New(rand.NewPCG(5, 6))
-	s = make([]float64, n*c)
-	labels := make([]int, n)
-	row := make([]float64, c)
-	for i := 0; i < n; i++ {
-		for k := 0; k < c; k++ {
-			s[i*c+k] = r.Float64() * r.Float64()
-		}
-		copy(row, s[i*c:i*c+c])
-		logClipped(row)
-		softmax(row, b0)
-		u, l := r.Float64(), 0
-		for u > row[l] && l < c-1 {
-			u -= row[l]
-			l++
-		}
-		labels[i] = l
-	}
+	s, labels := powerLabels(rand.New(rand.NewPCG(5, 6)), n, c, b0)
 	cal, err := FitCalibration(CalibratePower, s, labels, c)
 	if err != nil {
 		t.Fatal(err)
@@ -335,22 +340,10 @@ func TestFitCalibrated(t *testing.T) {
 func TestRecalibrateCrossChecked(t *testing.T) {
 	const c = 3
 	draw := func(n int, b0 float64, seed uint64) ([]float64, []int, []int) {
-		r := rand.New(rand.NewPCG(seed, 9))
-		s, labels, folds := make([]float64, n*c), make([]int, n), make([]int, n)
-		row := make([]float64, c)
-		for i := 0; i < n; i++ {
-			for k := 0; k < c; k++ {
-				s[i*c+k] = r.Float64() * r.Float64()
-			}
-			copy(row, s[i*c:i*c+c])
-			logClipped(row)
-			softmax(row, b0)
-			u, l := r.Float64(), 0
-			for u > row[l] && l < c-1 {
-				u -= row[l]
-				l++
-			}
-			labels[i], folds[i] = l, i%4
+		s, labels := powerLabels(rand.New(rand.NewPCG(seed, 9)), n, c, b0)
+		folds := make([]int, n)
+		for i := range folds {
+			folds[i] = i % 4
 		}
 		return s, labels, folds
 	}

@@ -76,8 +76,8 @@ func testSpec() FitSpec {
 
 var testInfo = predictor.TrainingInfo{Data: "test", Validation: "none", Version: "rfm-beam"}
 
-// runFit runs the fit pipeline on Prism, in this process.
-func runFit(t *testing.T, spec FitSpec, glob, out string) error {
+// inputs expands the globs into shards and reads their header.
+func inputs(t *testing.T, glob string) ([]Shard, []string) {
 	t.Helper()
 	ctx := context.Background()
 	shards, err := expand(ctx, glob)
@@ -88,6 +88,14 @@ func runFit(t *testing.T, spec FitSpec, glob, out string) error {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return shards, header
+}
+
+// runFit runs the fit pipeline on Prism, in this process.
+func runFit(t *testing.T, spec FitSpec, glob, out string) error {
+	t.Helper()
+	ctx := context.Background()
+	shards, header := inputs(t, glob)
 	return beamx.Run(ctx, fitPipeline(spec, shards, header, out, testInfo))
 }
 
@@ -98,14 +106,7 @@ func runFit(t *testing.T, spec FitSpec, glob, out string) error {
 func fitLocal(t *testing.T, spec FitSpec, glob, out string) {
 	t.Helper()
 	ctx := context.Background()
-	shards, err := expand(ctx, glob)
-	if err != nil {
-		t.Fatal(err)
-	}
-	header, err := readHeader(ctx, shards[0].Path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	shards, header := inputs(t, glob)
 	var cand []RawRow
 	offset := map[int]int{}
 	total := 0

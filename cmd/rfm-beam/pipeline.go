@@ -234,11 +234,7 @@ func (f *leafFn) ProcessElement(ctx context.Context, leaf int, rows func(*EncRow
 	if err != nil {
 		return err
 	}
-	var all []EncRow
-	var r EncRow
-	for rows(&r) {
-		all = append(all, r)
-	}
+	all := collect(rows)
 	failLeaf.Lock()
 	if failLeaf.leaf == leaf && !failLeaf.tried[leaf] {
 		failLeaf.tried[leaf] = true
@@ -261,6 +257,16 @@ func (f *leafFn) ProcessElement(ctx context.Context, leaf int, rows func(*EncRow
 	return nil
 }
 
+// collect reads a grouped stage's values into a slice.
+func collect[T any](next func(*T) bool) []T {
+	var all []T
+	var v T
+	for next(&v) {
+		all = append(all, v)
+	}
+	return all
+}
+
 // assembleFn puts the leaves into the routing and writes the model file.
 type assembleFn struct {
 	Out  string
@@ -272,12 +278,7 @@ func (f *assembleFn) ProcessElement(ctx context.Context, _ int, leaves func(*Lea
 	if err != nil {
 		return err
 	}
-	var all []LeafResult
-	var r LeafResult
-	for leaves(&r) {
-		all = append(all, r)
-	}
-	m, err := d.assemble(all)
+	m, err := d.assemble(collect(leaves))
 	if err != nil {
 		return err
 	}
