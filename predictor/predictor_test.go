@@ -487,3 +487,26 @@ func TestTrainErrors(t *testing.T) {
 		t.Fatalf("predict: %v, %+v", err, p)
 	}
 }
+
+// TestPredictionRowsText: the text rows are the labels (and probabilities)
+// or values, and every number reads back to the same float64.
+func TestPredictionRowsText(t *testing.T) {
+	cls := &predictor.Predictions{N: 2, Classes: []string{"a", "b"}, Labels: []string{"b", "a"},
+		Proba: []float64{0.1, 0.9, 2.0 / 3, 1.0 / 3}}
+	got := cls.Rows(true)
+	want := [][]string{{"b", "0.1", "0.9"}, {"a", "0.6666666666666666", "0.3333333333333333"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("classification rows %q, want %q", got, want)
+	}
+	if got := cls.Rows(false); !reflect.DeepEqual(got, [][]string{{"b"}, {"a"}}) {
+		t.Fatalf("rows without probabilities %q", got)
+	}
+	vals := []float64{math.Pi * 1e-300, -12345.678901234567, 0}
+	reg := &predictor.Predictions{N: 3, Values: vals}
+	for i, r := range reg.Rows(false) {
+		var v float64
+		if _, err := fmt.Sscan(r[0], &v); err != nil || v != vals[i] || len(r) != 1 {
+			t.Fatalf("row %d: %q reads back as %v (%v), want %v", i, r, v, err, vals[i])
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
@@ -151,3 +152,42 @@ func Classify(cal *rfm.Calibration, scores []float64, n, c int) (classes []int, 
 	cal.Apply(proba, n, c)
 	return classes, proba
 }
+
+// PredictionHeader is the CSV header of prediction rows: "prediction",
+// then with proba one "proba_<class>" column per class.
+func (m *Model) PredictionHeader(proba bool) []string {
+	h := []string{"prediction"}
+	if proba {
+		for _, c := range m.Target.Classes {
+			h = append(h, "proba_"+c)
+		}
+	}
+	return h
+}
+
+// Rows formats the predictions as text, a row each: the class label, and
+// with proba the probability of each class; or the regression value.
+// Numbers take the shortest form that reads back exactly (FormatFloat).
+func (p *Predictions) Rows(proba bool) [][]string {
+	rows := make([][]string, p.N)
+	if p.Labels == nil {
+		for i, v := range p.Values[:p.N] {
+			rows[i] = []string{FormatFloat(v)}
+		}
+		return rows
+	}
+	c := len(p.Classes)
+	for i := range rows {
+		row := []string{p.Labels[i]}
+		if proba {
+			for _, v := range p.Proba[i*c : i*c+c] {
+				row = append(row, FormatFloat(v))
+			}
+		}
+		rows[i] = row
+	}
+	return rows
+}
+
+// FormatFloat writes the shortest text that parses back to exactly v.
+func FormatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

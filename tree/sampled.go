@@ -34,40 +34,21 @@ const SampleLeafSlack = 1.25
 // a fit on total rows, except that the rows are not held in memory (the
 // leaf budget is what one machine fitting one leaf needs).
 func GrowSample(ctx context.Context, cfg rfm.Config, sample *rfm.Dataset, total int, progress func(Progress)) (*Model, *Plan, error) {
-	if err := check(cfg); err != nil {
-		return nil, nil, err
-	}
 	if cfg.SoftRouting {
 		return nil, nil, errors.New("tree: soft routing needs the whole table's held-out rows; it is not available on a sampled tree")
 	}
-	cfg.Solver = rfm.SolverTree
-	if cfg.SplitRule == "" {
-		cfg.SplitRule = rfm.SplitAGOP
-	}
-	if sample == nil {
-		return nil, nil, errors.New("the sample is missing")
-	}
-	if err := sample.Check("sample"); err != nil {
-		return nil, nil, err
-	}
-	if sample.N < 2 || total < sample.N {
-		return nil, nil, fmt.Errorf("a sample of %d rows of a table of %d: need at least 2 rows, and no more than the table", sample.N, total)
-	}
-	task, c := sample.Task(), sample.NumOutputs()
-	plan, err := makePlan(cfg, total, sample.D, c, uint64(sample.N)*uint64(sample.D)*16)
+	cfg, err := prepare(cfg, sample, "sample")
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg.LeafSize, cfg.SplitSample = plan.LeafSize, plan.SplitSample
-	g := &grower{cfg: cfg, ds: sample, classes: c, progress: progress, weight: float64(total) / float64(sample.N)}
-	if task == rfm.Classification {
-		g.ds = withClasses(sample, c)
+	if total < sample.N {
+		return nil, nil, fmt.Errorf("a sample of %d rows of a table of %d: the sample must have no more than the table's rows", sample.N, total)
 	}
-	m := &Model{Config: cfg, Task: task, Outputs: c, D: sample.D, N: total}
-	rows := make([]int, sample.N)
-	for i := range rows {
-		rows[i] = i
+	plan, err := makePlan(cfg, total, sample.D, sample.NumOutputs(), uint64(sample.N)*uint64(sample.D)*16)
+	if err != nil {
+		return nil, nil, err
 	}
+	g, m, rows := start(cfg, plan, sample, total, progress)
 	leafRows, err := g.grow(ctx, m, rows)
 	if err != nil {
 		return nil, nil, err

@@ -230,38 +230,56 @@ func makePlan(cfg rfm.Config, n, d, c int, fixed uint64) (Plan, error) {
 
 // Fit grows the tree on train and fits its leaves with cfg (its solver
 // must be tree, auto or unset). progress may be nil.
-func Fit(ctx context.Context, cfg rfm.Config, train *rfm.Dataset, progress func(Progress)) (*Model, *Plan, error) {
+// prepare checks a tree's configuration and its rows (named what in the
+// messages), and sets the tree solver and the default split rule.
+func prepare(cfg rfm.Config, ds *rfm.Dataset, what string) (rfm.Config, error) {
 	if err := check(cfg); err != nil {
-		return nil, nil, err
+		return cfg, err
 	}
 	cfg.Solver = rfm.SolverTree
 	if cfg.SplitRule == "" {
 		cfg.SplitRule = rfm.SplitAGOP
 	}
-	if train == nil {
-		return nil, nil, errors.New("training data is missing")
+	if ds == nil {
+		return cfg, fmt.Errorf("%s data is missing", what)
 	}
-	if err := train.Check("training"); err != nil {
+	if err := ds.Check(what); err != nil {
+		return cfg, err
+	}
+	if ds.N < 2 {
+		return cfg, fmt.Errorf("%s data has %d row(s); at least 2 are needed", what, ds.N)
+	}
+	return cfg, nil
+}
+
+// start sets the plan's sizes into cfg and returns the grower over ds (its
+// rows standing for total), the empty model and ds's row indices.
+func start(cfg rfm.Config, plan Plan, ds *rfm.Dataset, total int, progress func(Progress)) (*grower, *Model, []int) {
+	cfg.LeafSize, cfg.SplitSample = plan.LeafSize, plan.SplitSample
+	task, c := ds.Task(), ds.NumOutputs()
+	g := &grower{cfg: cfg, ds: ds, classes: c, progress: progress, weight: float64(total) / float64(ds.N)}
+	if task == rfm.Classification {
+		g.ds = withClasses(ds, c)
+	}
+	m := &Model{Config: cfg, Task: task, Outputs: c, D: ds.D, N: total}
+	rows := make([]int, ds.N)
+	for i := range rows {
+		rows[i] = i
+	}
+	return g, m, rows
+}
+
+func Fit(ctx context.Context, cfg rfm.Config, train *rfm.Dataset, progress func(Progress)) (*Model, *Plan, error) {
+	cfg, err := prepare(cfg, train, "training")
+	if err != nil {
 		return nil, nil, err
-	}
-	if train.N < 2 {
-		return nil, nil, fmt.Errorf("training data has %d row(s); at least 2 are needed", train.N)
 	}
 	task, c := train.Task(), train.NumOutputs()
 	plan, err := MakePlan(cfg, train.N, train.D, c)
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg.LeafSize, cfg.SplitSample = plan.LeafSize, plan.SplitSample
-	g := &grower{cfg: cfg, ds: train, classes: c, progress: progress}
-	if task == rfm.Classification {
-		g.ds = withClasses(train, c)
-	}
-	m := &Model{Config: cfg, Task: task, Outputs: c, D: train.D, N: train.N}
-	rows := make([]int, train.N)
-	for i := range rows {
-		rows[i] = i
-	}
+	g, m, rows := start(cfg, plan, train, train.N, progress)
 	calibrate := task == rfm.Classification && cfg.Calibrate.Enabled()
 	var held []int
 	if cfg.SoftRouting || calibrate {

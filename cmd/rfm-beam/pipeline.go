@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -191,14 +190,20 @@ func (f *growFn) ProcessElement(ctx context.Context, sample []RawRow, total int,
 
 // routeFn encodes a shard's rows and keys each by its leaf.
 type routeFn struct {
+	topCache
+}
+
+// topCache decodes the side input Top (JSON pipeline and target, gob
+// routing tree) once per DoFn instance: it is the same for every element.
+type topCache struct {
 	once sync.Once
 	d    *decoded
 	err  error
 }
 
-func (f *routeFn) decoded(top Top) (*decoded, error) {
-	f.once.Do(func() { f.d, f.err = top.decode() })
-	return f.d, f.err
+func (c *topCache) decoded(top Top) (*decoded, error) {
+	c.once.Do(func() { c.d, c.err = top.decode() })
+	return c.d, c.err
 }
 
 func (f *routeFn) ProcessElement(ctx context.Context, sh Shard, top Top, emit func(int, EncRow)) error {
@@ -217,6 +222,7 @@ func (f *routeFn) ProcessElement(ctx context.Context, sh Shard, top Top, emit fu
 // leafFn fits one leaf on its rows.
 type leafFn struct {
 	Memory uint64
+	topCache
 }
 
 // fittedHere counts the leaves this process fitted (progress on stderr).
@@ -230,7 +236,7 @@ var failLeaf = struct {
 }{leaf: -1}
 
 func (f *leafFn) ProcessElement(ctx context.Context, leaf int, rows func(*EncRow) bool, top Top, emit func(LeafResult)) error {
-	d, err := top.decode()
+	d, err := f.decoded(top)
 	if err != nil {
 		return err
 	}
@@ -388,7 +394,3 @@ func predictPipeline(model []byte, shards []Shard, dir string, proba bool) *beam
 	stats.Sum(s, counts)
 	return p
 }
-
-// formatFloat writes the shortest text that parses back to exactly v (as
-// rfm predict does).
-func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

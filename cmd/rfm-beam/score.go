@@ -22,12 +22,7 @@ func scoreShard(ctx context.Context, m *predictor.Model, sh Shard, out string, p
 	if proba && !m.Target.IsClassification() {
 		return 0, fmt.Errorf("--proba needs a classification model")
 	}
-	header := []string{"prediction"}
-	if proba {
-		for _, c := range m.Target.Classes {
-			header = append(header, "proba_"+c)
-		}
-	}
+	header := m.PredictionHeader(proba)
 	n := 0
 	err = writeObject(ctx, out, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
@@ -39,22 +34,8 @@ func scoreShard(ctx context.Context, m *predictor.Model, sh Shard, out string, p
 			if err != nil {
 				return fmt.Errorf("%s: %w", sh.Path, err)
 			}
-			c := len(p.Classes)
-			for i := 0; i < p.N; i++ {
-				var row []string
-				if p.Labels == nil {
-					row = []string{formatFloat(p.Values[i])}
-				} else {
-					row = []string{p.Labels[i]}
-					if proba {
-						for _, v := range p.Proba[i*c : i*c+c] {
-							row = append(row, formatFloat(v))
-						}
-					}
-				}
-				if err := cw.Write(row); err != nil {
-					return err
-				}
+			if err := cw.WriteAll(p.Rows(proba)); err != nil {
+				return err
 			}
 			n += p.N
 			return nil

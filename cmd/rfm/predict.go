@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/modelfile"
+	"github.com/rfmkit/rfm/predictor"
 )
 
 type predictOptions struct {
@@ -92,12 +92,7 @@ func cmdPredict(e *env, args []string) error {
 	if o.keep != "" {
 		textCols++
 	}
-	header := []string{"prediction"}
-	if o.proba {
-		for _, c := range lm.Target.Classes {
-			header = append(header, "proba_"+c)
-		}
-	}
+	header := lm.PredictionHeader(o.proba)
 	if o.keep != "" {
 		header = append([]string{o.keep}, header...)
 	}
@@ -189,28 +184,11 @@ func predictionRows(lm *loadedModel, scores []float64, n int, proba bool) ([][]s
 	if err != nil {
 		return nil, err
 	}
-	rows := make([][]string, n)
-	if p.Labels == nil {
-		for i, v := range p.Values {
-			rows[i] = []string{formatFloat(v)}
-		}
-		return rows, nil
-	}
-	c := len(p.Classes)
-	for i := range rows {
-		row := []string{p.Labels[i]}
-		if proba {
-			for _, v := range p.Proba[i*c : i*c+c] {
-				row = append(row, formatFloat(v))
-			}
-		}
-		rows[i] = row
-	}
-	return rows, nil
+	return p.Rows(proba), nil
 }
 
 // formatFloat writes the shortest text that parses back to exactly v.
-func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+func formatFloat(v float64) string { return predictor.FormatFloat(v) }
 
 // cellText is a cell as text: the level, the number, or "" when missing.
 func cellText(c *dataset.Column, i int) string {
