@@ -62,6 +62,12 @@ type Options struct {
 	Eta int
 	// MinRows is the fewest training rows of the first rung (0: 400).
 	MinRows int
+	// MaxRows, when > 0, caps the training rows of the top rung: the search
+	// then scores configurations on stratified samples of at most MaxRows
+	// of each split's training rows (validation rows stay whole), which
+	// keeps the search's cost bounded on large tables; FinalFit still fits
+	// every row.
+	MaxRows int
 	// Jobs is how many fits run at once (0: as many as threads and memory
 	// allow). The threads of the linear algebra (linalg.SetThreads, process
 	// wide) are shared among them while Run runs, and restored after.
@@ -237,6 +243,9 @@ func newSearch(opt Options) (*search, error) {
 	if opt.MinRows == 0 {
 		opt.MinRows = 400
 	}
+	if opt.MaxRows < 0 || (opt.MaxRows > 0 && opt.MaxRows < opt.MinRows) {
+		return nil, fmt.Errorf("tune: the top rung's rows (%d) must be at least the first rung's (%d)", opt.MaxRows, opt.MinRows)
+	}
 	s := &search{opt: opt, space: space, task: ref.Task(), eta: opt.Eta, medians: map[string]float64{},
 		subsets: map[string]*rfm.Dataset{}, finger: map[string]uint64{}}
 	s.res = &Result{Task: s.task}
@@ -279,6 +288,9 @@ func newSearch(opt Options) (*search, error) {
 	top := len(s.splits[0].train)
 	for _, sp := range s.splits {
 		top = min(top, len(sp.train))
+	}
+	if opt.MaxRows > 0 {
+		top = min(top, opt.MaxRows)
 	}
 	// Rungs: top, top/η, top/η², ... down to MinRows (at most 4 rungs).
 	s.rungs = []int{top}

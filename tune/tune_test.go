@@ -384,3 +384,43 @@ func TestBestNeverBelowPlain(t *testing.T) {
 		t.Fatalf("best %+v, want trial 1 as run", b)
 	}
 }
+
+// MaxRows caps the top rung: every fit of the search trains on at most
+// MaxRows rows (a stratified sample of the holdout's training rows), the
+// validation rows stay whole, and the final fit still uses every row.
+func TestMaxRowsCapsSearch(t *testing.T) {
+	ds := classes(t, 1200, 9)
+	opt := options(ds, 6)
+	opt.MaxRows = 300
+	opt.Base.Refit = true
+	ctx := context.Background()
+	res, err := Run(ctx, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Rungs, []int{100, 300}) {
+		t.Fatalf("rungs %v, want [100 300]", res.Rungs)
+	}
+	for _, tr := range res.Trials {
+		if !tr.Scored() || tr.Rows > 300 {
+			t.Fatalf("trial %d: %d rows, %s", tr.Index, tr.Rows, tr.Status)
+		}
+	}
+	if res.Best == nil || res.Best.Rows != 300 {
+		t.Fatalf("best %+v, want a trial of the capped top rung", res.Best)
+	}
+	m, err := FinalFit(ctx, opt, res.Best, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.N != ds.N {
+		t.Fatalf("final model holds %d centres, want every one of the %d rows", m.N, ds.N)
+	}
+	for _, bad := range []int{-1, 50} {
+		o := opt
+		o.MaxRows = bad
+		if _, err := Run(ctx, o); err == nil || !strings.Contains(err.Error(), "top rung") {
+			t.Errorf("MaxRows %d: %v", bad, err)
+		}
+	}
+}

@@ -28,6 +28,7 @@ type tuneOptions struct {
 	jobs      int
 	eta       int
 	minRows   int
+	maxRows   int
 	resume    bool
 	trialsOut string
 	plots     string
@@ -86,8 +87,9 @@ that setting instead (e.g. --diag, --kernel laplace, --scale none).
 
 Successive halving cuts bad settings early: each bracket fits its configurations
 on a small stratified share of the training rows, keeps the best third and
-gives them three times the rows, up to every training row. Fits run side by
-side as far as threads and memory allow. Every fit is scored on validation rows
+gives them three times the rows, up to every training row (or --max-rows of
+them: on a large table the search then stays cheap, and only the final fit
+sees every row). Fits run side by side as far as threads and memory allow. Every fit is scored on validation rows
 it does not train on (a seeded holdout, --folds K, or --valid): the selection
 never sees a test file. The round of each fit is chosen there too, so round 0,
 the plain kernel, is always a candidate.
@@ -110,6 +112,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	f.Int(&o.jobs, "jobs", 0, "fits `N` at once (0: as many as threads and memory allow)")
 	f.Int(&o.eta, "eta", 3, "halving rate `η` ≥ 2: a rung keeps its best 1/η and the next gets η times the rows")
 	f.Int(&o.minRows, "min-rows", 400, "fewest training rows `N` of the first rung")
+	f.Int(&o.maxRows, "max-rows", 0, "most training rows `N` of the top rung (0: all): on a large table the search scores stratified samples of N rows, and the best configuration is then fitted on every row")
 	f.List(&o.scales, "scales", "column scalings `LIST` to search (default: standard,none,minmax,robust; --scale fixes one)")
 	f.Bool(&o.resume, "resume", false, "read the trials table and fit only the trials it has not scored")
 	f.String(&o.trialsOut, "trials-out", "", "trials table `FILE` (CSV, default: the model file + .trials.csv)")
@@ -284,7 +287,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 // searchOptions turns the flags into the search: the model flags given on
 // the command line fix their settings, the others are searched.
 func (o *tuneOptions) searchOptions(f *flagSet, base rfm.Config) (tune.Options, error) {
-	opt := tune.Options{Base: base, BaseScaling: o.scale, Trials: o.trials, Folds: o.folds, Jobs: o.jobs, Eta: o.eta, MinRows: o.minRows}
+	opt := tune.Options{Base: base, BaseScaling: o.scale, Trials: o.trials, Folds: o.folds, Jobs: o.jobs, Eta: o.eta, MinRows: o.minRows, MaxRows: o.maxRows}
 	switch {
 	case o.data == "":
 		return opt, usagef("--data is required: the training table")
@@ -300,6 +303,8 @@ func (o *tuneOptions) searchOptions(f *flagSet, base rfm.Config) (tune.Options, 
 		return opt, usagef("--eta %d: must be ≥ 2", o.eta)
 	case o.minRows < 10:
 		return opt, usagef("--min-rows %d: must be ≥ 10", o.minRows)
+	case o.maxRows < 0 || (o.maxRows > 0 && o.maxRows < o.minRows):
+		return opt, usagef("--max-rows %d: want 0 (every row) or N ≥ --min-rows (%d)", o.maxRows, o.minRows)
 	case o.valid != "" && o.folds > 0:
 		return opt, usagef("--valid and --folds exclude each other: the fits are scored on the --valid rows")
 	case o.valid != "" && f.IsSet("val-fraction"):

@@ -94,6 +94,8 @@ func TestTuneBadFlags(t *testing.T) {
 		{[]string{"--scales", "zscore"}, `--scales: "zscore"`},
 		{[]string{"--valid", "train.csv", "--folds", "3"}, "--valid and --folds"},
 		{[]string{"--eta", "1"}, "--eta 1"},
+		{[]string{"--max-rows", "50"}, "--max-rows 50: want 0 (every row) or N ≥ --min-rows (400)"},
+		{[]string{"--max-rows", "-3"}, "--max-rows -3"},
 		{[]string{"--trials-out", "train.csv"}, "--trials-out"},
 		{[]string{"--rfm-t"}, "--rfm-t does not apply"},
 	} {
