@@ -57,6 +57,11 @@ type Options struct {
 	// Folds ≥ 2 scores every fit by k-fold cross-validation of the
 	// training rows instead of one holdout.
 	Folds int
+	// Repeats > 1 repeats the k-fold cross-validation with other seeded
+	// fold assignments and averages over every fold of every repeat: on a
+	// few hundred rows one assignment's luck weighs on the choice among
+	// dozens of configurations (needs Folds; 0 or 1: once).
+	Repeats int
 	// Eta is the halving rate (0: 3): a rung keeps the best 1/η of its
 	// trials and gives the next rung η times the rows.
 	Eta int
@@ -243,6 +248,9 @@ func newSearch(opt Options) (*search, error) {
 	if opt.MinRows == 0 {
 		opt.MinRows = 400
 	}
+	if opt.Repeats < 0 || (opt.Repeats > 1 && opt.Folds < 2) {
+		return nil, fmt.Errorf("tune: %d repeats: repeats apply to k-fold cross-validation (Folds ≥ 2)", opt.Repeats)
+	}
 	if opt.MaxRows < 0 || (opt.MaxRows > 0 && opt.MaxRows < opt.MinRows) {
 		return nil, fmt.Errorf("tune: the top rung's rows (%d) must be at least the first rung's (%d)", opt.MaxRows, opt.MinRows)
 	}
@@ -267,11 +275,18 @@ func newSearch(opt Options) (*search, error) {
 		if n < 2*opt.Folds {
 			return nil, fmt.Errorf("tune: %d rows are too few for %d folds", n, opt.Folds)
 		}
-		trains, tests := rfm.KFold(n, labels, opt.Folds, seed)
-		for i := range trains {
-			s.splits = append(s.splits, split{train: trains[i], valid: tests[i]})
+		for r := range max(opt.Repeats, 1) {
+			// Repeat 0 is the plain k-fold of the seed (what FinalFit's
+			// out-of-fold calibration uses).
+			trains, tests := rfm.KFold(n, labels, opt.Folds, seed+uint64(r)*0x9e3779b97f4a7c15)
+			for i := range trains {
+				s.splits = append(s.splits, split{train: trains[i], valid: tests[i]})
+			}
 		}
 		s.design = fmt.Sprintf("%d folds", opt.Folds)
+		if opt.Repeats > 1 {
+			s.design += fmt.Sprintf(" × %d repeats", opt.Repeats)
+		}
 	default:
 		frac := opt.Base.ValFraction
 		if frac <= 0 {

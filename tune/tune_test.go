@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -422,5 +423,71 @@ func TestMaxRowsCapsSearch(t *testing.T) {
 		if _, err := Run(ctx, o); err == nil || !strings.Contains(err.Error(), "top rung") {
 			t.Errorf("MaxRows %d: %v", bad, err)
 		}
+	}
+}
+
+// Repeated k-fold: every trial is scored on the folds of each repeat (a
+// trial's score is their mean, so it differs from one repeat's), the first
+// repeat is the plain k-fold, and repeats need folds.
+func TestRepeatedFolds(t *testing.T) {
+	ds := classes(t, 300, 8)
+	ctx := context.Background()
+	opt := options(ds, 3)
+	opt.Folds, opt.Jobs = 3, 1
+	once, err := Run(ctx, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Repeats = 3
+	rep, err := Run(ctx, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Design != "3 folds × 3 repeats" {
+		t.Fatalf("design %q", rep.Design)
+	}
+	s, err := newSearch(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.splits) != 9 {
+		t.Fatalf("%d splits, want 9", len(s.splits))
+	}
+	o1 := options(ds, 3)
+	o1.Folds = 3
+	s1, err := newSearch(o1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, sp := range s1.splits {
+		if !slices.Equal(sp.valid, s.splits[i].valid) {
+			t.Fatalf("fold %d of the first repeat is not the plain k-fold's", i)
+		}
+	}
+	seen := map[string]bool{}
+	for _, sp := range s.splits {
+		if len(sp.valid) < 90 || len(sp.valid) > 110 || len(sp.train)+len(sp.valid) != ds.N {
+			t.Fatalf("a fold of %d training and %d validation rows", len(sp.train), len(sp.valid))
+		}
+		seen[fmt.Sprint(sp.valid)] = true
+	}
+	if len(seen) != 9 {
+		t.Fatalf("%d distinct validation folds of 9: the repeats drew the same folds", len(seen))
+	}
+	differ := false
+	for i := range once.Trials {
+		a := once.Trials[i]
+		for _, b := range rep.Trials {
+			if b.Index == a.Index && b.Rung == a.Rung && b.Bracket == a.Bracket && b.Accuracy != a.Accuracy {
+				differ = true
+			}
+		}
+	}
+	if !differ {
+		t.Error("every trial scored the same with 3 repeats as with one")
+	}
+	opt.Folds = 0
+	if _, err := Run(ctx, opt); err == nil || !strings.Contains(err.Error(), "repeats apply to k-fold") {
+		t.Errorf("repeats without folds: %v", err)
 	}
 }

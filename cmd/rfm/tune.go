@@ -29,6 +29,7 @@ type tuneOptions struct {
 	eta       int
 	minRows   int
 	maxRows   int
+	repeats   int
 	resume    bool
 	trialsOut string
 	plots     string
@@ -109,6 +110,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	f.String(&o.budget, "time", "10m", "time `BUDGET` of the search, e.g. 90s, 20m, 2h (0: no limit; then give --trials)")
 	f.Int(&o.trials, "trials", 0, "most configurations `N` to draw (0: until the time is up)")
 	f.Int(&o.folds, "folds", 0, "score every fit by `K`-fold cross-validation of the training rows (0: one holdout, see --val-fraction)")
+	f.Int(&o.repeats, "repeats", 0, "repeat the --folds cross-validation `R` times with other seeded folds and average (steadier choices on small tables, R times the fits; 0: once)")
 	f.Int(&o.jobs, "jobs", 0, "fits `N` at once (0: as many as threads and memory allow)")
 	f.Int(&o.eta, "eta", 3, "halving rate `η` ≥ 2: a rung keeps its best 1/η and the next gets η times the rows")
 	f.Int(&o.minRows, "min-rows", 400, "fewest training rows `N` of the first rung")
@@ -287,7 +289,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 // searchOptions turns the flags into the search: the model flags given on
 // the command line fix their settings, the others are searched.
 func (o *tuneOptions) searchOptions(f *flagSet, base rfm.Config) (tune.Options, error) {
-	opt := tune.Options{Base: base, BaseScaling: o.scale, Trials: o.trials, Folds: o.folds, Jobs: o.jobs, Eta: o.eta, MinRows: o.minRows, MaxRows: o.maxRows}
+	opt := tune.Options{Base: base, BaseScaling: o.scale, Trials: o.trials, Folds: o.folds, Jobs: o.jobs, Eta: o.eta, MinRows: o.minRows, MaxRows: o.maxRows, Repeats: o.repeats}
 	switch {
 	case o.data == "":
 		return opt, usagef("--data is required: the training table")
@@ -297,6 +299,8 @@ func (o *tuneOptions) searchOptions(f *flagSet, base rfm.Config) (tune.Options, 
 		return opt, usagef("--trials %d: must be ≥ 0", o.trials)
 	case o.folds == 1 || o.folds < 0:
 		return opt, usagef("--folds %d: want 0 (one holdout) or K ≥ 2", o.folds)
+	case o.repeats < 0 || (o.repeats > 1 && o.folds == 0):
+		return opt, usagef("--repeats %d: want 0 or 1 (once), or R ≥ 2 with --folds K", o.repeats)
 	case o.jobs < 0:
 		return opt, usagef("--jobs %d: must be ≥ 0", o.jobs)
 	case o.eta < 2:

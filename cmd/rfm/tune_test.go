@@ -96,6 +96,7 @@ func TestTuneBadFlags(t *testing.T) {
 		{[]string{"--eta", "1"}, "--eta 1"},
 		{[]string{"--max-rows", "50"}, "--max-rows 50: want 0 (every row) or N ≥ --min-rows (400)"},
 		{[]string{"--max-rows", "-3"}, "--max-rows -3"},
+		{[]string{"--repeats", "3"}, "--repeats 3: want 0 or 1 (once), or R ≥ 2 with --folds K"},
 		{[]string{"--trials-out", "train.csv"}, "--trials-out"},
 		{[]string{"--rfm-t"}, "--rfm-t does not apply"},
 	} {
