@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/internal/linalg"
@@ -69,14 +70,22 @@ func GrowSample(ctx context.Context, cfg rfm.Config, sample *rfm.Dataset, total 
 // is the leaf fit's budget in bytes (0: the machine's); the same budget
 // gives the same leaf.
 func (m *Model) FitLeaf(ctx context.Context, i int, ds *rfm.Dataset, memory uint64) (Leaf, error) {
+	lf, _, err := m.FitLeafTimed(ctx, i, ds, memory)
+	return lf, err
+}
+
+// FitLeafTimed is FitLeaf, also returning the time the fit itself took:
+// without the wait for a slot (at most as many leaf fits at once as
+// threads), which a runner that starts many at once would otherwise count.
+func (m *Model) FitLeafTimed(ctx context.Context, i int, ds *rfm.Dataset, memory uint64) (Leaf, time.Duration, error) {
 	if i < 0 || i >= len(m.Leaves) {
-		return Leaf{}, fmt.Errorf("leaf %d of a tree of %d leaves", i, len(m.Leaves))
+		return Leaf{}, 0, fmt.Errorf("leaf %d of a tree of %d leaves", i, len(m.Leaves))
 	}
 	if ds == nil || ds.N == 0 {
-		return Leaf{}, fmt.Errorf("leaf %d: no rows", i)
+		return Leaf{}, 0, fmt.Errorf("leaf %d: no rows", i)
 	}
 	if ds.D != m.D {
-		return Leaf{}, fmt.Errorf("leaf %d: rows of %d features for a tree of %d", i, ds.D, m.D)
+		return Leaf{}, 0, fmt.Errorf("leaf %d: rows of %d features for a tree of %d", i, ds.D, m.D)
 	}
 	g := &grower{cfg: m.Config, ds: ds, classes: m.Outputs, maxLeafRows: int(SampleLeafSlack * float64(m.Config.LeafSize))}
 	rows := make([]int, ds.N)
@@ -86,14 +95,16 @@ func (m *Model) FitLeaf(ctx context.Context, i int, ds *rfm.Dataset, memory uint
 	cfg := leafConfig(m.Config)
 	cfg.MemoryLimit = memory
 	if err := leafGate.enter(ctx); err != nil {
-		return Leaf{}, err
+		return Leaf{}, 0, err
 	}
 	defer leafGate.leave()
+	start := time.Now()
 	lf, err := g.fitLeaf(ctx, i, rows, cfg)
+	took := time.Since(start)
 	if err != nil {
-		return lf, fmt.Errorf("leaf %d (%d rows): %w", i, ds.N, err)
+		return lf, took, fmt.Errorf("leaf %d (%d rows): %w", i, ds.N, err)
 	}
-	return lf, nil
+	return lf, took, nil
 }
 
 // leafGate bounds the FitLeaf calls running at once in this process to

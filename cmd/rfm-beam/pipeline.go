@@ -248,7 +248,6 @@ func (f *leafFn) ProcessElement(ctx context.Context, leaf int, rows func(*EncRow
 		return fmt.Errorf("leaf %d: injected failure of the first attempt", leaf)
 	}
 	failLeaf.Unlock()
-	start := time.Now()
 	res, err := d.fitLeaf(ctx, leaf, all, f.Memory)
 	if err != nil {
 		return err
@@ -258,7 +257,7 @@ func (f *leafFn) ProcessElement(ctx context.Context, leaf int, rows func(*EncRow
 		fmt.Fprintf(os.Stderr, "rfm-beam: %d leaves fitted in this worker\n", n)
 	}
 	leafRows.Update(ctx, int64(len(all)))
-	leafMillis.Update(ctx, time.Since(start).Milliseconds())
+	leafMillis.Update(ctx, res.FitMillis)
 	emit(*res)
 	return nil
 }

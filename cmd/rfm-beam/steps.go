@@ -56,6 +56,8 @@ type LeafResult struct {
 	Class int
 	N     int
 	Note  string
+	// FitMillis is the leaf fit's own time (not the wait for a slot).
+	FitMillis int64
 }
 
 // Top is what every worker needs after the sample: the column pipeline
@@ -326,11 +328,11 @@ func (d *decoded) fitLeaf(ctx context.Context, leaf int, rows []EncRow, memory u
 	} else {
 		ds.Outputs = 1
 	}
-	lf, err := m.FitLeaf(ctx, leaf, ds, memory)
+	lf, took, err := m.FitLeafTimed(ctx, leaf, ds, memory)
 	if err != nil {
 		return nil, err
 	}
-	res := &LeafResult{Leaf: leaf, Class: lf.Class, N: lf.N, Note: lf.Note}
+	res := &LeafResult{Leaf: leaf, Class: lf.Class, N: lf.N, Note: lf.Note, FitMillis: took.Milliseconds()}
 	if lf.Model != nil {
 		var b bytes.Buffer
 		if err := lf.Model.Save(&b, nil); err != nil {
