@@ -153,7 +153,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	n := t.NRows()
 	solver, _ := rfm.ChooseSolver(opt.Base, fitShape(n, p.Width(), tg))
 	if solver == rfm.SolverTree {
-		return usagef("tune fits exact RFMs (or --solver nystrom); %d rows are too many for an exact solve: use --solver nystrom, or tune on a sample of the rows", n)
+		return usagef("tune fits exact RFMs (or --solver nystrom); %d rows are more than --solver auto fits exactly (%d): use --solver nystrom, or --solver exact --float32 if it fits, with --max-rows N to search on samples of N rows", n, rfm.AutoExactRows)
 	}
 	opt.Base.Solver = solver
 	if err := planFit(opt.Base, n, p.Width(), tg); err != nil {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rfmkit/rfm"
 	"time"
 )
 
@@ -142,5 +144,20 @@ func TestTuneInterrupted(t *testing.T) {
 	}
 	if b, err := os.ReadFile(table); err != nil || !strings.HasPrefix(string(b), "trial,") {
 		t.Fatalf("trials table: %v", err)
+	}
+}
+
+// A table beyond what --solver auto fits exactly is refused before any
+// fit, with the ways to tune it.
+func TestTuneRefusesTreeSizedTable(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "big.csv"), churnCSV(rfm.AutoExactRows+1, 15))
+	r := rfmCmd(t, dir, "tune", "--data", "big.csv", "--target", "churn", "--out", "m.rfm", "--trials", "2", "--time", "0")
+	want := "more than --solver auto fits exactly (25000): use --solver nystrom, or --solver exact --float32 if it fits, with --max-rows N"
+	if r.code == 0 || !strings.Contains(r.stderr, want) {
+		t.Fatalf("exit %d, stderr %q; want %q", r.code, r.stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "m.rfm")); err == nil {
+		t.Error("a refused tune wrote a model")
 	}
 }
