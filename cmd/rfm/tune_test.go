@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rfmkit/rfm"
-	"time"
 )
 
 // rfm tune searches, writes the best model (which predict and eval take),
