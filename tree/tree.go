@@ -228,8 +228,6 @@ func makePlan(cfg rfm.Config, n, d, c int, fixed uint64) (Plan, error) {
 	return p, nil
 }
 
-// Fit grows the tree on train and fits its leaves with cfg (its solver
-// must be tree, auto or unset). progress may be nil.
 // prepare checks a tree's configuration and its rows (named what in the
 // messages), and sets the tree solver and the default split rule.
 func prepare(cfg rfm.Config, ds *rfm.Dataset, what string) (rfm.Config, error) {
@@ -269,6 +267,8 @@ func start(cfg rfm.Config, plan Plan, ds *rfm.Dataset, total int, progress func(
 	return g, m, rows
 }
 
+// Fit grows the tree on train and fits its leaves with cfg (its solver
+// must be tree, auto or unset). progress may be nil.
 func Fit(ctx context.Context, cfg rfm.Config, train *rfm.Dataset, progress func(Progress)) (*Model, *Plan, error) {
 	cfg, err := prepare(cfg, train, "training")
 	if err != nil {
