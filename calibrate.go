@@ -418,11 +418,7 @@ func (m *Model) UncalibratedProba(ctx context.Context, x []float64, n int) ([]fl
 	if err != nil {
 		return nil, err
 	}
-	var base *Calibration
-	if m.Config.Loss == LossLogistic {
-		base = &Calibration{Method: CalibrateTemperature, Temperature: 1}
-	}
-	base.Apply(s, n, m.Outputs)
+	m.baseCalibration().Apply(s, n, m.Outputs)
 	return s, nil
 }
 
@@ -442,22 +438,59 @@ func (m *Model) Recalibrate(method CalibrationMethod, s []float64, labels []int,
 	if m.Task != Classification {
 		return fmt.Errorf("calibration: a %s model has no probabilities to calibrate", m.Task)
 	}
-	c := m.Outputs
-	var base *Calibration
-	if m.Config.Loss == LossLogistic {
-		base = &Calibration{Method: CalibrateTemperature, Temperature: 1}
-	}
-	cal, err := fitCalibration(method, s, labels, c, base)
+	cal, note, err := calibrateChecked(method, s, labels, m.Outputs, m.baseCalibration(), folds)
 	if err != nil {
 		return err
 	}
+	m.Note = joinNotes(m.Note, note)
+	m.Calibration = cal
+	return nil
+}
+
+// baseCalibration is how the model's scores become probabilities without a
+// fitted calibration: nil (clipped and renormalized), or the logistic
+// head's softmax, stored as a temperature of 1.
+func (m *Model) baseCalibration() *Calibration {
+	if m.Config.Loss == LossLogistic {
+		return &Calibration{Method: CalibrateTemperature, Temperature: 1}
+	}
+	return nil
+}
+
+// UncalibratedFromScores turns n rows of the model's raw class scores (as
+// Predict gives them) into its uncalibrated probabilities, as
+// UncalibratedProba does; s is not changed.
+func (m *Model) UncalibratedFromScores(s []float64, n int) []float64 {
+	p := slices.Clone(s)
+	m.baseCalibration().Apply(p, n, m.Outputs)
+	return p
+}
+
+// FitCheckedCalibration fits a calibration of the given method on n×c
+// probabilities p of rows that the model producing them was not fitted on
+// (e.g. an ensemble's mean of its members' probabilities), checked across
+// folds as Recalibrate does when folds is set. It returns nil when the
+// method is none, or when the check leaves the calibration out (the power
+// method then stores β = 1); note says why.
+func FitCheckedCalibration(method CalibrationMethod, p []float64, labels []int, c int, folds []int) (cal *Calibration, note string, err error) {
+	return calibrateChecked(method, p, labels, c, nil, folds)
+}
+
+// calibrateChecked is Recalibrate's fit and check on scores s whose
+// uncalibrated probabilities base gives.
+func calibrateChecked(method CalibrationMethod, s []float64, labels []int, c int, base *Calibration, folds []int) (*Calibration, string, error) {
+	cal, err := fitCalibration(method, s, labels, c, base)
+	if err != nil {
+		return nil, "", err
+	}
+	note := ""
 	if cal != nil && folds != nil {
 		gain, se, err := crossCheck(method, s, labels, c, base, folds)
 		if err != nil {
-			return err
+			return nil, "", err
 		}
 		if !(gain > se) {
-			m.Note = joinNotes(m.Note, fmt.Sprintf("%s calibration left out: across the folds it changed the log-loss by %.3g ± %.3g a row", method, -gain, se))
+			note = fmt.Sprintf("%s calibration left out: across the folds it changed the log-loss by %.3g ± %.3g a row", method, -gain, se)
 			switch cal.Method {
 			case CalibratePower:
 				cal.Power, cal.LogLossAfter = 1, cal.LogLossBefore
@@ -475,8 +508,7 @@ func (m *Model) Recalibrate(method CalibrationMethod, s []float64, labels []int,
 	if cal == nil {
 		cal = base
 	}
-	m.Calibration = cal
-	return nil
+	return cal, note, nil
 }
 
 // crossCheck fits the calibration on all folds but one and measures it on

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/rfmkit/rfm/agop"
@@ -101,7 +102,17 @@ func Fit(ctx context.Context, cfg Config, train, valid *Dataset, progress func(P
 			m.Head = &Round{Round: m.BestRound, Bandwidth: m.KernelUsed.Bandwidth, ValAccuracy: acc, ValLoss: loss}
 		}
 	}
-	if err := f.calibrate(ctx, m, va); err != nil {
+	if task == Classification && va != nil {
+		// The scores of the validation rows by the model fitted without
+		// them: the calibration's data, kept for callers that combine
+		// models (HoldoutScores).
+		s, err := f.outputsOn(ctx, m, va)
+		if err != nil {
+			return nil, err
+		}
+		m.holdout = &heldOut{scores: s, labels: slices.Clone(va.Labels)}
+	}
+	if err := f.calibrate(m); err != nil {
 		return nil, err
 	}
 	if cfg.Refit && va != nil {
@@ -548,8 +559,8 @@ func (f *fitter) outputsOn(ctx context.Context, m *Model, va *Dataset) ([]float6
 }
 
 // calibrate fits cfg.Calibrate's map on the validation rows' scores of
-// the model before its refit (rows it was not fitted on).
-func (f *fitter) calibrate(ctx context.Context, m *Model, va *Dataset) error {
+// the model before its refit (rows it was not fitted on: m.holdout).
+func (f *fitter) calibrate(m *Model) error {
 	if f.task != Classification {
 		return nil
 	}
@@ -564,15 +575,11 @@ func (f *fitter) calibrate(ctx context.Context, m *Model, va *Dataset) error {
 	if !f.cfg.Calibrate.Enabled() {
 		return nil
 	}
-	if va == nil {
+	if m.holdout == nil {
 		m.Note = joinNotes(m.Note, "no validation rows: the probabilities are not calibrated")
 		return nil
 	}
-	s, err := f.outputsOn(ctx, m, va)
-	if err != nil {
-		return err
-	}
-	cal, err := fitCalibration(f.cfg.Calibrate, s, va.Labels, f.c, base)
+	cal, err := fitCalibration(f.cfg.Calibrate, m.holdout.scores, m.holdout.labels, f.c, base)
 	if err != nil {
 		return err
 	}

@@ -65,9 +65,33 @@ type Model struct {
 	// scores to probabilities in PredictProba.
 	Calibration *Calibration `json:"calibration,omitempty"`
 
+	// holdout: the validation rows' scores before the refit (Fit only;
+	// not stored in files).
+	holdout *heldOut
+
 	once  sync.Once
 	cache *mapped
 	err   error
+}
+
+// heldOut is a fit's validation rows: the scores of the model fitted
+// without them, and their labels.
+type heldOut struct {
+	scores []float64
+	labels []int
+}
+
+// HoldoutScores returns the raw class scores (rows × Outputs, as Predict
+// gives them) of the validation rows of the fit that made the model, by
+// the model fitted without those rows (before any refit on all rows), and
+// their labels: what its calibration was fitted on. Both are nil for a
+// regression model, a model fitted without validation rows, or one read
+// from a file. The caller must not change them.
+func (m *Model) HoldoutScores() (scores []float64, labels []int) {
+	if m.holdout == nil {
+		return nil, nil
+	}
+	return m.holdout.scores, m.holdout.labels
 }
 
 type mapped struct {
