@@ -1,0 +1,242 @@
+package ensemble
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/modelfile"
+	"github.com/rfmkit/rfm/synth"
+)
+
+func data(t *testing.T, n int, seed uint64, classify bool) *rfm.Dataset {
+	t.Helper()
+	s, err := synth.Generate(synth.LowRank, n, 6, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := &rfm.Dataset{X: s.X, N: n, D: 6, Y: s.Y}
+	if classify {
+		ds.Labels = make([]int, n)
+		for i, y := range s.Y {
+			switch {
+			case y > 0.02:
+				ds.Labels[i] = 2
+			case y < -0.02:
+				ds.Labels[i] = 1
+			}
+		}
+		ds.Y = nil
+	}
+	return ds
+}
+
+// members fits k RFMs that differ in bandwidth and ridge, with a 20%
+// holdout (the same rows for each: one seed).
+func members(t *testing.T, ds *rfm.Dataset, k int) []*rfm.Model {
+	t.Helper()
+	var ms []*rfm.Model
+	for i := 0; i < k; i++ {
+		cfg := rfm.DefaultConfig()
+		cfg.Iters, cfg.ValFraction, cfg.AGOPSamples = 2, 0.2, 300
+		cfg.Kernel.Bandwidth = 5 * float64(i+1)
+		cfg.Ridge = 1e-3 * math.Pow(10, float64(i))
+		m, err := rfm.Fit(context.Background(), cfg, ds, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	return ms
+}
+
+func predict(t *testing.T, p interface {
+	Predict(context.Context, []float64, int) ([]float64, error)
+}, x []float64, n int) []float64 {
+	t.Helper()
+	out, err := p.Predict(context.Background(), x, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// A classifier's scores are the mean of its members' uncalibrated
+// probabilities, a regression's outputs the mean of theirs; the class is
+// the argmax of the mean.
+func TestPredictIsTheMean(t *testing.T) {
+	ctx := context.Background()
+	for _, classify := range []bool{true, false} {
+		ds := data(t, 300, 1, classify)
+		ms := members(t, ds, 3)
+		e, err := New(ms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, n := ds.X[:40*ds.D], 40
+		want := make([]float64, n*e.Outputs)
+		for _, m := range ms {
+			var y []float64
+			if classify {
+				if y, err = m.UncalibratedProba(ctx, x, n); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				y = predict(t, m, x, n)
+			}
+			for j, v := range y {
+				want[j] += v / 3
+			}
+		}
+		got := predict(t, e, x, n)
+		for j := range want {
+			if math.Abs(got[j]-want[j]) > 1e-12 {
+				t.Fatalf("classify %v: output %d is %v, the members' mean %v", classify, j, got[j], want[j])
+			}
+		}
+		if !classify {
+			if _, err := e.PredictClass(ctx, x, n); err == nil {
+				t.Error("a regression ensemble predicted classes")
+			}
+			continue
+		}
+		cls, err := e.PredictClass(ctx, x, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(cls, rfm.Argmax(want, n, e.Outputs)) {
+			t.Error("PredictClass is not the argmax of the mean probability")
+		}
+	}
+}
+
+// The calibration is fitted on the mean of the members' held-out
+// probabilities, lowers their log-loss there, and does not change the
+// class; PredictProba applies it.
+func TestCalibrate(t *testing.T) {
+	ctx := context.Background()
+	ds := data(t, 400, 2, true)
+	ms := members(t, ds, 3)
+	e, err := New(ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scores [][]float64
+	var labels []int
+	for i, m := range ms {
+		s, l := m.HoldoutScores()
+		if s == nil || len(l) < 75 || len(l) > 85 || len(s) != 3*len(l) {
+			t.Fatalf("member %d: %d held-out labels and %d scores, want ≈ 80 rows (20%% of 400) of 3 classes", i, len(l), len(s))
+		}
+		scores, labels = append(scores, s), l
+	}
+	if err := e.Calibrate(rfm.CalibratePower, scores, labels, nil); err != nil {
+		t.Fatal(err)
+	}
+	cal := e.Calibration
+	if cal == nil || cal.Rows != len(labels) || !(cal.LogLossAfter <= cal.LogLossBefore) {
+		t.Fatalf("calibration %+v", cal)
+	}
+	x, n := ds.X[:50*ds.D], 50
+	p, err := e.PredictProba(ctx, x, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := e.UncalibratedProba(ctx, x, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rfm.Argmax(p, n, 3), rfm.Argmax(u, n, 3)) {
+		t.Error("the power calibration changed a class")
+	}
+	if slices.Equal(p, u) && cal.Power != 1 {
+		t.Error("PredictProba does not apply the calibration")
+	}
+	if err := e.Calibrate(rfm.CalibratePower, scores[:2], labels, nil); err == nil {
+		t.Error("scores of 2 members calibrated an ensemble of 3")
+	}
+	if err := e.Calibrate(rfm.CalibratePower, [][]float64{scores[0], scores[1], scores[2][:9]}, labels, nil); err == nil {
+		t.Error("a member's short scores were accepted")
+	}
+}
+
+// A file gives back the same predictions; a damaged one is refused with
+// what is wrong.
+func TestFileRoundTrip(t *testing.T) {
+	ds := data(t, 300, 3, true)
+	e, err := New(members(t, ds, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Calibration = &rfm.Calibration{Method: rfm.CalibratePower, Power: 1.5, Rows: 60}
+	f, err := e.ToFile(map[string]json.RawMessage{"x": json.RawMessage(`{"a":1}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := modelfile.Write(&buf, f); err != nil {
+		t.Fatal(err)
+	}
+	g, err := modelfile.Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, extra, err := FromFile(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(extra["x"]) != `{"a":1}` {
+		t.Errorf("extra sections %v", extra)
+	}
+	x, n := ds.X[:30*ds.D], 30
+	if !slices.Equal(predict(t, e, x, n), predict(t, back, x, n)) {
+		t.Error("the file predicts other numbers")
+	}
+	if back.Calibration == nil || back.Calibration.Power != 1.5 {
+		t.Errorf("calibration %+v after the file", back.Calibration)
+	}
+
+	damage := func(what string, edit func(f *modelfile.File)) {
+		t.Helper()
+		g, _ := modelfile.Read(bytes.NewReader(buf.Bytes()))
+		edit(g)
+		if _, _, err := FromFile(g); err == nil || !strings.Contains(err.Error(), what) {
+			t.Errorf("%s: err %v", what, err)
+		}
+	}
+	damage("names no member", func(f *modelfile.File) { f.Arrays[0].Name = "member7/alpha" })
+	damage("names no member", func(f *modelfile.File) { f.Arrays[0].Name = "alpha" })
+	damage("member 1", func(f *modelfile.File) {
+		var keep []modelfile.Array
+		for _, a := range f.Arrays {
+			if !strings.HasPrefix(a.Name, "member1/") {
+				keep = append(keep, a)
+			}
+		}
+		f.Arrays = keep
+	})
+	damage("member models", func(f *modelfile.File) {
+		f.Meta = []byte(strings.Replace(string(f.Meta), `"member_models":[`, `"member_models":[],"x":[`, 1))
+	})
+	damage("features", func(f *modelfile.File) {
+		f.Meta = []byte(strings.Replace(string(f.Meta), `"d":6,"outputs"`, `"d":7,"outputs"`, 1))
+	})
+	damage("an ensemble model", func(f *modelfile.File) { f.Kind = "rfm.Tree" })
+}
+
+// New refuses no members and members that do not agree.
+func TestNewRefusesMismatch(t *testing.T) {
+	if _, err := New(nil); err == nil {
+		t.Error("an ensemble of no members")
+	}
+	a := members(t, data(t, 200, 4, true), 1)[0]
+	b := members(t, data(t, 200, 4, false), 1)[0]
+	if _, err := New([]*rfm.Model{a, b}); err == nil || !strings.Contains(err.Error(), "member 1") {
+		t.Errorf("a classifier and a regression: err %v", err)
+	}
+}
