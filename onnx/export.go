@@ -50,13 +50,17 @@ var ErrUnsupported = errors.New("cannot be exported to ONNX")
 //
 // Exact and Nyström RFMs with the laplace, gen-laplace, gaussian and
 // lp-laplace kernels export; a tree (its routing), the ntk and nngp
-// kernels and isotonic calibration do not (ErrUnsupported, with why).
+// kernels, ensembles and isotonic calibration do not (ErrUnsupported, with
+// why).
 func Export(m *predictor.Model) ([]byte, *Layout, error) {
 	if err := m.NeedPipeline(); err != nil {
 		return nil, nil, err
 	}
 	if m.Tree != nil {
 		return nil, nil, fmt.Errorf("%s: a tree of RFMs %w (its routing of rows to leaves is not expressed); export an exact or Nyström model", m.Name, ErrUnsupported)
+	}
+	if m.Ensemble != nil {
+		return nil, nil, fmt.Errorf("%s: an ensemble of RFMs %w; export one RFM (rfm tune without --ensemble)", m.Name, ErrUnsupported)
 	}
 	rm := m.RFM
 	spec := rm.KernelUsed

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/ensemble"
 	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/tree"
 )
@@ -63,9 +64,10 @@ type Model struct {
 	// FormatVersion and CreatedBy are the file's.
 	FormatVersion int
 	CreatedBy     string
-	// Exactly one of RFM and Tree is set.
-	RFM  *rfm.Model
-	Tree *tree.Model
+	// Exactly one of RFM, Tree and Ensemble is set.
+	RFM      *rfm.Model
+	Tree     *tree.Model
+	Ensemble *ensemble.Model
 	// Pipeline and Target are nil when the file has no column pipeline.
 	Pipeline *dataset.Pipeline
 	Target   *dataset.Target
@@ -99,9 +101,12 @@ func FromFile(f *modelfile.File, name string) (*Model, error) {
 	m := &Model{Name: name, Checksum: hex.EncodeToString(f.Checksum[:]), FormatVersion: f.FormatVersion, CreatedBy: f.CreatedBy}
 	var extra map[string]json.RawMessage
 	var err error
-	if f.Kind == tree.FileKind {
+	switch f.Kind {
+	case tree.FileKind:
 		m.Tree, extra, err = tree.FromFile(f)
-	} else {
+	case ensemble.FileKind:
+		m.Ensemble, extra, err = ensemble.FromFile(f)
+	default:
 		m.RFM, extra, err = rfm.FromFile(f)
 	}
 	if err != nil {
@@ -173,7 +178,8 @@ func FromFile(f *modelfile.File, name string) (*Model, error) {
 	return m, nil
 }
 
-// FileModel is what a model file holds: an *rfm.Model or a *tree.Model.
+// FileModel is what a model file holds: an *rfm.Model, a *tree.Model or an
+// *ensemble.Model.
 type FileModel interface {
 	ToFile(extra map[string]json.RawMessage) (*modelfile.File, error)
 }
@@ -219,46 +225,75 @@ func WriteFile(ctx context.Context, path string, fm FileModel, p *dataset.Pipeli
 	return modelfile.WriteFileAtomicContext(ctx, path, f)
 }
 
-// D is the number of features the model takes.
-func (m *Model) D() int {
-	if m.Tree != nil {
-		return m.Tree.D
-	}
-	return m.RFM.D
+// shape is what every model kind records about itself.
+type shape struct {
+	d, outputs int
+	task       rfm.Task
+	cfg        rfm.Config
+	cal        *rfm.Calibration
 }
+
+func (m *Model) shape() shape {
+	switch {
+	case m.Tree != nil:
+		t := m.Tree
+		return shape{t.D, t.Outputs, t.Task, t.Config, t.Calibration}
+	case m.Ensemble != nil:
+		e := m.Ensemble
+		return shape{e.D, e.Outputs, e.Task, e.Config(), e.Calibration}
+	}
+	r := m.RFM
+	return shape{r.D, r.Outputs, r.Task, r.Config, r.Calibration}
+}
+
+// Kind names the model kind: "rfm", "tree" or "ensemble".
+func (m *Model) Kind() string {
+	switch {
+	case m.Tree != nil:
+		return "tree"
+	case m.Ensemble != nil:
+		return "ensemble"
+	}
+	return "rfm"
+}
+
+// Centers is the number of training rows the model keeps as kernel
+// centres (over a tree's leaves or an ensemble's members).
+func (m *Model) Centers() int {
+	n := 0
+	switch {
+	case m.Tree != nil:
+		for _, lf := range m.Tree.Leaves {
+			if lf.Model != nil {
+				n += lf.Model.N
+			}
+		}
+	case m.Ensemble != nil:
+		for _, mm := range m.Ensemble.Members {
+			n += mm.N
+		}
+	default:
+		n = m.RFM.N
+	}
+	return n
+}
+
+// D is the number of features the model takes.
+func (m *Model) D() int { return m.shape().d }
 
 // Outputs is the number of classes or regression outputs.
-func (m *Model) Outputs() int {
-	if m.Tree != nil {
-		return m.Tree.Outputs
-	}
-	return m.RFM.Outputs
-}
+func (m *Model) Outputs() int { return m.shape().outputs }
 
 // Task is the model's task.
-func (m *Model) Task() rfm.Task {
-	if m.Tree != nil {
-		return m.Tree.Task
-	}
-	return m.RFM.Task
-}
+func (m *Model) Task() rfm.Task { return m.shape().task }
 
-// Config is the model's configuration (a tree's leaf configuration).
-func (m *Model) Config() rfm.Config {
-	if m.Tree != nil {
-		return m.Tree.Config
-	}
-	return m.RFM.Config
-}
+// Config is the model's configuration (a tree's leaf configuration, an
+// ensemble's best member's).
+func (m *Model) Config() rfm.Config { return m.shape().cfg }
 
 // Calibration is the model's map from class scores to probabilities (nil:
 // the scores clipped and renormalized).
-func (m *Model) Calibration() *rfm.Calibration {
-	if m.Tree != nil {
-		return m.Tree.Calibration
-	}
-	return m.RFM.Calibration
-}
+func (m *Model) Calibration() *rfm.Calibration { return m.shape().cal }
 
 // Classes are the class labels of a classifier with a target encoding (nil
 // otherwise); class index k is Classes[k].
@@ -287,21 +322,21 @@ func (m *Model) NeedPipeline() error {
 	return nil
 }
 
-func (m *Model) check() error {
-	if m.Tree != nil {
-		return m.Tree.Check()
-	}
-	return m.RFM.Check()
-}
+func (m *Model) check() error { return m.scorer().Check() }
 
-// scorer is what both model kinds offer.
+// scorer is what every model kind offers.
 type scorer interface {
+	FileModel
 	Predict(ctx context.Context, x []float64, n int) ([]float64, error)
+	Check() error
 }
 
 func (m *Model) scorer() scorer {
-	if m.Tree != nil {
+	switch {
+	case m.Tree != nil:
 		return m.Tree
+	case m.Ensemble != nil:
+		return m.Ensemble
 	}
 	return m.RFM
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/ensemble"
 	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/predictor"
 	"github.com/rfmkit/rfm/synth"
@@ -507,6 +508,75 @@ func TestPredictionRowsText(t *testing.T) {
 		var v float64
 		if _, err := fmt.Sscan(r[0], &v); err != nil || v != vals[i] || len(r) != 1 {
 			t.Fatalf("row %d: %q reads back as %v (%v), want %v", i, r, v, err, vals[i])
+		}
+	}
+}
+
+// An ensemble file loads as one Model: its kind, size and calibration are
+// the ensemble's, raw rows predict through the pipeline, and the class of
+// each row is the argmax of the mean of the members' probabilities.
+func TestEnsembleFile(t *testing.T) {
+	ctx := context.Background()
+	tab, err := dataset.Read(strings.NewReader(tableCSV(400, 2)), "train.csv", dataset.ReadOptions{Ignore: []string{"id", "v"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var members []*rfm.Model
+	var p *dataset.Pipeline
+	var tg *dataset.Target
+	for i, bw := range []float64{5, 10, 20} {
+		cfg := rfm.DefaultConfig()
+		cfg.Iters, cfg.Kernel.Bandwidth = 1, bw
+		m, err := predictor.Train(ctx, tab, predictor.TrainOptions{Target: "y", Config: &cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		members, p, tg = append(members, m.RFM), m.Pipeline, m.Target
+		if i > 0 && m.RFM.D != members[0].D {
+			t.Fatal("members of other widths")
+		}
+	}
+	e, err := ensemble.New(members)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Calibration = &rfm.Calibration{Method: rfm.CalibratePower, Power: 2, Rows: 80}
+	path := filepath.Join(t.TempDir(), "e.rfm")
+	if err := predictor.WriteFile(ctx, path, e, p, tg, nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	lm, err := predictor.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lm.Kind() != "ensemble" || lm.Centers() != 3*400 || lm.D() != e.D || lm.Outputs() != 2 || lm.Calibration().Power != 2 || lm.Config().Kernel.Bandwidth != 5 {
+		t.Fatalf("loaded: kind %s, %d centres, d %d, %d outputs, calibration %+v", lm.Kind(), lm.Centers(), lm.D(), lm.Outputs(), lm.Calibration())
+	}
+	test, err := lm.ReadTable(ctx, strings.NewReader(tableCSV(50, 3)), "test.csv", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pred, err := lm.Predict(ctx, test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, n, _, err := p.Transform(test)
+	if err != nil || n != 50 {
+		t.Fatal(n, err)
+	}
+	mean := make([]float64, 50*2)
+	for _, m := range members {
+		q, err := m.UncalibratedProba(ctx, x, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, v := range q {
+			mean[j] += v / 3
+		}
+	}
+	for i, c := range rfm.Argmax(mean, 50, 2) {
+		if pred.Class[i] != c {
+			t.Fatalf("row %d: class %d, the members' mean says %d", i, pred.Class[i], c)
 		}
 	}
 }

@@ -114,9 +114,5 @@ func Train(ctx context.Context, t *dataset.Table, opt TrainOptions) (*Model, err
 // WriteFile writes the model with its pipeline, target and training
 // record to path (atomically; see the function WriteFile).
 func (m *Model) WriteFile(ctx context.Context, path string) error {
-	var fm FileModel = m.RFM
-	if m.Tree != nil {
-		fm = m.Tree
-	}
-	return WriteFile(ctx, path, fm, m.Pipeline, m.Target, m.Training, m.CreatedBy)
+	return WriteFile(ctx, path, m.scorer(), m.Pipeline, m.Target, m.Training, m.CreatedBy)
 }

@@ -61,10 +61,7 @@ func newMetrics(reg *prometheus.Registry, s *Server) *metrics {
 
 // setModel points rfm_model_info at the model being served.
 func (m *metrics) setModel(pm *predictor.Model) {
-	kind := "rfm"
-	if pm.Tree != nil {
-		kind = "tree"
-	}
+	kind := pm.Kind()
 	// The new series first, then the old one removed: a scrape never sees
 	// no model.
 	m.modelInfo.WithLabelValues(pm.Checksum, kind).Set(1)

@@ -449,7 +449,7 @@ type modelJSON struct {
 	LoadedAt      time.Time               `json:"loaded_at"`
 	CreatedBy     string                  `json:"created_by,omitempty"`
 	FormatVersion int                     `json:"format_version"`
-	Kind          string                  `json:"kind"` // "rfm" or "tree"
+	Kind          string                  `json:"kind"` // "rfm", "tree" or "ensemble"
 	Task          string                  `json:"task"`
 	Target        string                  `json:"target"`
 	Classes       []string                `json:"classes,omitempty"`
@@ -457,6 +457,7 @@ type modelJSON struct {
 	Features      int                     `json:"features"`
 	Centers       int                     `json:"centers"`
 	Leaves        int                     `json:"leaves,omitempty"`
+	Members       int                     `json:"members,omitempty"`
 	Config        any                     `json:"config"`
 	Rounds        any                     `json:"rounds,omitempty"`
 	BestRound     *int                    `json:"best_round,omitempty"`
@@ -480,16 +481,15 @@ func (s *Server) modelInfo(w http.ResponseWriter, r *http.Request) {
 	if cal := m.Calibration(); cal != nil {
 		info.Calibration = string(cal.Method)
 	}
-	if m.Tree != nil {
-		info.Kind, info.Leaves = "tree", len(m.Tree.Leaves)
-		for _, lf := range m.Tree.Leaves {
-			if lf.Model != nil {
-				info.Centers += lf.Model.N
-			}
-		}
-	} else {
+	info.Kind, info.Centers = m.Kind(), m.Centers()
+	switch {
+	case m.Tree != nil:
+		info.Leaves = len(m.Tree.Leaves)
+	case m.Ensemble != nil:
+		info.Members = len(m.Ensemble.Members)
+	default:
 		best := m.RFM.BestRound
-		info.Kind, info.Centers, info.Rounds, info.BestRound = "rfm", m.RFM.N, m.RFM.History, &best
+		info.Rounds, info.BestRound = m.RFM.History, &best
 	}
 	writeJSON(w, http.StatusOK, info)
 }

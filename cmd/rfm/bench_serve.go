@@ -154,15 +154,7 @@ rfm bench serve --model churn.rfm --rows 1,10,100 --json`)
 	}
 	res := benchServeJSON{Model: model, Inputs: len(lm.Pipeline.Inputs), OfflineRowsSec: offline, OfflineRows: offRows,
 		Options: map[string]any{"batch_wait": wait.String(), "batch_rows": batchRows, "duration": dur.String(), "warmup": warm.String()}}
-	if lm.RFM != nil {
-		res.Centers = lm.RFM.N
-	} else {
-		for _, l := range lm.Tree.Leaves {
-			if l.Model != nil {
-				res.Centers += l.Model.N
-			}
-		}
-	}
+	res.Centers = lm.Centers()
 
 	s, err := serve.New(serve.Options{ModelPath: model, BatchWait: wait, BatchRows: batchRows, MaxInFlight: max(256, 2*clients),
 		MaxRows: max(10000, slices.Max(sizes)), MaxBodyBytes: 64 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})

@@ -121,6 +121,9 @@ rfm inspect --model digits.rfm --plots figs --image-shape 28x28`)
 	if lm.Tree != nil {
 		return inspectTree(e, lm, top, plots, shape, common)
 	}
+	if lm.Ensemble != nil {
+		return inspectEnsemble(e, lm, top, eig, plots, shape, common)
+	}
 	res, err := inspectModel(lm, top, eig)
 	if err != nil {
 		return err

@@ -42,6 +42,15 @@ func planPredict(lm *loadedModel, rows, textCols int) error {
 			m = &rfm.Model{D: lm.Tree.D, N: 1, Outputs: lm.Tree.Outputs}
 		}
 	}
+	if lm.Ensemble != nil {
+		// Members predict one after the other: the largest bounds the
+		// memory beyond the rows and the running mean.
+		for _, mm := range lm.Ensemble.Members {
+			if m == nil || mm.N > m.N {
+				m = mm
+			}
+		}
+	}
 	chunk := lm.ChunkRows()
 	p := rfm.PlanPredict(m, rows, chunk, 0)
 	if textCols > 0 {
