@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/ensemble"
 	"github.com/rfmkit/rfm/internal/linalg"
 	"github.com/rfmkit/rfm/kernel"
 )
@@ -710,15 +711,38 @@ func PlainTrial(t *Trial) *Trial {
 // and fits Base's calibration on the out-of-fold scores of that
 // configuration (k more fits). Base's Refit and Calibrate apply.
 func FinalFit(ctx context.Context, opt Options, best *Trial, progress func(rfm.Progress)) (*rfm.Model, error) {
+	m, cd, err := finalFit(ctx, opt, best, opt.Base.Calibrate, progress)
+	if err != nil || cd == nil {
+		return m, err
+	}
+	if err := m.Recalibrate(opt.Base.Calibrate, cd.scores, cd.labels, cd.folds); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// calData is what a final model's calibration is fitted on: out-of-fold
+// scores of every training row, with their folds.
+type calData struct {
+	scores []float64
+	labels []int
+	folds  []int
+}
+
+// finalFit is FinalFit with the calibration method given; on the folds
+// design it fits the model uncalibrated and returns the out-of-fold scores
+// that the method is to be fitted on (nil when none is wanted).
+func finalFit(ctx context.Context, opt Options, best *Trial, method rfm.CalibrationMethod, progress func(rfm.Progress)) (*rfm.Model, *calData, error) {
 	cfg := best.Config
-	cfg.Refit, cfg.Calibrate, cfg.FinalKernel = opt.Base.Refit, opt.Base.Calibrate, opt.Base.FinalKernel
+	cfg.Refit, cfg.Calibrate, cfg.FinalKernel = opt.Base.Refit, method, opt.Base.FinalKernel
 	cfg.MemoryLimit = opt.Base.MemoryLimit
 	ds := opt.Data[best.Scaling]
 	if ds == nil {
-		return nil, fmt.Errorf("tune: no data for scaling %q", best.Scaling)
+		return nil, nil, fmt.Errorf("tune: no data for scaling %q", best.Scaling)
 	}
 	if opt.Valid != nil {
-		return rfm.Fit(ctx, cfg, ds, opt.Valid[best.Scaling], progress)
+		m, err := rfm.Fit(ctx, cfg, ds, opt.Valid[best.Scaling], progress)
+		return m, nil, err
 	}
 	if opt.Folds < 2 {
 		// The search's holdout is Base.ValFraction with Base.Seed, which
@@ -726,30 +750,113 @@ func FinalFit(ctx context.Context, opt Options, best *Trial, progress func(rfm.P
 		if cfg.ValFraction <= 0 {
 			cfg.ValFraction = 0.2
 		}
-		return rfm.Fit(ctx, cfg, ds, nil, progress)
+		m, err := rfm.Fit(ctx, cfg, ds, nil, progress)
+		return m, nil, err
 	}
 	// The folds chose the round (their validation scores averaged): the
 	// final model runs that many rounds on every row and keeps the last,
 	// rather than choosing again on a holdout of the same rows (fewer rows
 	// for M, and a noisier choice than the folds').
 	cfg.Iters, cfg.ValFraction, cfg.Refit, cfg.EarlyStop = best.Round, 0, false, 0
-	method := cfg.Calibrate
 	if !method.Enabled() || ds.Labels == nil {
-		return rfm.Fit(ctx, cfg, ds, nil, progress)
+		m, err := rfm.Fit(ctx, cfg, ds, nil, progress)
+		return m, nil, err
 	}
 	cfg.Calibrate = rfm.CalibrateNone
 	m, err := rfm.Fit(ctx, cfg, ds, nil, progress)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s, folds, err := outOfFold(ctx, cfg, ds, opt.Folds)
 	if err != nil {
+		return nil, nil, err
+	}
+	return m, &calData{scores: s, labels: ds.Labels, folds: folds}, nil
+}
+
+// Top returns up to k configurations of a search for an ensemble, best
+// first: res.Best, then the other scored trials of its rung and scaling
+// (the members must read the same features) in order of validation score.
+func Top(res *Result, k int) []*Trial {
+	if res.Best == nil || k < 1 {
+		return nil
+	}
+	top := []*Trial{res.Best}
+	var rest []*Trial
+	for i := range res.Trials {
+		t := &res.Trials[i]
+		if t != res.Best && t.Scored() && t.Rows == res.Best.Rows && t.Scaling == res.Best.Scaling {
+			rest = append(rest, t)
+		}
+	}
+	sort.SliceStable(rest, func(i, j int) bool { return Better(res.Task, rest[i], rest[j]) })
+	return append(top, rest[:min(len(rest), k-1)]...)
+}
+
+// FinalEnsemble fits Top(res, k) as FinalFit fits one configuration and
+// combines them (package ensemble): the mean of their uncalibrated
+// probabilities (of their outputs for regression). Base's calibration, if
+// any, is fitted on the mean of the members' held-out probabilities: the
+// out-of-fold scores of every training row with folds (checked across the
+// folds), the validation rows otherwise.
+func FinalEnsemble(ctx context.Context, opt Options, res *Result, k int, progress func(member, members int, p rfm.Progress)) (*ensemble.Model, error) {
+	trials := Top(res, k)
+	if len(trials) == 0 {
+		return nil, errors.New("tune: no scored trial to build an ensemble from")
+	}
+	method := opt.Base.Calibrate
+	classify := res.Task == rfm.Classification && method.Enabled()
+	if !classify {
+		method = rfm.CalibrateNone
+	}
+	members := make([]*rfm.Model, len(trials))
+	var scores [][]float64
+	var labels, folds []int
+	for i, t := range trials {
+		var pr func(rfm.Progress)
+		if progress != nil {
+			pr = func(p rfm.Progress) { progress(i, len(trials), p) }
+		}
+		// The members stay uncalibrated (the ensemble's own probability
+		// is calibrated), but with folds their out-of-fold scores are
+		// needed: finalFit asks for them by the method.
+		m, cd, err := finalFit(ctx, opt, t, method, pr)
+		if err != nil {
+			return nil, fmt.Errorf("member %d (trial %d): %w", i, t.Index, err)
+		}
+		m.Calibration = nil
+		if m.Config.Loss == rfm.LossLogistic {
+			m.Calibration = &rfm.Calibration{Method: rfm.CalibrateTemperature, Temperature: 1}
+		}
+		m.Config.Calibrate = rfm.CalibrateNone
+		members[i] = m
+		if !classify {
+			continue
+		}
+		s, l, f := []float64(nil), []int(nil), []int(nil)
+		if cd != nil {
+			s, l, f = cd.scores, cd.labels, cd.folds
+		} else {
+			s, l = m.HoldoutScores()
+		}
+		if s == nil {
+			return nil, fmt.Errorf("member %d (trial %d): no held-out scores to calibrate on", i, t.Index)
+		}
+		if i > 0 && !slices.Equal(l, labels) {
+			return nil, fmt.Errorf("member %d (trial %d) was validated on other rows than member 0", i, t.Index)
+		}
+		scores, labels, folds = append(scores, s), l, f
+	}
+	e, err := ensemble.New(members)
+	if err != nil {
 		return nil, err
 	}
-	if err := m.Recalibrate(method, s, ds.Labels, folds); err != nil {
-		return nil, err
+	if classify {
+		if err := e.Calibrate(method, scores, labels, folds); err != nil {
+			return nil, err
+		}
 	}
-	return m, nil
+	return e, nil
 }
 
 // outOfFold returns the n×c scores of every row by the configuration

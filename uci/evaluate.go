@@ -64,6 +64,8 @@ type job struct {
 	report func(done, inflight float64)
 	// trials: the configurations ProtocolTuned's search draws per split (0: 30).
 	trials int
+	// ensemble: how many top configurations ProtocolTuned averages (≤ 1: one).
+	ensemble int
 }
 
 // evaluate runs the protocol on one loaded set.

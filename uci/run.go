@@ -51,6 +51,10 @@ type Options struct {
 	// Trials is the number of configurations ProtocolTuned's search draws
 	// in each evaluation split (0: 30).
 	Trials int
+	// Ensemble is how many of the best configurations of each split's
+	// search ProtocolTuned averages (tune.FinalEnsemble; 0 or 1: the best
+	// alone).
+	Ensemble int
 	// Refine is the number of float64 refinement steps of a float32
 	// solve (the engine's Config.Refine); nil means the engine's default.
 	Refine *int
@@ -69,6 +73,9 @@ func (o *Options) tag() string {
 	}
 	if o.Protocol == ProtocolTuned {
 		t += fmt.Sprintf("/trials=%d", searchTrials(o.Trials))
+		if o.Ensemble > 1 {
+			t += fmt.Sprintf("/ensemble=%d", o.Ensemble)
+		}
 	}
 	if o.Float32 {
 		t += "/float32"
@@ -393,7 +400,7 @@ func (r *runner) schedule(ctx context.Context, todo []Entry) error {
 func (r *runner) one(ctx context.Context, e Entry, cost float64) error {
 	name := e.Meta.Name
 	counted := 0.0
-	j := &job{protocol: r.opt.Protocol, base: base{seed: r.opt.Seed, float32: r.opt.Float32, refine: r.opt.Refine}, fit: engineFit, trials: r.opt.Trials}
+	j := &job{protocol: r.opt.Protocol, base: base{seed: r.opt.Seed, float32: r.opt.Float32, refine: r.opt.Refine}, fit: engineFit, trials: r.opt.Trials, ensemble: r.opt.Ensemble}
 	j.report = func(done, inflight float64) {
 		r.mu.Lock()
 		defer r.mu.Unlock()

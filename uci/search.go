@@ -75,7 +75,12 @@ func (j *job) search(ctx context.Context, s *Set, res *Result) error {
 		if err != nil {
 			return fmt.Errorf("search in split %d: %w", r+1, err)
 		}
-		best, err := tune.FinalFit(ctx, opt, sr.Best, nil)
+		var best classifier
+		if j.ensemble > 1 {
+			best, err = tune.FinalEnsemble(ctx, opt, sr, j.ensemble, nil)
+		} else {
+			best, err = tune.FinalFit(ctx, opt, sr.Best, nil)
+		}
 		if err != nil {
 			return fmt.Errorf("split %d, best configuration: %w", r+1, err)
 		}
@@ -91,11 +96,11 @@ func (j *job) search(ctx context.Context, s *Set, res *Result) error {
 		if err != nil {
 			return err
 		}
-		raw, err := logLoss(ctx, best.UncalibratedProba, best.Outputs, test)
+		raw, err := logLoss(ctx, best.UncalibratedProba, lap.Outputs, test)
 		if err != nil {
 			return err
 		}
-		cal, err := logLoss(ctx, best.PredictProba, best.Outputs, test)
+		cal, err := logLoss(ctx, best.PredictProba, lap.Outputs, test)
 		if err != nil {
 			return err
 		}
@@ -122,8 +127,15 @@ func choiceOf(t *tune.Trial, val float64, round int) Choice {
 	return Choice{Setting: st, Round: round, ValAccuracy: 100 * val}
 }
 
+// classifier is what the tuned protocol scores: one RFM or an ensemble.
+type classifier interface {
+	PredictClass(ctx context.Context, x []float64, n int) ([]int, error)
+	PredictProba(ctx context.Context, x []float64, n int) ([]float64, error)
+	UncalibratedProba(ctx context.Context, x []float64, n int) ([]float64, error)
+}
+
 // accuracy is the share of test rows m classifies right.
-func accuracy(ctx context.Context, m *rfm.Model, test *rfm.Dataset) (float64, error) {
+func accuracy(ctx context.Context, m classifier, test *rfm.Dataset) (float64, error) {
 	pred, err := m.PredictClass(ctx, test.X, test.N)
 	if err != nil {
 		return 0, err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/ensemble"
 	"github.com/rfmkit/rfm/internal/linalg"
 	"github.com/rfmkit/rfm/uci"
 )
@@ -39,8 +40,9 @@ Protocols:
   tuned   leak-free and tuned: in each k-fold training split, the search of
           'rfm tune' (--trials configurations, successive halving; 4-fold
           cross-validation inside splits under 1 000 rows, a 20% holdout
-          above) picks the model on that split only; Laplace = the best plain
-          kernel (round 0) of the same search
+          above) picks the model on that split only, and the model is the mean
+          of the --ensemble best configurations' probabilities; Laplace = the
+          best plain kernel (round 0) of the same search
   tuned-grid
           the paper protocol with a 240-point grid (bandwidth L 10/5/2, full or
           diagonal M, centred gradients, M = AGOP or AGOP^½), scored in both
@@ -59,6 +61,7 @@ rfm bench uci --data ../shared/data/uci121 --protocol tuned --float32 --jobs 2`)
 	f.Bool(&opt.Force, "force", false, "recompute data sets already in results.tsv")
 	f.Uint64(&opt.Seed, "seed", 1, "random `SEED` ≥ 1 (AGOP sampling above 20 000 rows, clean-protocol splits, the tuned protocol's search)")
 	f.Int(&opt.Trials, "trials", 30, "configurations `N` the tuned protocol's search draws in each split")
+	f.Int(&opt.Ensemble, "ensemble", 3, "the tuned protocol's model: the mean of the `K` best configurations of each split's search (1: the best alone)")
 	f.Section("Solver")
 	f.Param(&solver, rfm.LookupParam("float32"))
 	f.Param(&solver, rfm.LookupParam("refine"))
@@ -88,6 +91,10 @@ rfm bench uci --data ../shared/data/uci121 --protocol tuned --float32 --jobs 2`)
 		return usagef("--trials %d: must be ≥ 1", opt.Trials)
 	case f.IsSet("trials") && opt.Protocol != uci.ProtocolTuned:
 		return usagef("--trials applies to --protocol tuned only")
+	case opt.Ensemble < 1 || opt.Ensemble > ensemble.MaxMembers:
+		return usagef("--ensemble %d: want 1 (the best alone) to %d", opt.Ensemble, ensemble.MaxMembers)
+	case f.IsSet("ensemble") && opt.Protocol != uci.ProtocolTuned:
+		return usagef("--ensemble applies to --protocol tuned only")
 	}
 	if err := solver.Validate(); err != nil {
 		return paramUsage(err)

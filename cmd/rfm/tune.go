@@ -15,8 +15,10 @@ import (
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/ensemble"
 	"github.com/rfmkit/rfm/kernel"
 	"github.com/rfmkit/rfm/plot"
+	"github.com/rfmkit/rfm/predictor"
 	"github.com/rfmkit/rfm/tune"
 )
 
@@ -30,6 +32,7 @@ type tuneOptions struct {
 	minRows   int
 	maxRows   int
 	repeats   int
+	ensemble  int
 	resume    bool
 	trialsOut string
 	plots     string
@@ -39,23 +42,25 @@ type tuneOptions struct {
 // tuneJSON is what 'rfm tune --json' prints.
 type tuneJSON struct {
 	fitData
-	Design      string        `json:"design"`
-	Rungs       []int         `json:"rungs"`
-	Jobs        int           `json:"jobs"`
-	Drawn       int           `json:"configurations"`
-	Fits        int           `json:"trials"`
-	Cached      int           `json:"cached"`
-	Best        tuneTrialJSON `json:"best"`
-	Plain       tuneTrialJSON `json:"plain_kernel"`
-	Default     *tuneScore    `json:"base,omitempty"`
-	Config      rfm.Config    `json:"config"`
-	Scaling     string        `json:"scaling"`
-	BestRound   int           `json:"best_round"`
-	Refitted    bool          `json:"refitted"`
-	TrialsFile  string        `json:"trials_file"`
-	Figures     []string      `json:"figures,omitempty"`
-	Seconds     float64       `json:"seconds"`
-	FinalSecond float64       `json:"final_fit_seconds"`
+	Design    string        `json:"design"`
+	Rungs     []int         `json:"rungs"`
+	Jobs      int           `json:"jobs"`
+	Drawn     int           `json:"configurations"`
+	Fits      int           `json:"trials"`
+	Cached    int           `json:"cached"`
+	Best      tuneTrialJSON `json:"best"`
+	Plain     tuneTrialJSON `json:"plain_kernel"`
+	Default   *tuneScore    `json:"base,omitempty"`
+	Config    rfm.Config    `json:"config"`
+	Scaling   string        `json:"scaling"`
+	BestRound int           `json:"best_round"`
+	Refitted  bool          `json:"refitted"`
+	// Members lists the trials an --ensemble model averages, best first.
+	Members     []int    `json:"ensemble_trials,omitempty"`
+	TrialsFile  string   `json:"trials_file"`
+	Figures     []string `json:"figures,omitempty"`
+	Seconds     float64  `json:"seconds"`
+	FinalSecond float64  `json:"final_fit_seconds"`
 }
 
 type tuneScore struct {
@@ -99,7 +104,13 @@ The best configuration is then fitted as 'rfm fit' would (the round chosen on
 the same validation rows, α refitted on all rows unless --no-refit, calibrated
 with --calibrate) and saved. Every trial is appended to a table (CSV) as it
 ends; with --resume, a search with the same data, flags and seed reads it back
-and fits only what it has not scored.`,
+and fits only what it has not scored.
+
+With --ensemble K the model is the K best configurations of the top rung (of
+the best one's column scaling), each fitted as above, averaged: the mean of
+their probabilities (of their outputs for regression), calibrated as a whole
+with --calibrate on held-out scores. On Arora's 90 UCI sets the mean of the
+top three scored higher than the best alone (see README).`,
 		`rfm tune --data train.csv --target churn --time 20m --out churn.rfm
 rfm tune --data digits.npz --target label --time 20m --scale none --plots tune-figs
 rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
@@ -116,6 +127,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	f.Int(&o.minRows, "min-rows", 400, "fewest training rows `N` of the first rung")
 	f.Int(&o.maxRows, "max-rows", 0, "most training rows `N` of the top rung (0: all): on a large table the search scores stratified samples of N rows, and the best configuration is then fitted on every row")
 	f.List(&o.scales, "scales", "column scalings `LIST` to search (default: standard,none,minmax,robust; --scale fixes one)")
+	f.Int(&o.ensemble, "ensemble", 1, "save the mean of the `K` best configurations (1: the best alone)")
 	f.Bool(&o.resume, "resume", false, "read the trials table and fit only the trials it has not scored")
 	f.String(&o.trialsOut, "trials-out", "", "trials table `FILE` (CSV, default: the model file + .trials.csv)")
 	f.String(&o.plots, "plots", "", "write PNG figures into `DIR`: the score against trials, bandwidth and ridge")
@@ -241,7 +253,24 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	searchTime := time.Since(start)
 	bar.Update(0.99, "final fit of the best configuration")
 	finalStart := time.Now()
-	model, err := tune.FinalFit(e.ctx, opt, res.Best, nil)
+	var model predictor.FileModel
+	var rm *rfm.Model
+	var members []int
+	if o.ensemble > 1 {
+		var em *ensemble.Model
+		em, err = tune.FinalEnsemble(e.ctx, opt, res, o.ensemble, func(i, k int, _ rfm.Progress) {
+			bar.Update(0.99, fmt.Sprintf("final fit of the ensemble: member %d of %d", i+1, k))
+		})
+		if err == nil {
+			model, rm = em, em.Members[0]
+			for _, t := range tune.Top(res, o.ensemble) {
+				members = append(members, t.Index)
+			}
+		}
+	} else {
+		rm, err = tune.FinalFit(e.ctx, opt, res.Best, nil)
+		model = rm
+	}
 	if err != nil {
 		bar.Abort()
 		if e.ctx.Err() != nil {
@@ -270,7 +299,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 		Design:  res.Design, Rungs: res.Rungs, Jobs: res.Jobs, Drawn: res.Drawn, Fits: fits, Cached: cached,
 		Best:   trialJSON(res.Best, res.Best.Accuracy, res.Best.Loss, res.Best.Round, classification),
 		Plain:  trialJSON(res.Plain, res.Plain.PlainAccuracy, res.Plain.PlainLoss, 0, classification),
-		Config: model.Config, Scaling: res.Best.Scaling, BestRound: model.BestRound, Refitted: model.Refitted,
+		Config: rm.Config, Scaling: res.Best.Scaling, BestRound: rm.BestRound, Refitted: rm.Refitted, Members: members,
 		TrialsFile: o.trialsOut, Figures: figures, Seconds: searchTime.Seconds(), FinalSecond: finalTime.Seconds(),
 	}
 	if d := res.Default; d != nil {
@@ -303,6 +332,8 @@ func (o *tuneOptions) searchOptions(f *flagSet, base rfm.Config) (tune.Options, 
 		return opt, usagef("--repeats %d: want 0 or 1 (once), or R ≥ 2 with --folds K", o.repeats)
 	case o.jobs < 0:
 		return opt, usagef("--jobs %d: must be ≥ 0", o.jobs)
+	case o.ensemble < 1 || o.ensemble > ensemble.MaxMembers:
+		return opt, usagef("--ensemble %d: want 1 (the best alone) to %d", o.ensemble, ensemble.MaxMembers)
 	case o.eta < 2:
 		return opt, usagef("--eta %d: must be ≥ 2", o.eta)
 	case o.minRows < 10:
@@ -435,6 +466,13 @@ func writeTuneText(w io.Writer, res *tune.Result, out *tuneJSON, classification 
 	}
 	fmt.Fprintf(w, "Model: %s (%d rows, round %d kept, %s; final fit %s); trials: %s\n", out.Model, out.Rows, out.BestRound, refit,
 		seconds(time.Duration(out.FinalSecond*float64(time.Second))), out.TrialsFile)
+	if len(out.Members) > 1 {
+		ids := make([]string, len(out.Members))
+		for i, t := range out.Members {
+			ids[i] = fmt.Sprint(t)
+		}
+		fmt.Fprintf(w, "Ensemble: the mean of trials %s (round and refit above are the best one's)\n", strings.Join(ids, ", "))
+	}
 	for _, fig := range out.Figures {
 		fmt.Fprintf(w, "Figure: %s\n", fig)
 	}

@@ -101,6 +101,8 @@ func TestTuneBadFlags(t *testing.T) {
 		{[]string{"--repeats", "3"}, "--repeats 3: want 0 or 1 (once), or R ≥ 2 with --folds K"},
 		{[]string{"--trials-out", "train.csv"}, "--trials-out"},
 		{[]string{"--rfm-t"}, "--rfm-t does not apply"},
+		{[]string{"--ensemble", "0"}, "--ensemble 0: want 1 (the best alone) to 64"},
+		{[]string{"--ensemble", "65"}, "--ensemble 65"},
 	} {
 		r := rfmCmd(t, dir, append(base, c.args...)...)
 		if r.code == 0 || !strings.Contains(r.stderr, c.want) {
@@ -109,6 +111,62 @@ func TestTuneBadFlags(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "m.rfm")); err == nil {
 		t.Error("a refused tune wrote a model")
+	}
+}
+
+// rfm tune --ensemble K saves the mean of the K best configurations: one
+// file that predict, eval and inspect take, and export refuses with the
+// reason.
+func TestTuneEnsemble(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "train.csv"), churnCSV(300, 21))
+	writeFile(t, filepath.Join(dir, "test.csv"), churnCSV(80, 22))
+	r := mustRun(t, dir, "tune", "--data", "train.csv", "--target", "churn", "--ignore", "id", "--time", "0",
+		"--trials", "9", "--min-rows", "60", "--iters", "2", "--folds", "3", "--calibrate", "power", "--scale", "standard",
+		"--ensemble", "3", "--out", "e.rfm", "--json")
+	var res tuneJSON
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatalf("tune --json: %v\n%s", err, r.stdout)
+	}
+	if len(res.Members) != 3 || res.Members[0] != res.Best.Trial {
+		t.Fatalf("ensemble trials %v, best trial %d", res.Members, res.Best.Trial)
+	}
+	lm, err := loadModel(filepath.Join(dir, "e.rfm"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lm.Kind() != "ensemble" || len(lm.Ensemble.Members) != 3 || lm.Centers() != 3*300 {
+		t.Fatalf("model kind %s, %d centres", lm.Kind(), lm.Centers())
+	}
+	if cal := lm.Ensemble.Calibration; cal == nil || cal.Method != rfm.CalibratePower || cal.Rows != 300 {
+		t.Fatalf("calibration %+v, want power on the 300 out-of-fold rows", cal)
+	}
+	mustRun(t, dir, "predict", "--model", "e.rfm", "--data", "test.csv", "--proba", "--out", "p.csv")
+	out, err := os.ReadFile(filepath.Join(dir, "p.csv"))
+	if err != nil || strings.Count(string(out), "\n") != 81 {
+		t.Fatalf("predictions: %v\n%s", err, out)
+	}
+	ev := mustRun(t, dir, "eval", "--model", "e.rfm", "--data", "test.csv", "--json")
+	if !strings.Contains(ev.stdout, `"accuracy"`) || !strings.Contains(ev.stdout, `"log_loss"`) {
+		t.Fatalf("eval of the ensemble:\n%s", ev.stdout)
+	}
+	in := mustRun(t, dir, "inspect", "--model", "e.rfm")
+	for _, want := range []string{"mean of 3 RFMs", "members (best first):", "member 0 (the best) in detail:", "calibration"} {
+		if !strings.Contains(in.stdout, want) {
+			t.Fatalf("inspect lacks %q:\n%s", want, in.stdout)
+		}
+	}
+	inj := mustRun(t, dir, "inspect", "--model", "e.rfm", "--json")
+	var ij inspectEnsembleJSON
+	if err := json.Unmarshal([]byte(inj.stdout), &ij); err != nil || ij.Kind != "ensemble" || len(ij.Members) != 3 || ij.Best == nil {
+		t.Fatalf("inspect --json: %v\n%s", err, inj.stdout)
+	}
+	ex := rfmCmd(t, dir, "export", "--model", "e.rfm", "--out", "e.onnx")
+	if ex.code == 0 || !strings.Contains(ex.stderr, "an ensemble of RFMs") {
+		t.Fatalf("export of an ensemble: exit %d, %s", ex.code, ex.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "e.onnx")); err == nil {
+		t.Error("a refused export wrote a file")
 	}
 }
 

@@ -1,0 +1,111 @@
+package tune
+
+import (
+	"context"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/rfmkit/rfm"
+)
+
+// Top puts the best trial first and then the others of its rung and
+// scaling in order of score; trials of other rungs or scalings are left
+// out.
+func TestTopOrdersByScore(t *testing.T) {
+	res := &Result{Task: rfm.Classification, Trials: []Trial{
+		{Index: 0, Rows: 100, Status: StatusOK, Accuracy: 0.99}, // lower rung
+		{Index: 1, Rows: 300, Status: StatusOK, Accuracy: 0.80},
+		{Index: 2, Rows: 300, Status: StatusOK, Accuracy: 0.90},
+		{Index: 3, Rows: 300, Status: StatusOK, Accuracy: 0.85, Scaling: "none"}, // other scaling
+		{Index: 4, Rows: 300, Status: StatusCut, Accuracy: 0.95},                 // not scored
+		{Index: 5, Rows: 300, Status: StatusOK, Accuracy: 0.85},
+		{Index: 6, Rows: 300, Status: StatusOK, Accuracy: 0.70},
+	}}
+	res.Best = &res.Trials[2]
+	var got []int
+	for _, tr := range Top(res, 3) {
+		got = append(got, tr.Index)
+	}
+	if want := []int{2, 5, 1}; !slices.Equal(got, want) {
+		t.Errorf("Top 3: trials %v, want %v", got, want)
+	}
+	if n := len(Top(res, 10)); n != 4 {
+		t.Errorf("Top 10 of 4 eligible trials gave %d", n)
+	}
+	if Top(res, 0) != nil {
+		t.Error("Top 0 gave trials")
+	}
+}
+
+// FinalEnsemble fits the top configurations, best first, each as FinalFit
+// would (the round the folds chose), averages their uncalibrated
+// probabilities, and fits the calibration of the mean on the out-of-fold
+// scores of every training row; with a holdout it uses the validation rows.
+func TestFinalEnsemble(t *testing.T) {
+	ctx := context.Background()
+	for _, folds := range []int{3, 0} {
+		ds := classes(t, 400, 7)
+		opt := options(ds, 6)
+		opt.Folds, opt.Jobs = folds, 1
+		opt.Base.Calibrate = rfm.CalibratePower
+		res, err := Run(ctx, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		top := Top(res, 3)
+		if len(top) < 2 {
+			t.Fatalf("folds %d: only %d trials on the top rung", folds, len(top))
+		}
+		e, err := FinalEnsemble(ctx, opt, res, 3, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(e.Members) != len(top) {
+			t.Fatalf("folds %d: %d members for %d top trials", folds, len(e.Members), len(top))
+		}
+		for i, m := range e.Members {
+			if m.Config.Ridge != top[i].Config.Ridge || m.Config.Kernel.Kind != top[i].Config.Kernel.Kind {
+				t.Errorf("folds %d: member %d is not trial %d", folds, i, top[i].Index)
+			}
+			if folds > 0 && m.BestRound != top[i].Round {
+				t.Errorf("folds %d: member %d kept round %d, the folds chose %d", folds, i, m.BestRound, top[i].Round)
+			}
+			if c := m.Calibration; c != nil && c.Method != rfm.CalibrateTemperature {
+				t.Errorf("folds %d: member %d keeps a calibration of its own (%s)", folds, i, c.Method)
+			}
+		}
+		wantRows := ds.N
+		if folds == 0 {
+			wantRows = int(math.Round(0.2 * float64(ds.N)))
+		}
+		cal := e.Calibration
+		if cal == nil || cal.Method != rfm.CalibratePower || math.Abs(float64(cal.Rows-wantRows)) > 3 {
+			t.Fatalf("folds %d: calibration %+v, want power on ≈ %d held-out rows", folds, cal, wantRows)
+		}
+		if !(cal.LogLossAfter <= cal.LogLossBefore) {
+			t.Errorf("folds %d: held-out log-loss %v → %v", folds, cal.LogLossBefore, cal.LogLossAfter)
+		}
+		// The mean of the members' uncalibrated probabilities.
+		x, n := ds.X[:20*ds.D], 20
+		got, err := e.UncalibratedProba(ctx, x, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]float64, n*e.Outputs)
+		for _, m := range e.Members {
+			p, err := m.UncalibratedProba(ctx, x, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j, v := range p {
+				want[j] += v / float64(len(e.Members))
+			}
+		}
+		for j := range want {
+			if math.Abs(got[j]-want[j]) > 1e-9 {
+				t.Fatalf("folds %d: probability %d is %v, the members' mean %v", folds, j, got[j], want[j])
+			}
+		}
+	}
+}
