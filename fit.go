@@ -102,10 +102,11 @@ func Fit(ctx context.Context, cfg Config, train, valid *Dataset, progress func(P
 			m.Head = &Round{Round: m.BestRound, Bandwidth: m.KernelUsed.Bandwidth, ValAccuracy: acc, ValLoss: loss}
 		}
 	}
-	if task == Classification && va != nil {
+	if task == Classification && va != nil && cfg.Calibrate.Enabled() {
 		// The scores of the validation rows by the model fitted without
 		// them: the calibration's data, kept for callers that combine
-		// models (HoldoutScores).
+		// models (HoldoutScores). Only when calibrating: a search's many
+		// fits need no extra pass over their validation rows.
 		s, err := f.outputsOn(ctx, m, va)
 		if err != nil {
 			return nil, err

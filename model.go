@@ -84,9 +84,9 @@ type heldOut struct {
 // HoldoutScores returns the raw class scores (rows × Outputs, as Predict
 // gives them) of the validation rows of the fit that made the model, by
 // the model fitted without those rows (before any refit on all rows), and
-// their labels: what its calibration was fitted on. Both are nil for a
-// regression model, a model fitted without validation rows, or one read
-// from a file. The caller must not change them.
+// their labels: what its calibration was fitted on. Both are nil unless
+// the model is a classifier fitted with Config.Calibrate set and validation
+// rows (and it was not read from a file). The caller must not change them.
 func (m *Model) HoldoutScores() (scores []float64, labels []int) {
 	if m.holdout == nil {
 		return nil, nil

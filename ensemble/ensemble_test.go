@@ -37,7 +37,8 @@ func data(t *testing.T, n int, seed uint64, classify bool) *rfm.Dataset {
 }
 
 // members fits k RFMs that differ in bandwidth and ridge, with a 20%
-// holdout (the same rows for each: one seed).
+// holdout (the same rows for each: one seed) and a power calibration
+// fitted there; for classification the third has the logistic head.
 func members(t *testing.T, ds *rfm.Dataset, k int) []*rfm.Model {
 	t.Helper()
 	var ms []*rfm.Model
@@ -46,6 +47,12 @@ func members(t *testing.T, ds *rfm.Dataset, k int) []*rfm.Model {
 		cfg.Iters, cfg.ValFraction, cfg.AGOPSamples = 2, 0.2, 300
 		cfg.Kernel.Bandwidth = 5 * float64(i+1)
 		cfg.Ridge = 1e-3 * math.Pow(10, float64(i))
+		if ds.Labels != nil {
+			cfg.Calibrate = rfm.CalibratePower
+			if i == 2 {
+				cfg.Loss = rfm.LossLogistic
+			}
+		}
 		m, err := rfm.Fit(context.Background(), cfg, ds, nil, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -79,6 +86,14 @@ func TestPredictIsTheMean(t *testing.T) {
 			t.Fatal(err)
 		}
 		x, n := ds.X[:40*ds.D], 40
+		if classify {
+			// The members' own calibrations are not the ensemble's: a
+			// power map of β = 3 on member 0 must not change the mean.
+			ms[0].Calibration = &rfm.Calibration{Method: rfm.CalibratePower, Power: 3}
+			if ms[2].Config.Loss != rfm.LossLogistic {
+				t.Fatal("member 2 is not a logistic head")
+			}
+		}
 		want := make([]float64, n*e.Outputs)
 		for _, m := range ms {
 			var y []float64
@@ -104,6 +119,23 @@ func TestPredictIsTheMean(t *testing.T) {
 				t.Error("a regression ensemble predicted classes")
 			}
 			continue
+		}
+		// A logistic member's probabilities are the softmax of its logits.
+		lg := predict(t, ms[2], x, n)
+		pl, err := ms[2].UncalibratedProba(ctx, x, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i++ {
+			row, sum := lg[i*3:i*3+3], 0.0
+			for _, v := range row {
+				sum += math.Exp(v)
+			}
+			for j, v := range row {
+				if q := math.Exp(v) / sum; math.Abs(q-pl[i*3+j]) > 1e-9 {
+					t.Fatalf("logistic member, row %d class %d: probability %v, softmax %v", i, j, pl[i*3+j], q)
+				}
+			}
 		}
 		cls, err := e.PredictClass(ctx, x, n)
 		if err != nil {
@@ -227,6 +259,17 @@ func TestFileRoundTrip(t *testing.T) {
 		f.Meta = []byte(strings.Replace(string(f.Meta), `"d":6,"outputs"`, `"d":7,"outputs"`, 1))
 	})
 	damage("an ensemble model", func(f *modelfile.File) { f.Kind = "rfm.Tree" })
+	damage("names no member", func(f *modelfile.File) { f.Arrays[0].Name = "member00/alpha" })
+	damage("names no member", func(f *modelfile.File) { f.Arrays[0].Name = "member-1/alpha" })
+	damage("65 member models", func(f *modelfile.File) {
+		var many []string
+		for i := 0; i < 65; i++ {
+			many = append(many, "null")
+		}
+		// 65 null documents, the real ones moved to an unknown key.
+		i := strings.Index(string(f.Meta), `"member_models":[`)
+		f.Meta = []byte(string(f.Meta)[:i] + `"member_models":[` + strings.Join(many, ",") + `],"was":[` + string(f.Meta)[i+len(`"member_models":[`):])
+	})
 }
 
 // New refuses no members and members that do not agree.

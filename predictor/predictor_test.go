@@ -579,4 +579,25 @@ func TestEnsembleFile(t *testing.T) {
 			t.Fatalf("row %d: class %d, the members' mean says %d", i, pred.Class[i], c)
 		}
 	}
+	// The probabilities are the ensemble's calibration of the mean (β = 2).
+	want, err := e.PredictProba(ctx, x, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rfm.Probabilities(mean, 50, 2)
+	checked := 0
+	for j := range want {
+		if math.Abs(pred.Proba[j]-want[j]) > 1e-12 {
+			t.Fatalf("probability %d: %v, the ensemble's %v", j, pred.Proba[j], want[j])
+		}
+		if v := mean[j]; v > 0.05 && v < 0.95 && math.Abs(v-0.5) > 0.05 {
+			checked++
+			if math.Abs(pred.Proba[j]-v) < 1e-9 {
+				t.Fatalf("probability %d is the uncalibrated mean %v: the calibration was not applied", j, v)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no probability away from 0, ½ and 1 to tell calibrated from uncalibrated")
+	}
 }

@@ -777,6 +777,10 @@ func finalFit(ctx context.Context, opt Options, best *Trial, method rfm.Calibrat
 // Top returns up to k configurations of a search for an ensemble, best
 // first: res.Best, then the other scored trials of its rung and scaling
 // (the members must read the same features) in order of validation score.
+// It returns fewer when fewer reached the top rung (with 4 rungs, one
+// trial per bracket does). When res.Best is a trial's plain kernel
+// (PlainTrial), that trial's own fit stays a candidate: another model of
+// the same configuration (its chosen round, or its logistic head).
 func Top(res *Result, k int) []*Trial {
 	if res.Best == nil || k < 1 {
 		return nil
@@ -806,6 +810,7 @@ func FinalEnsemble(ctx context.Context, opt Options, res *Result, k int, progres
 	}
 	method := opt.Base.Calibrate
 	classify := res.Task == rfm.Classification && method.Enabled()
+	note := ""
 	if !classify {
 		method = rfm.CalibrateNone
 	}
@@ -840,7 +845,10 @@ func FinalEnsemble(ctx context.Context, opt Options, res *Result, k int, progres
 			s, l = m.HoldoutScores()
 		}
 		if s == nil {
-			return nil, fmt.Errorf("member %d (trial %d): no held-out scores to calibrate on", i, t.Index)
+			// Too few rows for a holdout: as FinalFit, the model is
+			// saved uncalibrated and says so.
+			classify, note = false, "no validation rows: the probabilities are not calibrated"
+			continue
 		}
 		if i > 0 && !slices.Equal(l, labels) {
 			return nil, fmt.Errorf("member %d (trial %d) was validated on other rows than member 0", i, t.Index)
@@ -851,6 +859,7 @@ func FinalEnsemble(ctx context.Context, opt Options, res *Result, k int, progres
 	if err != nil {
 		return nil, err
 	}
+	e.Note = note
 	if classify {
 		if err := e.Calibrate(method, scores, labels, folds); err != nil {
 			return nil, err

@@ -53,6 +53,18 @@ func planPredict(lm *loadedModel, rows, textCols int) error {
 	}
 	chunk := lm.ChunkRows()
 	p := rfm.PlanPredict(m, rows, chunk, 0)
+	if e := lm.Ensemble; e != nil && len(e.Members) > 1 {
+		// Every member's mapped centres were prepared at load: in memory
+		// already, beside the largest one's counted above.
+		var other uint64
+		for _, mm := range e.Members {
+			if mm != m {
+				other += uint64(mm.N) * uint64(mm.Dm()) * 8
+			}
+		}
+		p.Items = append(p.Items, rfm.MemoryItem{What: fmt.Sprintf("the other %d members' mapped centres", len(e.Members)-1),
+			Count: 1, Bytes: other, Held: true})
+	}
 	if textCols > 0 {
 		// A cell is a string header (16 B), its slice slot (16 B) and a
 		// number's digits: about 56 bytes.

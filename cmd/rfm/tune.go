@@ -57,6 +57,7 @@ type tuneJSON struct {
 	Refitted  bool          `json:"refitted"`
 	// Members lists the trials an --ensemble model averages, best first.
 	Members     []int    `json:"ensemble_trials,omitempty"`
+	Asked       int      `json:"ensemble_asked"`
 	TrialsFile  string   `json:"trials_file"`
 	Figures     []string `json:"figures,omitempty"`
 	Seconds     float64  `json:"seconds"`
@@ -256,18 +257,21 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	var model predictor.FileModel
 	var rm *rfm.Model
 	var members []int
-	if o.ensemble > 1 {
+	top := tune.Top(res, o.ensemble)
+	if len(top) > 1 {
 		var em *ensemble.Model
 		em, err = tune.FinalEnsemble(e.ctx, opt, res, o.ensemble, func(i, k int, _ rfm.Progress) {
 			bar.Update(0.99, fmt.Sprintf("final fit of the ensemble: member %d of %d", i+1, k))
 		})
 		if err == nil {
 			model, rm = em, em.Members[0]
-			for _, t := range tune.Top(res, o.ensemble) {
+			for _, t := range top {
 				members = append(members, t.Index)
 			}
 		}
 	} else {
+		// One model (also when --ensemble asked for more but only the best
+		// reached the top rung: then it is saved alone, as an RFM).
 		rm, err = tune.FinalFit(e.ctx, opt, res.Best, nil)
 		model = rm
 	}
@@ -299,7 +303,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 		Design:  res.Design, Rungs: res.Rungs, Jobs: res.Jobs, Drawn: res.Drawn, Fits: fits, Cached: cached,
 		Best:   trialJSON(res.Best, res.Best.Accuracy, res.Best.Loss, res.Best.Round, classification),
 		Plain:  trialJSON(res.Plain, res.Plain.PlainAccuracy, res.Plain.PlainLoss, 0, classification),
-		Config: rm.Config, Scaling: res.Best.Scaling, BestRound: rm.BestRound, Refitted: rm.Refitted, Members: members,
+		Config: rm.Config, Scaling: res.Best.Scaling, BestRound: rm.BestRound, Refitted: rm.Refitted, Members: members, Asked: o.ensemble,
 		TrialsFile: o.trialsOut, Figures: figures, Seconds: searchTime.Seconds(), FinalSecond: finalTime.Seconds(),
 	}
 	if d := res.Default; d != nil {
@@ -466,12 +470,19 @@ func writeTuneText(w io.Writer, res *tune.Result, out *tuneJSON, classification 
 	}
 	fmt.Fprintf(w, "Model: %s (%d rows, round %d kept, %s; final fit %s); trials: %s\n", out.Model, out.Rows, out.BestRound, refit,
 		seconds(time.Duration(out.FinalSecond*float64(time.Second))), out.TrialsFile)
-	if len(out.Members) > 1 {
+	if out.Asked > 1 {
 		ids := make([]string, len(out.Members))
 		for i, t := range out.Members {
 			ids[i] = fmt.Sprint(t)
 		}
-		fmt.Fprintf(w, "Ensemble: the mean of trials %s (round and refit above are the best one's)\n", strings.Join(ids, ", "))
+		switch {
+		case len(ids) == 0:
+			fmt.Fprintf(w, "Ensemble: none (--ensemble %d): only the best trial reached the top rung with its column scaling; saved alone\n", out.Asked)
+		case len(ids) < out.Asked:
+			fmt.Fprintf(w, "Ensemble: the mean of trials %s: %d of the %d asked, all that reached the top rung with the best one's column scaling (round and refit above are the best one's)\n", strings.Join(ids, ", "), len(ids), out.Asked)
+		default:
+			fmt.Fprintf(w, "Ensemble: the mean of trials %s (round and refit above are the best one's)\n", strings.Join(ids, ", "))
+		}
 	}
 	for _, fig := range out.Figures {
 		fmt.Fprintf(w, "Figure: %s\n", fig)

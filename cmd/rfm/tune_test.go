@@ -128,8 +128,8 @@ func TestTuneEnsemble(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatalf("tune --json: %v\n%s", err, r.stdout)
 	}
-	if len(res.Members) != 3 || res.Members[0] != res.Best.Trial {
-		t.Fatalf("ensemble trials %v, best trial %d", res.Members, res.Best.Trial)
+	if len(res.Members) != 3 || res.Members[0] != res.Best.Trial || res.Asked != 3 {
+		t.Fatalf("ensemble trials %v (asked %d), best trial %d", res.Members, res.Asked, res.Best.Trial)
 	}
 	lm, err := loadModel(filepath.Join(dir, "e.rfm"), true)
 	if err != nil {
@@ -167,6 +167,16 @@ func TestTuneEnsemble(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "e.onnx")); err == nil {
 		t.Error("a refused export wrote a file")
+	}
+
+	// One configuration only: saved alone as an RFM, and the text says so.
+	one := mustRun(t, dir, "tune", "--data", "train.csv", "--target", "churn", "--ignore", "id", "--time", "0",
+		"--trials", "1", "--min-rows", "60", "--iters", "2", "--ensemble", "3", "--out", "one.rfm")
+	if !strings.Contains(one.stdout, "Ensemble: none (--ensemble 3)") {
+		t.Fatalf("tune text:\n%s", one.stdout)
+	}
+	if lm, err := loadModel(filepath.Join(dir, "one.rfm"), true); err != nil || lm.Kind() != "rfm" {
+		t.Fatalf("one configuration: %v", err)
 	}
 }
 
