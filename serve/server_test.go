@@ -24,6 +24,7 @@ import (
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/ensemble"
 	"github.com/rfmkit/rfm/predictor"
 )
 
@@ -767,5 +768,77 @@ func TestHandlerWithoutServe(t *testing.T) {
 	s.Close() // idempotent
 	if a := post(t, hs.URL+"/v1/predict", "application/json", body); a.status != 503 || !strings.Contains(a.err, "shutting down") {
 		t.Errorf("after Close: %d %s", a.status, a.body)
+	}
+}
+
+// An ensemble file is served like any model: /v1/model names its kind,
+// members and centres, the metric labels its kind, and /v1/predict answers
+// with the ensemble's classes.
+func TestServeEnsemble(t *testing.T) {
+	dir := t.TempDir()
+	tab, err := dataset.Read(strings.NewReader(trainCSV(300, 5, false)), "train.csv", dataset.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var members []*rfm.Model
+	var first *predictor.Model
+	for _, bw := range []float64{5, 20} {
+		cfg := rfm.DefaultConfig()
+		cfg.Iters, cfg.Kernel.Bandwidth = 1, bw
+		m, err := predictor.Train(context.Background(), tab, predictor.TrainOptions{Target: "y", Config: &cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = m
+		}
+		members = append(members, m.RFM)
+	}
+	e, err := ensemble.New(members)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "e.rfm")
+	if err := predictor.WriteFile(context.Background(), path, e, first.Pipeline, first.Target, nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, Options{ModelPath: path})
+	r, err := http.Get(ts.url + "/v1/model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info modelJSON
+	err = json.NewDecoder(r.Body).Decode(&info)
+	r.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Kind != "ensemble" || info.Members != 2 || info.Centers != 600 || info.BestRound != nil {
+		t.Errorf("model info: %+v", info)
+	}
+	if v := metricValue(t, ts.url, `rfm_model_info{checksum="`+info.Model+`",kind="ensemble"}`); v != 1 {
+		t.Errorf("rfm_model_info of the ensemble: %v", v)
+	}
+	var rows strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(trainCSV(20, 9, false)), "\n") {
+		rows.WriteString(line[:strings.LastIndexByte(line, ',')] + "\n") // without the target
+	}
+	lm := ts.Model()
+	want, err := lm.ReadTable(context.Background(), strings.NewReader(rows.String()), "rows.csv", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wp, err := lm.Predict(context.Background(), want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := post(t, ts.url+"/v1/predict", "text/csv", rows.String())
+	if a.status != 200 {
+		t.Fatalf("%d %s", a.status, a.body)
+	}
+	for i, v := range a.resp.Predictions.([]any) {
+		if v.(string) != wp.Labels[i] {
+			t.Fatalf("row %d: %v, library %v", i, v, wp.Labels[i])
+		}
 	}
 }
