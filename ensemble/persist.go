@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/modelfile"
@@ -44,10 +43,7 @@ func (m *Model) ToFile(extra map[string]json.RawMessage) (*modelfile.File, error
 		}
 		f.FormatVersion = max(f.FormatVersion, mf.FormatVersion)
 		meta.MemberMeta[i] = mf.Meta
-		for _, a := range mf.Arrays {
-			a.Name = memberPrefix(i) + a.Name
-			f.Arrays = append(f.Arrays, a)
-		}
+		f.Arrays = append(f.Arrays, modelfile.Prefixed(memberPrefix(i), mf.Arrays)...)
 	}
 	b, err := json.Marshal(meta)
 	if err != nil {
@@ -75,19 +71,12 @@ func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
 	if m.Task != rfm.Classification && m.Task != rfm.Regression {
 		return nil, nil, fmt.Errorf("ensemble metadata: unknown task %q", m.Task)
 	}
-	byMember := make([][]modelfile.Array, k)
-	for _, a := range f.Arrays {
-		rest, ok := strings.CutPrefix(a.Name, "member")
-		j := strings.IndexByte(rest, '/')
-		if !ok || j < 1 {
-			return nil, nil, fmt.Errorf("ensemble file: array %q names no member", a.Name)
-		}
-		i, err := strconv.Atoi(rest[:j])
-		if err != nil || i < 0 || i >= k || strconv.Itoa(i) != rest[:j] {
-			return nil, nil, fmt.Errorf("ensemble file: array %q names no member", a.Name)
-		}
-		a.Name = rest[j+1:]
-		byMember[i] = append(byMember[i], a)
+	byMember, rest, err := modelfile.SplitIndexed(f.Arrays, "member", k)
+	if err == nil && len(rest) > 0 {
+		err = fmt.Errorf("array %q names no member", rest[0].Name)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("ensemble file: %w", err)
 	}
 	m.Members = make([]*rfm.Model, k)
 	for i := range m.Members {

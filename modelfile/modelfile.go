@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -247,4 +249,40 @@ func maxElems(size int64) int64 {
 		limit = int64(math.MaxInt)
 	}
 	return limit
+}
+
+// Prefixed returns arrays renamed prefix+name: how a container of
+// sub-models (a tree's leaves "leaf<i>/", an ensemble's members
+// "member<i>/") stores each one's arrays.
+func Prefixed(prefix string, arrays []Array) []Array {
+	out := make([]Array, len(arrays))
+	for i, a := range arrays {
+		a.Name = prefix + a.Name
+		out[i] = a
+	}
+	return out
+}
+
+// SplitIndexed undoes Prefixed for n sub-models named base+index: it groups
+// the arrays named "<base><i>/<name>" by i (0 ≤ i < n, written without sign
+// or leading zero) with their names stripped, and returns the arrays that
+// do not start with base apart. An array that starts with base but names no
+// sub-model is an error naming it.
+func SplitIndexed(arrays []Array, base string, n int) (groups [][]Array, rest []Array, err error) {
+	groups = make([][]Array, n)
+	for _, a := range arrays {
+		tail, ok := strings.CutPrefix(a.Name, base)
+		if !ok {
+			rest = append(rest, a)
+			continue
+		}
+		j := strings.IndexByte(tail, '/')
+		i, perr := strconv.Atoi(tail[:max(j, 0)])
+		if j < 1 || perr != nil || i < 0 || i >= n || strconv.Itoa(i) != tail[:j] {
+			return nil, nil, fmt.Errorf("array %q names no %s", a.Name, base)
+		}
+		a.Name = tail[j+1:]
+		groups[i] = append(groups[i], a)
+	}
+	return groups, rest, nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/modelfile"
@@ -62,10 +61,7 @@ func (m *Model) ToFile(extra map[string]json.RawMessage) (*modelfile.File, error
 			return nil, fmt.Errorf("leaf %d: %w", i, err)
 		}
 		meta.LeafMeta[i] = lfile.Meta
-		for _, a := range lfile.Arrays {
-			a.Name = leafPrefix(i) + a.Name
-			f.Arrays = append(f.Arrays, a)
-		}
+		f.Arrays = append(f.Arrays, modelfile.Prefixed(leafPrefix(i), lfile.Arrays)...)
 	}
 	b, err := json.Marshal(meta)
 	if err != nil {
@@ -139,24 +135,9 @@ func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
 		}
 	}
 	// Each leaf's arrays, by prefix.
-	byLeaf := make([][]modelfile.Array, len(m.Leaves))
-	for _, a := range f.Arrays {
-		rest, ok := strings.CutPrefix(a.Name, "leaf")
-		if !ok {
-			continue
-		}
-		var i int
-		var name string
-		if j := strings.IndexByte(rest, '/'); j > 0 {
-			if _, err := fmt.Sscanf(rest[:j], "%d", &i); err != nil || i < 0 || i >= len(m.Leaves) {
-				return nil, nil, fmt.Errorf("tree file: array %q names no leaf", a.Name)
-			}
-			name = rest[j+1:]
-		} else {
-			return nil, nil, fmt.Errorf("tree file: array %q names no leaf", a.Name)
-		}
-		a.Name = name
-		byLeaf[i] = append(byLeaf[i], a)
+	byLeaf, _, err := modelfile.SplitIndexed(f.Arrays, "leaf", len(m.Leaves))
+	if err != nil {
+		return nil, nil, fmt.Errorf("tree file: %w", err)
 	}
 	for i := range m.Leaves {
 		lf := &m.Leaves[i]
