@@ -414,12 +414,7 @@ func fitIsotonic(s []float64, labels []int, c, k int) IsotonicMap {
 // renormalized, or for the logistic head the softmax of its logits. It is
 // what a fitted calibration is compared against.
 func (m *Model) UncalibratedProba(ctx context.Context, x []float64, n int) ([]float64, error) {
-	s, err := m.classScores(ctx, x, n, "predict proba")
-	if err != nil {
-		return nil, err
-	}
-	m.baseCalibration().Apply(s, n, m.Outputs)
-	return s, nil
+	return ProbaOf(ctx, m.Task, m.Outputs, m.baseCalibration(), m.Predict, x, n)
 }
 
 // Recalibrate fits a calibration of the given method on scores s (n×c, the

@@ -244,20 +244,7 @@ func (m *Model) Predict(ctx context.Context, x []float64, n int) ([]float64, err
 
 // PredictClass returns the argmax class of each row (classification).
 func (m *Model) PredictClass(ctx context.Context, x []float64, n int) ([]int, error) {
-	s, err := m.classScores(ctx, x, n, "predict class")
-	if err != nil {
-		return nil, err
-	}
-	return Argmax(s, n, m.Outputs), nil
-}
-
-// classScores is Predict for the class methods, which refuse (naming what
-// was asked) a model that is not a classifier.
-func (m *Model) classScores(ctx context.Context, x []float64, n int, what string) ([]float64, error) {
-	if m.Task != Classification {
-		return nil, fmt.Errorf("%s: the model is a %s model", what, m.Task)
-	}
-	return m.Predict(ctx, x, n)
+	return ClassOf(ctx, m.Task, m.Outputs, m.Predict, x, n)
 }
 
 // ProbEps bounds probabilities away from 0 and 1.
@@ -268,11 +255,39 @@ const ProbEps = 1e-6
 // [ProbEps, 1−ProbEps] and renormalized, which rank and sum to one but are
 // not calibrated.
 func (m *Model) PredictProba(ctx context.Context, x []float64, n int) ([]float64, error) {
-	s, err := m.classScores(ctx, x, n, "predict proba")
+	return ProbaOf(ctx, m.Task, m.Outputs, m.Calibration, m.Predict, x, n)
+}
+
+// ScoreFunc is a model's Predict: n rows of x in, n×outputs scores out.
+type ScoreFunc func(ctx context.Context, x []float64, n int) ([]float64, error)
+
+// ClassScores is predict for a classifier's class methods; a model of
+// another task is refused, naming what was asked.
+func ClassScores(ctx context.Context, task Task, predict ScoreFunc, x []float64, n int, what string) ([]float64, error) {
+	if task != Classification {
+		return nil, fmt.Errorf("%s: the model is a %s model", what, task)
+	}
+	return predict(ctx, x, n)
+}
+
+// ClassOf is PredictClass of any classifier (an RFM, a tree, an
+// ensemble): the argmax of each row's outputs scores by predict.
+func ClassOf(ctx context.Context, task Task, outputs int, predict ScoreFunc, x []float64, n int) ([]int, error) {
+	s, err := ClassScores(ctx, task, predict, x, n, "predict class")
 	if err != nil {
 		return nil, err
 	}
-	m.Calibration.Apply(s, n, m.Outputs)
+	return Argmax(s, n, outputs), nil
+}
+
+// ProbaOf is PredictProba of any classifier: cal's map of predict's
+// scores (nil: clipped and renormalized).
+func ProbaOf(ctx context.Context, task Task, outputs int, cal *Calibration, predict ScoreFunc, x []float64, n int) ([]float64, error) {
+	s, err := ClassScores(ctx, task, predict, x, n, "predict proba")
+	if err != nil {
+		return nil, err
+	}
+	cal.Apply(s, n, outputs)
 	return s, nil
 }
 

@@ -117,41 +117,20 @@ func (m *Model) Predict(ctx context.Context, x []float64, n int) ([]float64, err
 // the mean probability, or the mean itself (clipped to [ProbEps, 1−ProbEps]
 // and renormalized).
 func (m *Model) PredictProba(ctx context.Context, x []float64, n int) ([]float64, error) {
-	s, err := m.classScores(ctx, x, n, "predict proba")
-	if err != nil {
-		return nil, err
-	}
-	m.Calibration.Apply(s, n, m.Outputs)
-	return s, nil
+	return rfm.ProbaOf(ctx, m.Task, m.Outputs, m.Calibration, m.Predict, x, n)
 }
 
 // UncalibratedProba returns the mean of the members' uncalibrated
 // probabilities, clipped and renormalized: what the calibration is
 // compared against.
 func (m *Model) UncalibratedProba(ctx context.Context, x []float64, n int) ([]float64, error) {
-	s, err := m.classScores(ctx, x, n, "predict proba")
-	if err != nil {
-		return nil, err
-	}
-	rfm.Probabilities(s, n, m.Outputs)
-	return s, nil
+	return rfm.ProbaOf(ctx, m.Task, m.Outputs, nil, m.Predict, x, n)
 }
 
 // PredictClass returns the argmax class of each row (classification) by
 // the mean probability, as an rfm.Model's by its scores.
 func (m *Model) PredictClass(ctx context.Context, x []float64, n int) ([]int, error) {
-	s, err := m.classScores(ctx, x, n, "predict class")
-	if err != nil {
-		return nil, err
-	}
-	return rfm.Argmax(s, n, m.Outputs), nil
-}
-
-func (m *Model) classScores(ctx context.Context, x []float64, n int, what string) ([]float64, error) {
-	if m.Task != rfm.Classification {
-		return nil, fmt.Errorf("%s: the model is a %s model", what, m.Task)
-	}
-	return m.Predict(ctx, x, n)
+	return rfm.ClassOf(ctx, m.Task, m.Outputs, m.Predict, x, n)
 }
 
 // Calibrate fits the ensemble's calibration on held-out scores: scores[i]

@@ -22,16 +22,7 @@ func data(t *testing.T, n int, seed uint64, classify bool) *rfm.Dataset {
 	}
 	ds := &rfm.Dataset{X: s.X, N: n, D: 6, Y: s.Y}
 	if classify {
-		ds.Labels = make([]int, n)
-		for i, y := range s.Y {
-			switch {
-			case y > 0.02:
-				ds.Labels[i] = 2
-			case y < -0.02:
-				ds.Labels[i] = 1
-			}
-		}
-		ds.Y = nil
+		ds.Labels, ds.Y = synth.Classes(s.Y, 0.02), nil
 	}
 	return ds
 }

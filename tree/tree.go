@@ -911,30 +911,13 @@ func (m *Model) predictGroups(ctx context.Context, x []float64, n int, groups []
 
 // PredictClass returns the argmax class of each row (classification).
 func (m *Model) PredictClass(ctx context.Context, x []float64, n int) ([]int, error) {
-	s, err := m.classScores(ctx, x, n, "predict class")
-	if err != nil {
-		return nil, err
-	}
-	return rfm.Argmax(s, n, m.Outputs), nil
-}
-
-// classScores is Predict for a classifier; what names the caller.
-func (m *Model) classScores(ctx context.Context, x []float64, n int, what string) ([]float64, error) {
-	if m.Task != rfm.Classification {
-		return nil, fmt.Errorf("%s: the model is a %s model", what, m.Task)
-	}
-	return m.Predict(ctx, x, n)
+	return rfm.ClassOf(ctx, m.Task, m.Outputs, m.Predict, x, n)
 }
 
 // PredictProba returns n×classes probabilities as rfm.Model does: scores
 // clipped to [rfm.ProbEps, 1−rfm.ProbEps] and renormalized.
 func (m *Model) PredictProba(ctx context.Context, x []float64, n int) ([]float64, error) {
-	s, err := m.classScores(ctx, x, n, "predict proba")
-	if err != nil {
-		return nil, err
-	}
-	m.Calibration.Apply(s, n, m.Outputs)
-	return s, nil
+	return rfm.ProbaOf(ctx, m.Task, m.Outputs, m.Calibration, m.Predict, x, n)
 }
 
 // FeatureDiagonal is the global feature ranking: diag(M) of every leaf

@@ -25,16 +25,7 @@ func lowRank(t *testing.T, n int, seed uint64) *rfm.Dataset {
 func classes(t *testing.T, n int, seed uint64) *rfm.Dataset {
 	t.Helper()
 	ds := lowRank(t, n, seed)
-	ds.Labels = make([]int, n)
-	for i, y := range ds.Y {
-		switch {
-		case y > 0.02:
-			ds.Labels[i] = 2
-		case y < -0.02:
-			ds.Labels[i] = 1
-		}
-	}
-	ds.Y = nil
+	ds.Labels, ds.Y = synth.Classes(ds.Y, 0.02), nil
 	return ds
 }
 

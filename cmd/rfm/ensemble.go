@@ -72,5 +72,5 @@ func inspectEnsemble(e *env, lm *loadedModel, top, eig int, plots string, shape 
 	if _, err := io.WriteString(e.stdout, b.String()); err != nil {
 		return err
 	}
-	return writeInspectText(e.stdout, inner, &best)
+	return writeInspectText(e.stdout, inner, &best, false) // the file's header is above
 }

@@ -138,7 +138,7 @@ rfm inspect --model digits.rfm --plots figs --image-shape 28x28`)
 	if common.json {
 		return writeJSON(e.stdout, res)
 	}
-	return writeInspectText(e.stdout, res, lm)
+	return writeInspectText(e.stdout, res, lm, true)
 }
 
 func inspectModel(lm *loadedModel, top, eig int) (*inspectJSON, error) {
@@ -233,11 +233,13 @@ func writeFileHeader(tw io.Writer, lm *loadedModel) {
 	}
 }
 
-func writeInspectText(w io.Writer, r *inspectJSON, lm *loadedModel) error {
+func writeInspectText(w io.Writer, r *inspectJSON, lm *loadedModel, header bool) error {
 	var b strings.Builder
 	m := lm.RFM
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	writeFileHeader(tw, lm)
+	if header {
+		writeFileHeader(tw, lm)
+	}
 	if lm.Target != nil {
 		fmt.Fprintf(tw, "inputs\t%d columns → %d features\n", len(r.Inputs), r.Features)
 	} else {
