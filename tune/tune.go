@@ -74,6 +74,13 @@ type Options struct {
 	// keeps the search's cost bounded on large tables; FinalFit still fits
 	// every row.
 	MaxRows int
+	// FinalCenters, when > 0, bounds the exact solves of the final fits
+	// (FinalFit, FinalEnsemble): a final model of more training rows than
+	// FinalCenters is solved by Nyström on FinalCenters seeded, uniformly
+	// drawn centres (in float64) instead of by Base's solver. With MaxRows
+	// the search stays exact on samples while the model is fitted on every
+	// row of a table too large to solve exactly. 0: Base's solver.
+	FinalCenters int
 	// Jobs is how many fits run at once (0: as many as threads and memory
 	// allow). The threads of the linear algebra (linalg.SetThreads, process
 	// wide) are shared among them while Run runs, and restored after.
@@ -254,6 +261,9 @@ func newSearch(opt Options) (*search, error) {
 	}
 	if opt.MaxRows < 0 || (opt.MaxRows > 0 && opt.MaxRows < opt.MinRows) {
 		return nil, fmt.Errorf("tune: the top rung's rows (%d) must be at least the first rung's (%d)", opt.MaxRows, opt.MinRows)
+	}
+	if err := checkFinalCenters(opt); err != nil {
+		return nil, err
 	}
 	s := &search{opt: opt, space: space, task: ref.Task(), eta: opt.Eta, medians: map[string]float64{},
 		subsets: map[string]*rfm.Dataset{}, finger: map[string]uint64{}}
@@ -721,6 +731,23 @@ func FinalFit(ctx context.Context, opt Options, best *Trial, progress func(rfm.P
 	return m, nil
 }
 
+// NystromFinal reports whether a final fit on n training rows is solved by
+// Nyström (Options.FinalCenters) rather than by Base's solver.
+func NystromFinal(opt Options, n int) bool {
+	return opt.FinalCenters > 0 && n > opt.FinalCenters
+}
+
+// checkFinalCenters refuses FinalCenters that no final fit could use.
+func checkFinalCenters(opt Options) error {
+	switch {
+	case opt.FinalCenters < 0:
+		return fmt.Errorf("tune: %d final centres: want 0 (Base's solver) or m > 0", opt.FinalCenters)
+	case opt.FinalCenters > 0 && opt.Base.ClassWeight == rfm.ClassWeightBalanced:
+		return errors.New("tune: class weights apply to exact solves: a Nyström final fit (FinalCenters) would weight rows equally")
+	}
+	return nil
+}
+
 // calData is what a final model's calibration is fitted on: out-of-fold
 // scores of every training row, with their folds.
 type calData struct {
@@ -739,6 +766,12 @@ func finalFit(ctx context.Context, opt Options, best *Trial, method rfm.Calibrat
 	ds := opt.Data[best.Scaling]
 	if ds == nil {
 		return nil, nil, fmt.Errorf("tune: no data for scaling %q", best.Scaling)
+	}
+	if err := checkFinalCenters(opt); err != nil {
+		return nil, nil, err
+	}
+	if NystromFinal(opt, ds.N) {
+		cfg.Solver, cfg.Centers, cfg.Float32 = rfm.SolverNystrom, opt.FinalCenters, false
 	}
 	if opt.Valid != nil {
 		m, err := rfm.Fit(ctx, cfg, ds, opt.Valid[best.Scaling], progress)

@@ -25,16 +25,7 @@ func classes(t *testing.T, n int, seed uint64) *rfm.Dataset {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds := &rfm.Dataset{X: s.X, N: n, D: 10, Labels: make([]int, n)}
-	for i, y := range s.Y {
-		switch {
-		case y > 0.02:
-			ds.Labels[i] = 2
-		case y < -0.02:
-			ds.Labels[i] = 1
-		}
-	}
-	return ds
+	return &rfm.Dataset{X: s.X, N: n, D: 10, Labels: synth.Classes(s.Y, 0.02)}
 }
 
 func baseConfig() rfm.Config {
@@ -489,5 +480,77 @@ func TestRepeatedFolds(t *testing.T) {
 	opt.Folds = 0
 	if _, err := Run(ctx, opt); err == nil || !strings.Contains(err.Error(), "repeats apply to k-fold") {
 		t.Errorf("repeats without folds: %v", err)
+	}
+}
+
+// FinalCenters: a final fit of more rows than FinalCenters is a Nyström
+// fit on that many centres (float64 even when the search ran float32), the
+// ensemble's members too; one of fewer rows keeps Base's exact solve; the
+// Nyström model classifies about as well as the exact one; bad values and
+// class weights are refused.
+func TestFinalCentersNystrom(t *testing.T) {
+	ds := classes(t, 1200, 9)
+	test := classes(t, 600, 19)
+	opt := options(ds, 6)
+	opt.MaxRows, opt.Base.Refit, opt.Base.Float32 = 300, true, true
+	ctx := context.Background()
+	res, err := Run(ctx, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact, err := FinalFit(ctx, opt, res.Best, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.FinalCenters = 500
+	ny, err := FinalFit(ctx, opt, res.Best, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ny.Config.Solver != rfm.SolverNystrom || ny.N != 500 || ny.Config.Float32 {
+		t.Fatalf("final fit: solver %q, %d centres, float32 %v; want nystrom on 500 in float64", ny.Config.Solver, ny.N, ny.Config.Float32)
+	}
+	if exact.Config.Solver == rfm.SolverNystrom || exact.N != ds.N {
+		t.Fatalf("without FinalCenters: solver %q on %d centres, want exact on %d", exact.Config.Solver, exact.N, ds.N)
+	}
+	acc := func(m *rfm.Model) float64 {
+		pred, err := m.PredictClass(ctx, test.X, test.N)
+		if err != nil {
+			t.Fatal(err)
+		}
+		right := 0
+		for i, p := range pred {
+			if p == test.Labels[i] {
+				right++
+			}
+		}
+		return float64(right) / float64(test.N)
+	}
+	if a, b := acc(ny), acc(exact); a < b-0.05 {
+		t.Fatalf("Nyström final fit %.3f against exact %.3f on test", a, b)
+	}
+	e, err := FinalEnsemble(ctx, opt, res, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range e.Members {
+		if m.Config.Solver != rfm.SolverNystrom || m.N != 500 {
+			t.Fatalf("member %d: solver %q on %d centres", i, m.Config.Solver, m.N)
+		}
+	}
+	o := opt
+	o.FinalCenters = ds.N
+	if m, err := FinalFit(ctx, o, res.Best, nil); err != nil {
+		t.Fatal(err)
+	} else if m.Config.Solver == rfm.SolverNystrom || m.N != ds.N {
+		t.Fatalf("FinalCenters = n: solver %q on %d centres; want Base's exact solve", m.Config.Solver, m.N)
+	}
+	o.FinalCenters = -1
+	if _, err := Run(ctx, o); err == nil || !strings.Contains(err.Error(), "final centres") {
+		t.Errorf("FinalCenters -1: %v", err)
+	}
+	o.FinalCenters, o.Base.ClassWeight = 500, rfm.ClassWeightBalanced
+	if _, err := FinalFit(ctx, o, res.Best, nil); err == nil || !strings.Contains(err.Error(), "class weights") {
+		t.Errorf("FinalCenters with class weights: %v", err)
 	}
 }

@@ -31,6 +31,7 @@ type tuneOptions struct {
 	eta       int
 	minRows   int
 	maxRows   int
+	finalCtrs int
 	repeats   int
 	ensemble  int
 	resume    bool
@@ -127,6 +128,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	f.Int(&o.eta, "eta", 3, "halving rate `η` ≥ 2: a rung keeps its best 1/η and the next gets η times the rows")
 	f.Int(&o.minRows, "min-rows", 400, "fewest training rows `N` of the first rung")
 	f.Int(&o.maxRows, "max-rows", 0, "most training rows `N` of the top rung (0: all): on a large table the search scores stratified samples of N rows, and the best configuration is then fitted on every row")
+	f.Int(&o.finalCtrs, "final-centers", 0, "fit the saved model by Nyström on `M` centres when it has more rows than M (the search stays exact on --max-rows samples; 0: the search's solver)")
 	f.List(&o.scales, "scales", "column scalings `LIST` to search (default: standard,none,minmax,robust; --scale fixes one)")
 	f.Int(&o.ensemble, "ensemble", 1, "save the mean of the `K` best configurations (1: the best alone)")
 	f.Bool(&o.resume, "resume", false, "read the trials table and fit only the trials it has not scored")
@@ -164,13 +166,27 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 		return err
 	}
 	n := t.NRows()
-	solver, _ := rfm.ChooseSolver(opt.Base, fitShape(n, p.Width(), tg))
+	// With a Nyström final fit (--final-centers), the search's own fits
+	// are at most --max-rows rows: they pick the solver and are planned on
+	// that, the final fit on every row.
+	searchRows := n
+	if tune.NystromFinal(opt, n) && o.maxRows > 0 {
+		searchRows = min(n, o.maxRows)
+	}
+	solver, _ := rfm.ChooseSolver(opt.Base, fitShape(searchRows, p.Width(), tg))
 	if solver == rfm.SolverTree {
-		return usagef("tune fits exact RFMs (or --solver nystrom); %d rows are more than --solver auto fits exactly (%d): use --solver nystrom, or --solver exact --float32 if it fits, with --max-rows N to search on samples of N rows", n, rfm.AutoExactRows)
+		return usagef("tune fits exact RFMs (or --solver nystrom); %d rows are more than --solver auto fits exactly (%d): use --max-rows N --final-centers M to search exactly on samples of N rows and fit the model by Nyström on M centres, or --solver nystrom, or --solver exact --float32 if it fits", searchRows, rfm.AutoExactRows)
 	}
 	opt.Base.Solver = solver
-	if err := planFit(opt.Base, n, p.Width(), tg); err != nil {
+	if err := planFit(opt.Base, searchRows, p.Width(), tg); err != nil {
 		return err
+	}
+	if tune.NystromFinal(opt, n) {
+		fc := opt.Base
+		fc.Solver, fc.Centers, fc.Float32 = rfm.SolverNystrom, o.finalCtrs, false
+		if err := planFit(fc, n, p.Width(), tg); err != nil {
+			return fmt.Errorf("the final fit on %d Nyström centres: %w", o.finalCtrs, err)
+		}
 	}
 	pipelines := map[string]*dataset.Pipeline{}
 	opt.Data = map[string]*rfm.Dataset{}
@@ -322,7 +338,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 // searchOptions turns the flags into the search: the model flags given on
 // the command line fix their settings, the others are searched.
 func (o *tuneOptions) searchOptions(f *flagSet, base rfm.Config) (tune.Options, error) {
-	opt := tune.Options{Base: base, BaseScaling: o.scale, Trials: o.trials, Folds: o.folds, Jobs: o.jobs, Eta: o.eta, MinRows: o.minRows, MaxRows: o.maxRows, Repeats: o.repeats}
+	opt := tune.Options{Base: base, BaseScaling: o.scale, Trials: o.trials, Folds: o.folds, Jobs: o.jobs, Eta: o.eta, MinRows: o.minRows, MaxRows: o.maxRows, FinalCenters: o.finalCtrs, Repeats: o.repeats}
 	switch {
 	case o.data == "":
 		return opt, usagef("--data is required: the training table")
@@ -344,6 +360,10 @@ func (o *tuneOptions) searchOptions(f *flagSet, base rfm.Config) (tune.Options, 
 		return opt, usagef("--min-rows %d: must be ≥ 10", o.minRows)
 	case o.maxRows < 0 || (o.maxRows > 0 && o.maxRows < o.minRows):
 		return opt, usagef("--max-rows %d: want 0 (every row) or N ≥ --min-rows (%d)", o.maxRows, o.minRows)
+	case o.finalCtrs < 0:
+		return opt, usagef("--final-centers %d: want 0 (the search's solver) or M > 0 centres", o.finalCtrs)
+	case o.finalCtrs > 0 && base.ClassWeight == rfm.ClassWeightBalanced:
+		return opt, usagef("--final-centers and --class-weight balanced exclude each other: the Nyström solver weights rows equally")
 	case o.valid != "" && o.folds > 0:
 		return opt, usagef("--valid and --folds exclude each other: the fits are scored on the --valid rows")
 	case o.valid != "" && f.IsSet("val-fraction"):

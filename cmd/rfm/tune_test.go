@@ -156,6 +156,9 @@ func TestTuneEnsemble(t *testing.T) {
 			t.Fatalf("inspect lacks %q:\n%s", want, in.stdout)
 		}
 	}
+	if c := strings.Count(in.stdout, "trained on"); c != 1 {
+		t.Fatalf("inspect prints the file's header %d times:\n%s", c, in.stdout)
+	}
 	inj := mustRun(t, dir, "inspect", "--model", "e.rfm", "--json")
 	var ij inspectEnsembleJSON
 	if err := json.Unmarshal([]byte(inj.stdout), &ij); err != nil || ij.Kind != "ensemble" || len(ij.Members) != 3 || ij.Best == nil {
@@ -227,5 +230,46 @@ func TestTuneRefusesTreeSizedTable(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "m.rfm")); err == nil {
 		t.Error("a refused tune wrote a model")
+	}
+}
+
+// --final-centers: the search stays exact on --max-rows samples and the
+// saved model is a Nyström fit on M centres of every row; bad values are
+// refused with the flag's name.
+func TestTuneFinalCenters(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "train.csv"), churnCSV(1500, 31))
+	mustRun(t, dir, "tune", "--data", "train.csv", "--target", "churn", "--ignore", "id", "--time", "0",
+		"--trials", "3", "--min-rows", "100", "--max-rows", "300", "--iters", "1", "--final-centers", "400",
+		"--out", "m.rfm", "--quiet")
+	lm, err := loadModel(filepath.Join(dir, "m.rfm"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lm.RFM == nil || lm.RFM.Config.Solver != rfm.SolverNystrom || lm.RFM.N != 400 {
+		t.Fatalf("saved model: kind %s, solver %q, %d centres; want nystrom on 400", lm.Kind(), lm.RFM.Config.Solver, lm.RFM.N)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "m.rfm.trials.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "nystrom") {
+		t.Fatalf("the search's trials should be exact:\n%s", b)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--final-centers", "-1"}, "--final-centers -1"},
+		{[]string{"--final-centers", "100", "--class-weight", "balanced"}, "--class-weight balanced"},
+	} {
+		args := append([]string{"tune", "--data", "train.csv", "--target", "churn", "--trials", "2", "--out", "bad.rfm"}, c.args...)
+		r := rfmCmd(t, dir, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, %s", c.args, r.code, r.stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "bad.rfm")); err == nil {
+			t.Errorf("%v wrote a model", c.args)
+		}
 	}
 }
