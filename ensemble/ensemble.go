@@ -16,8 +16,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/metrics"
 )
 
 // MaxMembers bounds the members of an ensemble (and of its file).
@@ -37,6 +39,42 @@ type Model struct {
 	// mean itself.
 	Calibration *rfm.Calibration `json:"calibration,omitempty"`
 	Note        string           `json:"note,omitempty"`
+	// Validation, when set, scores the mean against its best member alone
+	// on rows neither was fitted on (Validate).
+	Validation *Validation `json:"validation,omitempty"`
+}
+
+// Validation compares an ensemble (classification) with its first, best,
+// member alone on held-out rows, before any calibration of either: the
+// out-of-fold rows of every training row (Folds) or a holdout's rows.
+type Validation struct {
+	Rows         int     `json:"rows"`
+	Folds        bool    `json:"folds"`
+	Accuracy     float64 `json:"accuracy"`      // the mean's
+	BestAccuracy float64 `json:"best_accuracy"` // member 0's
+	LogLoss      float64 `json:"log_loss"`
+	BestLogLoss  float64 `json:"best_log_loss"`
+	// MeanOnly and BestOnly count the rows only the mean, and only the
+	// best member, classifies right.
+	MeanOnly int `json:"mean_only"`
+	BestOnly int `json:"best_only"`
+	// Floor, when > 0, is the accuracy the model must not fall below on
+	// these rows (rfm tune: the best plain kernel's validation score).
+	Floor float64 `json:"floor,omitempty"`
+}
+
+// MeanLoses reports whether the best member alone should be kept rather
+// than the mean: the mean scored below Floor, or it classified fewer
+// held-out rows right than the best member by more than one standard
+// error of the paired difference, √(MeanOnly + BestOnly). A difference
+// within that is noise on a few hundred rows, and the mean's probabilities
+// are usually the better ones.
+func (v *Validation) MeanLoses() bool {
+	if v == nil {
+		return false
+	}
+	d := float64(v.BestOnly - v.MeanOnly)
+	return v.Accuracy < v.Floor || d > math.Sqrt(float64(v.BestOnly+v.MeanOnly))
 }
 
 // New builds an ensemble of members (at least one, at most MaxMembers, of
@@ -144,21 +182,11 @@ func (m *Model) Calibrate(method rfm.CalibrationMethod, scores [][]float64, labe
 	if m.Task != rfm.Classification {
 		return fmt.Errorf("calibration: a %s ensemble has no probabilities to calibrate", m.Task)
 	}
-	if len(scores) != len(m.Members) {
-		return fmt.Errorf("ensemble calibration: scores of %d members for %d members", len(scores), len(m.Members))
+	mean, err := m.meanFromScores(scores, labels, "ensemble calibration")
+	if err != nil {
+		return err
 	}
-	c, n := m.Outputs, len(labels)
-	mean := make([]float64, n*c)
-	for i, s := range scores {
-		if len(s) != n*c {
-			return fmt.Errorf("ensemble calibration: member %d has %d scores for %d rows of %d classes", i, len(s), n, c)
-		}
-		p := m.Members[i].UncalibratedFromScores(s, n)
-		for j, v := range p {
-			mean[j] += v / float64(len(scores))
-		}
-	}
-	cal, note, err := rfm.FitCheckedCalibration(method, mean, labels, c, folds)
+	cal, note, err := rfm.FitCheckedCalibration(method, mean, labels, m.Outputs, folds)
 	if err != nil {
 		return err
 	}
@@ -167,4 +195,70 @@ func (m *Model) Calibrate(method rfm.CalibrationMethod, scores [][]float64, labe
 		m.Note = note
 	}
 	return nil
+}
+
+// meanFromScores is the mean of the members' uncalibrated probabilities of
+// held-out rows from their raw scores (as Calibrate takes them).
+func (m *Model) meanFromScores(scores [][]float64, labels []int, what string) ([]float64, error) {
+	if len(scores) != len(m.Members) {
+		return nil, fmt.Errorf("%s: scores of %d members for %d members", what, len(scores), len(m.Members))
+	}
+	c, n := m.Outputs, len(labels)
+	mean := make([]float64, n*c)
+	for i, s := range scores {
+		if len(s) != n*c {
+			return nil, fmt.Errorf("%s: member %d has %d scores for %d rows of %d classes", what, i, len(s), n, c)
+		}
+		p := m.Members[i].UncalibratedFromScores(s, n)
+		for j, v := range p {
+			mean[j] += v / float64(len(scores))
+		}
+	}
+	return mean, nil
+}
+
+// Validate scores the mean of the members and the first member alone on
+// held-out rows (scores and labels as Calibrate takes them; folds: they
+// are out-of-fold scores) and stores the result in m.Validation.
+func (m *Model) Validate(scores [][]float64, labels []int, folds bool) error {
+	if m.Task != rfm.Classification {
+		return fmt.Errorf("validation: a %s ensemble is not compared on held-out rows", m.Task)
+	}
+	mean, err := m.meanFromScores(scores, labels, "ensemble validation")
+	if err != nil {
+		return err
+	}
+	if len(labels) == 0 {
+		return errors.New("ensemble validation: no held-out rows")
+	}
+	c := m.Outputs
+	v := &Validation{Rows: len(labels), Folds: folds}
+	best := m.Members[0].UncalibratedFromScores(scores[0], len(labels))
+	if v.Accuracy, v.LogLoss, err = score(mean, labels, c); err != nil {
+		return err
+	}
+	if v.BestAccuracy, v.BestLogLoss, err = score(best, labels, c); err != nil {
+		return err
+	}
+	pm, pb := rfm.Argmax(mean, len(labels), c), rfm.Argmax(best, len(labels), c)
+	for i, l := range labels {
+		switch {
+		case pm[i] == l && pb[i] != l:
+			v.MeanOnly++
+		case pb[i] == l && pm[i] != l:
+			v.BestOnly++
+		}
+	}
+	m.Validation = v
+	return nil
+}
+
+// score is the accuracy and log-loss of n×c probabilities p.
+func score(p []float64, labels []int, c int) (acc, loss float64, err error) {
+	pred := rfm.Argmax(p, len(labels), c)
+	if acc, err = metrics.Accuracy(labels, pred); err != nil {
+		return 0, 0, err
+	}
+	loss, err = metrics.LogLoss(labels, p, c)
+	return acc, loss, err
 }

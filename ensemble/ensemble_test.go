@@ -274,3 +274,81 @@ func TestNewRefusesMismatch(t *testing.T) {
 		t.Errorf("a classifier and a regression: err %v", err)
 	}
 }
+
+// Validate scores the mean and the best member on held-out scores: here
+// the second member is confidently wrong on two rows the first gets right
+// (the mean 2 of 4 against 3 of 4: one more row to the best, within a
+// standard error, so the mean stays unless a floor says otherwise); six
+// such rows are a loss; the validation is saved with the file; bad shapes
+// and regression are refused.
+func TestValidate(t *testing.T) {
+	ms := members(t, data(t, 200, 3, true), 2)
+	e, err := New(ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := []int{0, 1, 2, 0}
+	s0 := []float64{0.6, 0.3, 0.1, 0.2, 0.7, 0.1, 0.5, 0.1, 0.4, 0.4, 0.35, 0.25}
+	s1 := []float64{0.1, 0.8, 0.1, 0.1, 0.8, 0.1, 0.1, 0.1, 0.8, 0.1, 0.8, 0.1}
+	if err := e.Validate([][]float64{s0, s1}, labels, true); err != nil {
+		t.Fatal(err)
+	}
+	v := e.Validation
+	if v.Rows != 4 || !v.Folds || v.Accuracy != 0.5 || v.BestAccuracy != 0.75 || v.MeanOnly != 1 || v.BestOnly != 2 || v.MeanLoses() {
+		t.Fatalf("validation %+v, want the mean 2/4 (1 row alone) against the best 3/4 (2 alone), kept", v)
+	}
+	v.Floor = 0.6
+	if !v.MeanLoses() {
+		t.Fatalf("a mean below the floor: %+v", v)
+	}
+	wantBest := -(math.Log(0.6) + math.Log(0.7) + math.Log(0.4) + math.Log(0.4)) / 4
+	if math.Abs(v.BestLogLoss-wantBest) > 1e-9 {
+		t.Fatalf("best member's log-loss %g, want %g", v.BestLogLoss, wantBest)
+	}
+	var w0, w1 []float64
+	for range 6 {
+		w0, w1 = append(w0, 0.6, 0.3, 0.1), append(w1, 0.1, 0.8, 0.1)
+	}
+	if err := e.Validate([][]float64{w0, w1}, make([]int, 6), false); err != nil || !e.Validation.MeanLoses() || e.Validation.BestOnly != 6 {
+		t.Fatalf("six rows lost by the mean: %+v, %v", e.Validation, err)
+	}
+	if err := e.Validate([][]float64{s1, s0}, labels, false); err != nil || e.Validation.MeanLoses() {
+		t.Fatalf("the mean against a worse best member: %+v, %v", e.Validation, err)
+	}
+	var nilV *Validation
+	if nilV.MeanLoses() {
+		t.Error("no validation counts as a loss")
+	}
+	f, err := e.ToFile(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := modelfile.Write(&buf, f); err != nil {
+		t.Fatal(err)
+	}
+	g, err := modelfile.Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := FromFile(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Validation == nil || *back.Validation != *e.Validation {
+		t.Fatalf("validation read back %+v, want %+v", back.Validation, e.Validation)
+	}
+	if err := e.Validate([][]float64{s0}, labels, true); err == nil {
+		t.Error("scores of one member for two were taken")
+	}
+	if err := e.Validate([][]float64{s0, s1[:9]}, labels, true); err == nil {
+		t.Error("short scores were taken")
+	}
+	r, err := New(members(t, data(t, 200, 3, false), 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Validate([][]float64{{1}, {1}}, []int{0}, false); err == nil {
+		t.Error("a regression ensemble was validated")
+	}
+}

@@ -109,3 +109,84 @@ func TestFinalEnsemble(t *testing.T) {
 		}
 	}
 }
+
+// FinalModel never ends below the best configuration on validation: when
+// it returns an ensemble its mean scored at least the best alone on the
+// held-out rows, and when the mean lost, the best member is returned as
+// FinalFit would fit it. asFinalFit (that fallback) gives FinalFit's model
+// for every design and calibration method, without refitting.
+func TestFinalModelValidated(t *testing.T) {
+	ctx := context.Background()
+	test := classes(t, 300, 77)
+	for _, c := range []struct {
+		folds  int
+		method rfm.CalibrationMethod
+	}{{3, rfm.CalibratePower}, {0, rfm.CalibrateNone}, {0, rfm.CalibrateTemperature}, {3, rfm.CalibrateNone}} {
+		ds := classes(t, 400, 7)
+		opt := options(ds, 6)
+		opt.Folds, opt.Jobs = c.folds, 1
+		opt.Base.Calibrate = c.method
+		res, err := Run(ctx, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fm, err := FinalModel(ctx, opt, res, 3, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := fm.Validation
+		if len(fm.Trials) < 2 || v == nil {
+			t.Fatalf("folds %d, %s: %d trials fitted, validation %+v", c.folds, c.method, len(fm.Trials), v)
+		}
+		if (fm.Ensemble != nil) == v.MeanLoses() || (fm.Ensemble == nil) != (fm.RFM != nil) {
+			t.Fatalf("folds %d, %s: ensemble %v, RFM %v, validation %+v", c.folds, c.method, fm.Ensemble != nil, fm.RFM != nil, v)
+		}
+		wantRows := ds.N
+		if c.folds == 0 {
+			wantRows = int(math.Round(0.2 * float64(ds.N)))
+		}
+		if v.Rows != wantRows || v.Folds != (c.folds > 0) || v.Accuracy <= 0 || v.BestAccuracy <= 0 || v.LogLoss <= 0 {
+			t.Fatalf("folds %d, %s: validation %+v on %d rows", c.folds, c.method, v, wantRows)
+		}
+		if v.Floor != res.Plain.PlainAccuracy {
+			t.Fatalf("folds %d, %s: floor %g, the plain kernel's validation accuracy %g", c.folds, c.method, v.Floor, res.Plain.PlainAccuracy)
+		}
+		if fm.Ensemble != nil && fm.Ensemble.Validation != v {
+			t.Fatalf("the ensemble does not carry its validation")
+		}
+
+		// The fallback, forced on the best trial.
+		scoreMethod := c.method
+		if !scoreMethod.Enabled() {
+			scoreMethod = rfm.CalibratePower
+		}
+		m, cd, err := finalFit(ctx, opt, res.Best, scoreMethod, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		alone, err := asFinalFit(m, c.method, cd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := FinalFit(ctx, opt, res.Best, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if alone.Config.Calibrate != ref.Config.Calibrate {
+			t.Fatalf("folds %d, %s: calibrate %q, FinalFit's %q", c.folds, c.method, alone.Config.Calibrate, ref.Config.Calibrate)
+		}
+		pa, err := alone.PredictProba(ctx, test.X, test.N)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr, err := ref.PredictProba(ctx, test.X, test.N)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range pa {
+			if math.Abs(pa[i]-pr[i]) > 1e-9 {
+				t.Fatalf("folds %d, %s: probability %d is %g, FinalFit's %g", c.folds, c.method, i, pa[i], pr[i])
+			}
+		}
+	}
+}

@@ -835,19 +835,92 @@ func Top(res *Result, k int) []*Trial {
 // probabilities (of their outputs for regression). Base's calibration, if
 // any, is fitted on the mean of the members' held-out probabilities: the
 // out-of-fold scores of every training row with folds (checked across the
-// folds), the validation rows otherwise.
+// folds), the validation rows otherwise. For classification the mean is
+// also scored against its best member alone on those rows
+// (ensemble.Model.Validation); FinalModel acts on that score.
 func FinalEnsemble(ctx context.Context, opt Options, res *Result, k int, progress func(member, members int, p rfm.Progress)) (*ensemble.Model, error) {
+	f, err := finalEnsemble(ctx, opt, res, k, false, progress)
+	if err != nil {
+		return nil, err
+	}
+	return f.Ensemble, nil
+}
+
+// Final is the model a search ends with: the best configuration alone, or
+// the ensemble of the best K.
+type Final struct {
+	RFM      *rfm.Model
+	Ensemble *ensemble.Model
+	// Trials are the configurations fitted, best first: the ensemble's
+	// members, or the best alone, or, when the mean lost to the best on
+	// validation (RFM set), the members of that mean.
+	Trials []*Trial
+	// Validation compares the mean of the best K with the best alone on
+	// held-out rows (classification with K ≥ 2 fitted; else nil). When the
+	// mean classified fewer of them right, RFM is the best alone.
+	Validation *ensemble.Validation
+}
+
+// Model is the final model as the classifier methods see it.
+func (f *Final) Model() interface {
+	PredictClass(ctx context.Context, x []float64, n int) ([]int, error)
+	PredictProba(ctx context.Context, x []float64, n int) ([]float64, error)
+	UncalibratedProba(ctx context.Context, x []float64, n int) ([]float64, error)
+	Predict(ctx context.Context, x []float64, n int) ([]float64, error)
+} {
+	if f.Ensemble != nil {
+		return f.Ensemble
+	}
+	return f.RFM
+}
+
+// FinalModel fits a search's final model with up to k members: the best
+// configuration alone (FinalFit) when k is 1 or only it reached the top
+// rung; otherwise the ensemble of Top(res, k) (FinalEnsemble), unless on
+// the held-out rows its mean scores below the search's best plain kernel,
+// or classifies fewer rows right than its best member alone by more than
+// a standard error (ensemble.Validation.MeanLoses): then that member is
+// the model, calibrated as FinalFit calibrates it (no fit is repeated).
+// So the final model never scores below the tuned plain kernel on
+// validation: the best configuration never does (Result.Best).
+func FinalModel(ctx context.Context, opt Options, res *Result, k int, progress func(member, members int, p rfm.Progress)) (*Final, error) {
+	if len(Top(res, k)) <= 1 {
+		var pr func(rfm.Progress)
+		if progress != nil {
+			pr = func(p rfm.Progress) { progress(0, 1, p) }
+		}
+		m, err := FinalFit(ctx, opt, res.Best, pr)
+		if err != nil {
+			return nil, err
+		}
+		return &Final{RFM: m, Trials: []*Trial{res.Best}}, nil
+	}
+	return finalEnsemble(ctx, opt, res, k, true, progress)
+}
+
+// finalEnsemble is FinalEnsemble; with alone, it returns the best member
+// by itself when the mean loses to it on the held-out rows.
+func finalEnsemble(ctx context.Context, opt Options, res *Result, k int, alone bool, progress func(member, members int, p rfm.Progress)) (*Final, error) {
 	trials := Top(res, k)
 	if len(trials) == 0 {
 		return nil, errors.New("tune: no scored trial to build an ensemble from")
 	}
 	method := opt.Base.Calibrate
-	classify := res.Task == rfm.Classification && method.Enabled()
-	note := ""
-	if !classify {
-		method = rfm.CalibrateNone
+	classify := res.Task == rfm.Classification
+	calibrate := classify && method.Enabled()
+	// The members' held-out scores validate the mean (and calibrate it):
+	// without a calibration method they are asked for with the power
+	// method, whose fitted map is then dropped.
+	scoreMethod := method
+	if classify && !calibrate {
+		scoreMethod = rfm.CalibratePower
 	}
+	if !classify {
+		scoreMethod = rfm.CalibrateNone
+	}
+	note := ""
 	members := make([]*rfm.Model, len(trials))
+	var cd0 *calData
 	var scores [][]float64
 	var labels, folds []int
 	for i, t := range trials {
@@ -855,19 +928,14 @@ func FinalEnsemble(ctx context.Context, opt Options, res *Result, k int, progres
 		if progress != nil {
 			pr = func(p rfm.Progress) { progress(i, len(trials), p) }
 		}
-		// The members stay uncalibrated (the ensemble's own probability
-		// is calibrated), but with folds their out-of-fold scores are
-		// needed: finalFit asks for them by the method.
-		m, cd, err := finalFit(ctx, opt, t, method, pr)
+		m, cd, err := finalFit(ctx, opt, t, scoreMethod, pr)
 		if err != nil {
 			return nil, fmt.Errorf("member %d (trial %d): %w", i, t.Index, err)
 		}
-		m.Calibration = nil
-		if m.Config.Loss == rfm.LossLogistic {
-			m.Calibration = &rfm.Calibration{Method: rfm.CalibrateTemperature, Temperature: 1}
-		}
-		m.Config.Calibrate = rfm.CalibrateNone
 		members[i] = m
+		if i == 0 {
+			cd0 = cd
+		}
 		if !classify {
 			continue
 		}
@@ -879,8 +947,9 @@ func FinalEnsemble(ctx context.Context, opt Options, res *Result, k int, progres
 		}
 		if s == nil {
 			// Too few rows for a holdout: as FinalFit, the model is
-			// saved uncalibrated and says so.
-			classify, note = false, "no validation rows: the probabilities are not calibrated"
+			// saved uncalibrated and says so, and the mean is not
+			// validated.
+			classify, calibrate, note = false, false, "no validation rows: the probabilities are not calibrated"
 			continue
 		}
 		if i > 0 && !slices.Equal(l, labels) {
@@ -892,13 +961,67 @@ func FinalEnsemble(ctx context.Context, opt Options, res *Result, k int, progres
 	if err != nil {
 		return nil, err
 	}
-	e.Note = note
 	if classify {
+		if err := e.Validate(scores, labels, folds != nil); err != nil {
+			return nil, err
+		}
+		if res.Plain != nil {
+			e.Validation.Floor = res.Plain.PlainAccuracy
+		}
+	}
+	if alone && e.Validation.MeanLoses() {
+		best, err := asFinalFit(members[0], method, cd0)
+		if err != nil {
+			return nil, err
+		}
+		v := e.Validation
+		best.Note = joinNote(best.Note, fmt.Sprintf("the mean of the %d best configurations classified %.2f%% of %d held-out rows right, this one alone %.2f%% (the plain kernel %.2f%%): it is the model alone",
+			len(members), 100*v.Accuracy, v.Rows, 100*v.BestAccuracy, 100*v.Floor))
+		return &Final{RFM: best, Trials: trials, Validation: v}, nil
+	}
+	for _, m := range members {
+		m.Calibration = nil
+		if m.Config.Loss == rfm.LossLogistic {
+			m.Calibration = &rfm.Calibration{Method: rfm.CalibrateTemperature, Temperature: 1}
+		}
+		m.Config.Calibrate = rfm.CalibrateNone
+	}
+	e.Note = note
+	if calibrate {
 		if err := e.Calibrate(method, scores, labels, folds); err != nil {
 			return nil, err
 		}
 	}
-	return e, nil
+	return &Final{Ensemble: e, Trials: trials, Validation: e.Validation}, nil
+}
+
+// asFinalFit turns an ensemble's member m, fitted by finalFit for its
+// held-out scores (with method, or with the power method when method is
+// none; cd its out-of-fold scores with folds), into the model FinalFit
+// gives for the same configuration, without fitting again: with folds the
+// method fitted on the out-of-fold scores; on a holdout the calibration
+// Fit fitted there; with no method none (the logistic head's softmax).
+func asFinalFit(m *rfm.Model, method rfm.CalibrationMethod, cd *calData) (*rfm.Model, error) {
+	switch {
+	case !method.Enabled():
+		m.Config.Calibrate = rfm.CalibrateNone
+		if err := m.Recalibrate(rfm.CalibrateNone, nil, nil, nil); err != nil {
+			return nil, err
+		}
+	case cd != nil:
+		if err := m.Recalibrate(method, cd.scores, cd.labels, cd.folds); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// joinNote appends b to a note a.
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 // outOfFold returns the n×c scores of every row by the configuration

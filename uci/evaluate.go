@@ -39,6 +39,11 @@ type Result struct {
 	// tuned protocol only; empty otherwise).
 	LogLosses    []float64 `json:"test_log_losses,omitempty"`
 	CalLogLosses []float64 `json:"test_cal_log_losses,omitempty"`
+	// Members are the configurations each split's tuned model averages:
+	// the --ensemble asked for, fewer when fewer reached the search's top
+	// rung, 1 when their mean lost to the best alone on validation (tuned
+	// protocol only).
+	Members []int `json:"members,omitempty"`
 	// Protocol is the run tag the result was computed under (see Options).
 	Protocol string `json:"protocol"`
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/rfmkit/rfm"
@@ -362,24 +363,39 @@ func TestSettingOverlay(t *testing.T) {
 // sees) leaves its choices and validation scores exactly as they were,
 // while the test accuracies are computed from them.
 func TestTunedIsLeakFree(t *testing.T) {
+	for _, k := range []int{1, 3} {
+		tunedLeakFree(t, k)
+	}
+}
+
+// tunedLeakFree runs TestTunedIsLeakFree with an ensemble of k.
+func tunedLeakFree(t *testing.T, k int) {
 	s := noisySet(240, 4, 3, 5)
 	perm := rand.New(rand.NewPCG(7, 8)).Perm(s.N1)
 	s.Folds = []Split{{Train: perm[:180], Test: perm[180:]}}
-	j := &job{protocol: ProtocolTuned, base: base{seed: 1}, fit: engineFit, trials: 6}
+	j := &job{protocol: ProtocolTuned, base: base{seed: 1}, fit: engineFit, trials: 6, ensemble: k}
 	res, err := j.evaluate(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.RFM) != 1 || len(res.TestAccuracies) != 1 || res.TestAccuracy <= 0 || res.LaplaceAccuracy <= 0 {
-		t.Fatalf("result %+v", res)
+		t.Fatalf("ensemble %d: result %+v", k, res)
+	}
+	if len(res.Members) != 1 || res.Members[0] < 1 || res.Members[0] > k {
+		t.Fatalf("ensemble %d: members %v, want one count in 1..%d", k, res.Members, k)
 	}
 	if len(res.LogLosses) != 1 || len(res.CalLogLosses) != 1 || !(res.LogLosses[0] > 0) || !(res.CalLogLosses[0] > 0) {
 		t.Fatalf("log-losses %v, calibrated %v", res.LogLosses, res.CalLogLosses)
 	}
 	// The ridge scores clipped and renormalized are far from calibrated on
-	// a noisy 5-class set; temperature scaling must improve them.
-	if res.CalLogLosses[0] >= res.LogLosses[0] {
+	// a noisy 5-class set; the calibration must improve them. The mean of
+	// an ensemble is closer, and its calibration is kept only when it
+	// helps across the folds: it must not be worse.
+	if k == 1 && res.CalLogLosses[0] >= res.LogLosses[0] {
 		t.Errorf("calibrated log-loss %.4f is not below the uncalibrated %.4f", res.CalLogLosses[0], res.LogLosses[0])
+	}
+	if res.CalLogLosses[0] > res.LogLosses[0]+1e-9 {
+		t.Errorf("ensemble %d: calibrated log-loss %.4f is above the uncalibrated %.4f", k, res.CalLogLosses[0], res.LogLosses[0])
 	}
 	if res.RFM[0].ValAccuracy < res.Laplace[0].ValAccuracy {
 		t.Fatalf("the tuned RFM (%.2f%%) is below the tuned plain kernel (%.2f%%) on validation", res.RFM[0].ValAccuracy, res.Laplace[0].ValAccuracy)
@@ -396,7 +412,7 @@ func TestTunedIsLeakFree(t *testing.T) {
 	same := func(a, b Choice) bool {
 		return a.Setting == b.Setting && a.Round == b.Round && a.ValAccuracy == b.ValAccuracy
 	}
-	if !same(again.RFM[0], res.RFM[0]) || !same(again.Laplace[0], res.Laplace[0]) {
+	if !same(again.RFM[0], res.RFM[0]) || !same(again.Laplace[0], res.Laplace[0]) || !slices.Equal(again.Members, res.Members) {
 		t.Fatalf("changing test rows changed the choice: %+v / %+v, then %+v / %+v", res.RFM[0], res.Laplace[0], again.RFM[0], again.Laplace[0])
 	}
 	if again.TestAccuracy == res.TestAccuracy {

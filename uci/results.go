@@ -24,13 +24,20 @@ var resultColumns = []string{
 	"lambda", "normalize", "round", "val_acc_pct",
 	"test_acc_pct", "laplace_acc_pct", "fit_seconds",
 	"setting", "laplace_lambda", "laplace_normalize", "laplace_val_acc_pct", "laplace_setting",
-	"test_accs_pct", "laplace_accs_pct", "logloss", "cal_logloss", "reason",
+	"test_accs_pct", "laplace_accs_pct", "logloss", "cal_logloss", "members", "reason",
 }
 
-// legacyColumns is the header before the log-loss columns: such a file
-// is still read (its results have no log-losses) and rewritten in the
-// current format.
-var legacyColumns = slices.DeleteFunc(slices.Clone(resultColumns), func(c string) bool { return c == "logloss" || c == "cal_logloss" })
+// olderColumns are the headers of earlier versions, still read (their
+// results lack the later columns) and rewritten in the current format:
+// before the members column, and before the log-loss columns too.
+var olderColumns = [][]string{
+	without(resultColumns, "members"),
+	without(resultColumns, "members", "logloss", "cal_logloss"),
+}
+
+func without(cols []string, drop ...string) []string {
+	return slices.DeleteFunc(slices.Clone(cols), func(c string) bool { return slices.Contains(drop, c) })
+}
 
 func indexOf(cols []string) map[string]int {
 	m := make(map[string]int, len(cols))
@@ -116,6 +123,7 @@ func resultRow(r *Result) []string {
 		joinPcts(r.LaplaceAccuracies),
 		joinPcts(r.LogLosses),
 		joinPcts(r.CalLogLosses),
+		joinInts(r.Members),
 		clean(r.Reason),
 	)
 }
@@ -139,12 +147,12 @@ func ReadResults(path string) ([]Result, error) {
 		line++
 		text := sc.Text()
 		if line == 1 {
-			switch text {
-			case strings.Join(resultColumns, "\t"):
-				cols = indexOf(resultColumns)
-			case strings.Join(legacyColumns, "\t"):
-				cols = indexOf(legacyColumns)
-			default:
+			for _, h := range append([][]string{resultColumns}, olderColumns...) {
+				if text == strings.Join(h, "\t") {
+					cols = indexOf(h)
+				}
+			}
+			if cols == nil {
 				return nil, fmt.Errorf("%s:1: not a results.tsv of this version (header differs)", path)
 			}
 			continue
@@ -226,7 +234,34 @@ func parseRow(f []string, cols map[string]int) (*Result, error) {
 	if len(r.LogLosses) != len(r.CalLogLosses) {
 		return nil, fmt.Errorf("columns logloss and cal_logloss have %d and %d values", len(r.LogLosses), len(r.CalLogLosses))
 	}
+	if r.Members, err = parseInts(col("members")); err != nil {
+		return nil, fmt.Errorf("column members: %w", err)
+	}
 	return r, nil
+}
+
+func joinInts(v []int) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, ",")
+}
+
+func parseInts(s string) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	parts := strings.Split(s, ",")
+	out := make([]int, len(parts))
+	for i, p := range parts {
+		v, err := strconv.Atoi(p)
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("%q is not a count", p)
+		}
+		out[i] = v
+	}
+	return out, nil
 }
 
 func parseFloats(s string) ([]float64, error) {

@@ -74,7 +74,8 @@ func (o *Options) tag() string {
 	if o.Protocol == ProtocolTuned {
 		t += fmt.Sprintf("/trials=%d", searchTrials(o.Trials))
 		if o.Ensemble > 1 {
-			t += fmt.Sprintf("/ensemble=%d", o.Ensemble)
+			// v2: the best alone when the mean loses on validation.
+			t += fmt.Sprintf("/ensemble=%d/v2", o.Ensemble)
 		}
 	}
 	if o.Float32 {
@@ -127,6 +128,9 @@ type Report struct {
 	// Calibration compares the RFM's test log-loss before and after its
 	// calibration, over the data sets that recorded both.
 	Calibration *CalibrationSummary `json:"calibration,omitempty"`
+	// Members counts the tuned protocol's splits by the configurations
+	// their model averages (nil for the other protocols).
+	Members *MembersSummary `json:"members,omitempty"`
 	// Scopes compare RFM and Laplace with the 179 classifiers of
 	// Fernández-Delgado et al. on the data sets present.
 	Scopes []Scope  `json:"scopes"`

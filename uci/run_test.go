@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -56,34 +57,41 @@ func TestResultsRoundTrip(t *testing.T) {
 	}
 }
 
-// A results.tsv written before the log-loss columns is still read (its
-// results have none), so an earlier run's data sets are reused.
+// A results.tsv written before the members column, or before the
+// log-loss columns too, is still read (its results have neither), so an
+// earlier run's data sets are reused; the current one keeps the members.
 func TestReadLegacyResults(t *testing.T) {
 	r := Result{Name: "a", Protocol: "tuned", Status: StatusOK, N: 10, D: 2, Classes: 3,
 		RFM:          []Choice{{Setting: Setting{Lambda: 0.1, Bandwidth: 10, Norm: "mean", Iters: 4}, Round: 2, ValAccuracy: 91.25}},
 		Laplace:      []Choice{{Setting: Setting{Lambda: 10, Bandwidth: 10, Norm: "mean", Iters: 4}, ValAccuracy: 88.5}},
 		TestAccuracy: 90, TestAccuracies: []float64{90}, LaplaceAccuracy: 87.5, LaplaceAccuracies: []float64{87.5}}
-	row := resultRow(&r)
-	var legacy []string
-	for i, c := range resultColumns {
-		if c != "logloss" && c != "cal_logloss" {
-			legacy = append(legacy, row[i])
+	for _, header := range append([][]string{resultColumns}, olderColumns...) {
+		want := r
+		if len(header) == len(resultColumns) {
+			want.Members = []int{3}
 		}
-	}
-	path := filepath.Join(t.TempDir(), ResultsName)
-	text := strings.Join(legacyColumns, "\t") + "\n" + strings.Join(legacy, "\t") + "\n"
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	back, err := ReadResults(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(back) != 1 || !reflect.DeepEqual(back[0], r) {
-		t.Fatalf("read back %+v, want %+v", back, r)
-	}
-	if _, _, ok := back[0].MeanLogLosses(); ok {
-		t.Error("a legacy result has log-losses")
+		row := resultRow(&want)
+		var old []string
+		for i, c := range resultColumns {
+			if slices.Contains(header, c) {
+				old = append(old, row[i])
+			}
+		}
+		path := filepath.Join(t.TempDir(), ResultsName)
+		text := strings.Join(header, "\t") + "\n" + strings.Join(old, "\t") + "\n"
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadResults(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(back) != 1 || !reflect.DeepEqual(back[0], want) {
+			t.Fatalf("%d columns: read back %+v, want %+v", len(header), back, want)
+		}
+		if _, _, ok := back[0].MeanLogLosses(); ok {
+			t.Error("an older result has log-losses")
+		}
 	}
 }
 

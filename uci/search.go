@@ -84,15 +84,16 @@ func (j *job) search(ctx context.Context, s *Set, res *Result) error {
 		if err != nil {
 			return fmt.Errorf("search in split %d: %w", r+1, err)
 		}
-		var best classifier
-		if j.ensemble > 1 {
-			best, err = tune.FinalEnsemble(ctx, opt, sr, j.ensemble, nil)
-		} else {
-			best, err = tune.FinalFit(ctx, opt, sr.Best, nil)
-		}
+		fm, err := tune.FinalModel(ctx, opt, sr, j.ensemble, nil)
 		if err != nil {
 			return fmt.Errorf("split %d, best configuration: %w", r+1, err)
 		}
+		best := fm.Model()
+		members := 1
+		if fm.Ensemble != nil {
+			members = len(fm.Ensemble.Members)
+		}
+		res.Members = append(res.Members, members)
 		lap, err := tune.FinalFit(ctx, opt, tune.PlainTrial(sr.Plain), nil)
 		if err != nil {
 			return fmt.Errorf("split %d, best plain kernel: %w", r+1, err)

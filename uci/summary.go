@@ -183,6 +183,7 @@ func finish(rep *Report, layout *Layout) error {
 	}
 	rep.MeanAccuracy, rep.MeanLaplace = mean(accR), mean(accL)
 	rep.Calibration = calibrationSummary(rep.Results)
+	rep.Members = membersSummary(rep.Results)
 	var err error
 	if rep.Scopes, err = scopes(rep, arora, table); err != nil {
 		return err
@@ -285,6 +286,9 @@ func markdown(rep *Report) string {
 	fmt.Fprintf(&b, "%d data sets computed or reused (%d skipped, %d failed). ", rep.OK, rep.Skipped, rep.Failed)
 	fmt.Fprintf(&b, "Mean test accuracy over the 4 evaluation splits: **RFM %.2f%%**, Laplace %.2f%%.\n\n", rep.MeanAccuracy, rep.MeanLaplace)
 	fmt.Fprintf(&b, "Protocol: %s\n\n", protocolText(rep.Protocol))
+	if rep.Members != nil {
+		fmt.Fprintf(&b, "%s\n\n", rep.Members)
+	}
 	if rep.Calibration != nil {
 		fmt.Fprintf(&b, "%s\n\n", rep.Calibration)
 	}
@@ -427,4 +431,49 @@ func writeChoiceCounts(b *strings.Builder, rep *Report) {
 		fmt.Fprintf(b, "| %s | %s |\n", k, strings.Join(parts, ", "))
 	}
 	b.WriteString("\n")
+}
+
+// MembersSummary counts the evaluation splits of the tuned protocol by the
+// number of configurations their model averages.
+type MembersSummary struct {
+	Splits int `json:"splits"`
+	// ByMembers maps a member count to the splits whose model had it.
+	ByMembers map[int]int `json:"by_members"`
+}
+
+// membersSummary aggregates the members of the OK results that recorded
+// them (nil when none did).
+func membersSummary(rs []Result) *MembersSummary {
+	ms := &MembersSummary{ByMembers: map[int]int{}}
+	for _, r := range rs {
+		if r.Status != StatusOK {
+			continue
+		}
+		for _, k := range r.Members {
+			ms.ByMembers[k]++
+			ms.Splits++
+		}
+	}
+	if ms.Splits == 0 {
+		return nil
+	}
+	return ms
+}
+
+// String is the one-line account.
+func (ms *MembersSummary) String() string {
+	ks := make([]int, 0, len(ms.ByMembers))
+	for k := range ms.ByMembers {
+		ks = append(ks, k)
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(ks)))
+	parts := make([]string, len(ks))
+	for i, k := range ks {
+		if k == 1 {
+			parts[i] = fmt.Sprintf("the best configuration alone in %d (the mean lost to it on validation, or only it reached the search's top rung)", ms.ByMembers[k])
+		} else {
+			parts[i] = fmt.Sprintf("the mean of %d in %d", k, ms.ByMembers[k])
+		}
+	}
+	return fmt.Sprintf("Tuned models over %d evaluation splits: %s.", ms.Splits, strings.Join(parts, ", "))
 }

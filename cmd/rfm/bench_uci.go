@@ -190,6 +190,9 @@ func writeBenchReport(w io.Writer, rep *uci.Report) error {
 	fmt.Fprintf(&b, "UCI benchmark, protocol %s, subset %s: %d data sets (%d computed now, %d reused, %d skipped, %d failed) in %s\n",
 		rep.Protocol, rep.Subset, rep.OK, rep.Computed, rep.Reused, rep.Skipped, rep.Failed, rep.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(&b, "mean test accuracy: RFM %.2f%%, Laplace %.2f%%\n", rep.MeanAccuracy, rep.MeanLaplace)
+	if rep.Members != nil {
+		fmt.Fprintf(&b, "%s\n", rep.Members)
+	}
 	if rep.Calibration != nil {
 		fmt.Fprintf(&b, "%s\n", rep.Calibration)
 	}

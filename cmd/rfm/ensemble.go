@@ -7,18 +7,20 @@ import (
 	"text/tabwriter"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/ensemble"
 )
 
 // inspectEnsembleJSON is what 'rfm inspect --json' prints for an ensemble:
 // a line per member, then the first (best) member inspected as an RFM.
 type inspectEnsembleJSON struct {
 	fileJSON
-	Kind        string           `json:"kind"`
-	Features    int              `json:"features"`
-	Members     []memberJSON     `json:"members"`
-	Calibration *rfm.Calibration `json:"calibration,omitempty"`
-	Note        string           `json:"note,omitempty"`
-	Best        *inspectJSON     `json:"best_member"`
+	Kind        string               `json:"kind"`
+	Features    int                  `json:"features"`
+	Members     []memberJSON         `json:"members"`
+	Calibration *rfm.Calibration     `json:"calibration,omitempty"`
+	Note        string               `json:"note,omitempty"`
+	Validation  *ensemble.Validation `json:"validation,omitempty"`
+	Best        *inspectJSON         `json:"best_member"`
 }
 
 type memberJSON struct {
@@ -44,7 +46,7 @@ func inspectEnsemble(e *env, lm *loadedModel, top, eig int, plots string, shape 
 		}
 		inner.Figures = figs
 	}
-	res := inspectEnsembleJSON{fileJSON: newFileJSON(lm), Kind: "ensemble", Features: em.D, Calibration: em.Calibration, Note: em.Note, Best: inner}
+	res := inspectEnsembleJSON{fileJSON: newFileJSON(lm), Kind: "ensemble", Features: em.D, Calibration: em.Calibration, Note: em.Note, Validation: em.Validation, Best: inner}
 	for _, m := range em.Members {
 		res.Members = append(res.Members, memberJSON{Config: m.Config, BestRound: m.BestRound, Centers: m.N})
 	}
@@ -57,6 +59,14 @@ func inspectEnsemble(e *env, lm *loadedModel, top, eig int, plots string, shape 
 	fmt.Fprintf(tw, "ensemble\tmean of %d RFMs' probabilities (outputs for regression)\n", len(em.Members))
 	if cal := em.Calibration; cal != nil {
 		fmt.Fprintf(tw, "calibration\tof the mean: %s\n", describeCalibration(cal))
+	}
+	if v := em.Validation; v != nil {
+		rows := "validation rows"
+		if v.Folds {
+			rows = "out-of-fold rows"
+		}
+		fmt.Fprintf(tw, "validation\ton %d %s: the mean %.2f%% right (log-loss %.4f), the best member alone %.2f%% (%.4f)\n",
+			v.Rows, rows, 100*v.Accuracy, v.LogLoss, 100*v.BestAccuracy, v.BestLogLoss)
 	}
 	if em.Note != "" {
 		fmt.Fprintf(tw, "note\t%s\n", em.Note)

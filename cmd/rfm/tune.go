@@ -57,12 +57,16 @@ type tuneJSON struct {
 	BestRound int           `json:"best_round"`
 	Refitted  bool          `json:"refitted"`
 	// Members lists the trials an --ensemble model averages, best first.
-	Members     []int    `json:"ensemble_trials,omitempty"`
-	Asked       int      `json:"ensemble_asked"`
-	TrialsFile  string   `json:"trials_file"`
-	Figures     []string `json:"figures,omitempty"`
-	Seconds     float64  `json:"seconds"`
-	FinalSecond float64  `json:"final_fit_seconds"`
+	Members []int `json:"ensemble_trials,omitempty"`
+	Asked   int   `json:"ensemble_asked"`
+	// Validation scores the mean of the trials Compared against the best
+	// alone on the validation rows (when more than one was fitted).
+	Compared    []int                `json:"ensemble_compared,omitempty"`
+	Validation  *ensemble.Validation `json:"ensemble_validation,omitempty"`
+	TrialsFile  string               `json:"trials_file"`
+	Figures     []string             `json:"figures,omitempty"`
+	Seconds     float64              `json:"seconds"`
+	FinalSecond float64              `json:"final_fit_seconds"`
 }
 
 type tuneScore struct {
@@ -273,23 +277,26 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	var model predictor.FileModel
 	var rm *rfm.Model
 	var members []int
-	top := tune.Top(res, o.ensemble)
-	if len(top) > 1 {
-		var em *ensemble.Model
-		em, err = tune.FinalEnsemble(e.ctx, opt, res, o.ensemble, func(i, k int, _ rfm.Progress) {
+	// One model, or the mean of the --ensemble best (the best alone when
+	// only it reached the top rung, or when the mean lost to it on the
+	// validation rows).
+	fm, err := tune.FinalModel(e.ctx, opt, res, o.ensemble, func(i, k int, _ rfm.Progress) {
+		if k > 1 {
 			bar.Update(0.99, fmt.Sprintf("final fit of the ensemble: member %d of %d", i+1, k))
-		})
-		if err == nil {
-			model, rm = em, em.Members[0]
-			for _, t := range top {
-				members = append(members, t.Index)
-			}
 		}
-	} else {
-		// One model (also when --ensemble asked for more but only the best
-		// reached the top rung: then it is saved alone, as an RFM).
-		rm, err = tune.FinalFit(e.ctx, opt, res.Best, nil)
-		model = rm
+	})
+	var compared []int
+	if err == nil {
+		model, rm = fm.RFM, fm.RFM
+		if fm.Ensemble != nil {
+			model, rm = fm.Ensemble, fm.Ensemble.Members[0]
+		}
+		for _, t := range fm.Trials {
+			compared = append(compared, t.Index)
+		}
+		if fm.Ensemble != nil {
+			members = compared
+		}
 	}
 	if err != nil {
 		bar.Abort()
@@ -320,6 +327,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 		Best:   trialJSON(res.Best, res.Best.Accuracy, res.Best.Loss, res.Best.Round, classification),
 		Plain:  trialJSON(res.Plain, res.Plain.PlainAccuracy, res.Plain.PlainLoss, 0, classification),
 		Config: rm.Config, Scaling: res.Best.Scaling, BestRound: rm.BestRound, Refitted: rm.Refitted, Members: members, Asked: o.ensemble,
+		Compared: compared, Validation: fm.Validation,
 		TrialsFile: o.trialsOut, Figures: figures, Seconds: searchTime.Seconds(), FinalSecond: finalTime.Seconds(),
 	}
 	if d := res.Default; d != nil {
@@ -491,17 +499,21 @@ func writeTuneText(w io.Writer, res *tune.Result, out *tuneJSON, classification 
 	fmt.Fprintf(w, "Model: %s (%d rows, round %d kept, %s; final fit %s); trials: %s\n", out.Model, out.Rows, out.BestRound, refit,
 		seconds(time.Duration(out.FinalSecond*float64(time.Second))), out.TrialsFile)
 	if out.Asked > 1 {
-		ids := make([]string, len(out.Members))
-		for i, t := range out.Members {
-			ids[i] = fmt.Sprint(t)
-		}
+		ids := out.Members
+		v := out.Validation
 		switch {
+		case len(ids) == 0 && v.MeanLoses():
+			fmt.Fprintf(w, "Ensemble: none (--ensemble %d): the mean of trials %s classified %.2f%% of the %d validation rows right, the best alone %.2f%%; saved alone\n",
+				out.Asked, joinInts(out.Compared, ", "), 100*v.Accuracy, v.Rows, 100*v.BestAccuracy)
 		case len(ids) == 0:
 			fmt.Fprintf(w, "Ensemble: none (--ensemble %d): only the best trial reached the top rung with its column scaling; saved alone\n", out.Asked)
 		case len(ids) < out.Asked:
-			fmt.Fprintf(w, "Ensemble: the mean of trials %s: %d of the %d asked, all that reached the top rung with the best one's column scaling (round and refit above are the best one's)\n", strings.Join(ids, ", "), len(ids), out.Asked)
+			fmt.Fprintf(w, "Ensemble: the mean of trials %s: %d of the %d asked, all that reached the top rung with the best one's column scaling (round and refit above are the best one's)\n", joinInts(ids, ", "), len(ids), out.Asked)
 		default:
-			fmt.Fprintf(w, "Ensemble: the mean of trials %s (round and refit above are the best one's)\n", strings.Join(ids, ", "))
+			fmt.Fprintf(w, "Ensemble: the mean of trials %s (round and refit above are the best one's)\n", joinInts(ids, ", "))
+		}
+		if len(ids) > 0 && v != nil {
+			fmt.Fprintf(w, "Ensemble on the %d validation rows: %.2f%% right (log-loss %.4f), the best alone %.2f%% (%.4f)\n", v.Rows, 100*v.Accuracy, v.LogLoss, 100*v.BestAccuracy, v.BestLogLoss)
 		}
 	}
 	for _, fig := range out.Figures {
@@ -686,4 +698,13 @@ func tuneFigures(dir string, res *tune.Result, classification bool) ([]string, e
 		files = append(files, path)
 	}
 	return files, nil
+}
+
+// joinInts joins integers with sep.
+func joinInts(v []int, sep string) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, sep)
 }

@@ -151,7 +151,7 @@ func TestTuneEnsemble(t *testing.T) {
 		t.Fatalf("eval of the ensemble:\n%s", ev.stdout)
 	}
 	in := mustRun(t, dir, "inspect", "--model", "e.rfm")
-	for _, want := range []string{"mean of 3 RFMs", "members (best first):", "member 0 (the best) in detail:", "calibration"} {
+	for _, want := range []string{"mean of 3 RFMs", "members (best first):", "member 0 (the best) in detail:", "calibration", "on 300 out-of-fold rows: the mean"} {
 		if !strings.Contains(in.stdout, want) {
 			t.Fatalf("inspect lacks %q:\n%s", want, in.stdout)
 		}
