@@ -74,7 +74,12 @@ func (j *job) search(ctx context.Context, s *Set, res *Result) error {
 		opt := tune.Options{Base: base, Data: map[string]*rfm.Dataset{"": train}, Space: sp,
 			Trials: searchTrials(j.trials), Folds: dz.folds, MinRows: dz.minRows, MaxRows: dz.maxRows,
 			FinalCenters: finalCenters, Jobs: 1}
+		// The search's top rung: the training rows of a fold, or of the
+		// 20% holdout, capped by maxRows (progress units only).
 		top := train.N * 4 / 5
+		if dz.folds > 1 {
+			top = train.N * (dz.folds - 1) / dz.folds
+		}
 		if dz.maxRows > 0 {
 			top = min(top, dz.maxRows)
 		}
