@@ -559,6 +559,10 @@ func (f *fitter) outputsOn(ctx context.Context, m *Model, va *Dataset) ([]float6
 	return kernel.Apply(ctx, m.KernelUsed, zv, fm.Map(m.Centers, m.N), m.Alpha, f.c)
 }
 
+// NoValidationNote is a model's note when a calibration was asked for but
+// there were no validation rows to fit it on.
+const NoValidationNote = "no validation rows: the probabilities are not calibrated"
+
 // calibrate fits cfg.Calibrate's map on the validation rows' scores of
 // the model before its refit (rows it was not fitted on: m.holdout).
 func (f *fitter) calibrate(m *Model) error {
@@ -577,7 +581,7 @@ func (f *fitter) calibrate(m *Model) error {
 		return nil
 	}
 	if m.holdout == nil {
-		m.Note = joinNotes(m.Note, "no validation rows: the probabilities are not calibrated")
+		m.Note = joinNotes(m.Note, NoValidationNote)
 		return nil
 	}
 	cal, err := fitCalibration(f.cfg.Calibrate, m.holdout.scores, m.holdout.labels, f.c, base)

@@ -64,18 +64,36 @@ type Validation struct {
 }
 
 // MeanLoses reports whether the best member alone should be kept rather
-// than the mean: the mean scored below Floor, or it classified fewer
-// held-out rows right than the best member by more than one standard
-// error of the paired difference, √(MeanOnly + BestOnly). A difference
-// within that is noise on a few hundred rows, and the mean's probabilities
-// are usually the better ones.
+// than the mean: it classified more held-out rows right than the mean,
+// and either the mean scored below Floor or the best's lead is more than
+// one standard error of the paired difference, √(MeanOnly + BestOnly). A
+// lead within that is noise on a few hundred rows, and the mean's
+// probabilities are usually the better ones.
 func (v *Validation) MeanLoses() bool {
-	if v == nil {
+	if v == nil || v.BestAccuracy <= v.Accuracy {
 		return false
 	}
 	d := float64(v.BestOnly - v.MeanOnly)
 	return v.Accuracy < v.Floor || d > math.Sqrt(float64(v.BestOnly+v.MeanOnly))
 }
+
+// Reason says why the best member alone was kept rather than the mean of
+// k (when MeanLoses).
+func (v *Validation) Reason(k int) string {
+	rows := "held-out rows"
+	if v.Folds {
+		rows = "out-of-fold rows"
+	}
+	s := fmt.Sprintf("the mean of the %d best configurations classified %.2f%% of %d %s right, the best alone %.2f%%", k, 100*v.Accuracy, v.Rows, rows, 100*v.BestAccuracy)
+	if v.BelowFloor() {
+		return s + fmt.Sprintf(", and the mean is below the tuned plain kernel's %.2f%%: the best is the model alone", 100*v.Floor)
+	}
+	return s + fmt.Sprintf(" (%d rows only it gets right, %d only the mean: more than a standard error): the best is the model alone", v.BestOnly, v.MeanOnly)
+}
+
+// BelowFloor reports whether the mean scored below the floor (MeanLoses
+// then says whether the best alone does better).
+func (v *Validation) BelowFloor() bool { return v != nil && v.Accuracy < v.Floor }
 
 // New builds an ensemble of members (at least one, at most MaxMembers, of
 // the same task, features and outputs), without a calibration.

@@ -315,6 +315,11 @@ func TestValidate(t *testing.T) {
 	if err := e.Validate([][]float64{s1, s0}, labels, false); err != nil || e.Validation.MeanLoses() {
 		t.Fatalf("the mean against a worse best member: %+v, %v", e.Validation, err)
 	}
+	// Below the floor, but the best alone is lower still: the mean stays.
+	e.Validation.Floor = 0.9
+	if !e.Validation.BelowFloor() || e.Validation.MeanLoses() {
+		t.Fatalf("a mean below the floor and above the best alone: %+v", e.Validation)
+	}
 	var nilV *Validation
 	if nilV.MeanLoses() {
 		t.Error("no validation counts as a loss")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rfmkit/rfm"
@@ -119,13 +120,18 @@ func TestFinalModelValidated(t *testing.T) {
 	ctx := context.Background()
 	test := classes(t, 300, 77)
 	for _, c := range []struct {
-		folds  int
-		method rfm.CalibrationMethod
-	}{{3, rfm.CalibratePower}, {0, rfm.CalibrateNone}, {0, rfm.CalibrateTemperature}, {3, rfm.CalibrateNone}} {
+		folds    int
+		method   rfm.CalibrationMethod
+		logistic bool // every configuration with the logistic head
+	}{{3, rfm.CalibratePower, false}, {0, rfm.CalibrateNone, false}, {0, rfm.CalibrateTemperature, false}, {3, rfm.CalibrateNone, false},
+		{3, rfm.CalibratePower, true}, {0, rfm.CalibrateNone, true}} {
 		ds := classes(t, 400, 7)
 		opt := options(ds, 6)
 		opt.Folds, opt.Jobs = c.folds, 1
 		opt.Base.Calibrate = c.method
+		if c.logistic {
+			opt.Space.Loss = []rfm.Loss{rfm.LossLogistic}
+		}
 		res, err := Run(ctx, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -151,8 +157,21 @@ func TestFinalModelValidated(t *testing.T) {
 		if v.Floor != res.Plain.PlainAccuracy {
 			t.Fatalf("folds %d, %s: floor %g, the plain kernel's validation accuracy %g", c.folds, c.method, v.Floor, res.Plain.PlainAccuracy)
 		}
-		if fm.Ensemble != nil && fm.Ensemble.Validation != v {
-			t.Fatalf("the ensemble does not carry its validation")
+		if e := fm.Ensemble; e != nil {
+			if e.Validation != v {
+				t.Fatalf("the ensemble does not carry its validation")
+			}
+			if !c.method.Enabled() && e.Calibration != nil {
+				t.Fatalf("folds %d: no method asked, the mean got a %s calibration", c.folds, e.Calibration.Method)
+			}
+			for i, m := range e.Members {
+				if m.Config.Calibrate != rfm.CalibrateNone || (m.Calibration != nil && (m.Config.Loss != rfm.LossLogistic || m.Calibration.Temperature != 1)) {
+					t.Fatalf("folds %d, %s: member %d keeps calibration %q %+v", c.folds, c.method, i, m.Config.Calibrate, m.Calibration)
+				}
+				if strings.Contains(m.Note, rfm.NoValidationNote) {
+					t.Fatalf("member %d notes %q", i, m.Note)
+				}
+			}
 		}
 
 		// The fallback, forced on the best trial.
@@ -171,6 +190,9 @@ func TestFinalModelValidated(t *testing.T) {
 		ref, err := FinalFit(ctx, opt, res.Best, nil)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if c.logistic && alone.Config.Loss != rfm.LossLogistic {
+			t.Fatalf("the best member has the %s loss", alone.Config.Loss)
 		}
 		if alone.Config.Calibrate != ref.Config.Calibrate {
 			t.Fatalf("folds %d, %s: calibrate %q, FinalFit's %q", c.folds, c.method, alone.Config.Calibrate, ref.Config.Calibrate)

@@ -24,6 +24,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -262,7 +263,7 @@ func newSearch(opt Options) (*search, error) {
 	if opt.MaxRows < 0 || (opt.MaxRows > 0 && opt.MaxRows < opt.MinRows) {
 		return nil, fmt.Errorf("tune: the top rung's rows (%d) must be at least the first rung's (%d)", opt.MaxRows, opt.MinRows)
 	}
-	if err := checkFinalCenters(opt); err != nil {
+	if err := checkFinalCenters(opt, opt.Data[opt.BaseScaling]); err != nil {
 		return nil, err
 	}
 	s := &search{opt: opt, space: space, task: ref.Task(), eta: opt.Eta, medians: map[string]float64{},
@@ -732,18 +733,22 @@ func FinalFit(ctx context.Context, opt Options, best *Trial, progress func(rfm.P
 }
 
 // NystromFinal reports whether a final fit on n training rows is solved by
-// Nyström (Options.FinalCenters) rather than by Base's solver.
+// Nyström (Options.FinalCenters) rather than by Base's solver. n counts
+// every training row: on the holdout design the fit that chooses the round
+// trains on the others (80% by default), so for n up to 1.25·FinalCenters
+// that fit takes each of its rows as a centre (Nyström without savings).
 func NystromFinal(opt Options, n int) bool {
 	return opt.FinalCenters > 0 && n > opt.FinalCenters
 }
 
-// checkFinalCenters refuses FinalCenters that no final fit could use.
-func checkFinalCenters(opt Options) error {
+// checkFinalCenters refuses FinalCenters that no final fit on ds could
+// use: negative, or a Nyström fit of a configuration with class weights.
+func checkFinalCenters(opt Options, ds *rfm.Dataset) error {
 	switch {
 	case opt.FinalCenters < 0:
 		return fmt.Errorf("tune: %d final centres: want 0 (Base's solver) or m > 0", opt.FinalCenters)
-	case opt.FinalCenters > 0 && opt.Base.ClassWeight == rfm.ClassWeightBalanced:
-		return errors.New("tune: class weights apply to exact solves: a Nyström final fit (FinalCenters) would weight rows equally")
+	case ds != nil && NystromFinal(opt, ds.N) && opt.Base.ClassWeight == rfm.ClassWeightBalanced:
+		return fmt.Errorf("tune: class weights apply to exact solves: a Nyström final fit of %d rows on %d centres (FinalCenters) would weight rows equally", ds.N, opt.FinalCenters)
 	}
 	return nil
 }
@@ -767,7 +772,7 @@ func finalFit(ctx context.Context, opt Options, best *Trial, method rfm.Calibrat
 	if ds == nil {
 		return nil, nil, fmt.Errorf("tune: no data for scaling %q", best.Scaling)
 	}
-	if err := checkFinalCenters(opt); err != nil {
+	if err := checkFinalCenters(opt, ds); err != nil {
 		return nil, nil, err
 	}
 	if NystromFinal(opt, ds.N) {
@@ -877,12 +882,18 @@ func (f *Final) Model() interface {
 // FinalModel fits a search's final model with up to k members: the best
 // configuration alone (FinalFit) when k is 1 or only it reached the top
 // rung; otherwise the ensemble of Top(res, k) (FinalEnsemble), unless on
-// the held-out rows its mean scores below the search's best plain kernel,
-// or classifies fewer rows right than its best member alone by more than
-// a standard error (ensemble.Validation.MeanLoses): then that member is
-// the model, calibrated as FinalFit calibrates it (no fit is repeated).
-// So the final model never scores below the tuned plain kernel on
-// validation: the best configuration never does (Result.Best).
+// the held-out rows its best member alone classifies more rows right than
+// the mean and either the mean scores below the search's best plain
+// kernel or the best's lead is more than a standard error
+// (ensemble.Validation.MeanLoses): then that member is the model,
+// calibrated as FinalFit calibrates it (no fit is repeated). On the
+// search's own design (no MaxRows sample, no FinalCenters) the best
+// member is the model the search scored, so the final model does not
+// fall below the tuned plain kernel there unless the mean does and the
+// best alone does worse still.
+//
+// Validating the mean needs the members' held-out scores: with folds and
+// no calibration method that is k more fits per member.
 func FinalModel(ctx context.Context, opt Options, res *Result, k int, progress func(member, members int, p rfm.Progress)) (*Final, error) {
 	if len(Top(res, k)) <= 1 {
 		var pr func(rfm.Progress)
@@ -932,6 +943,10 @@ func finalEnsemble(ctx context.Context, opt Options, res *Result, k int, alone b
 		if err != nil {
 			return nil, fmt.Errorf("member %d (trial %d): %w", i, t.Index, err)
 		}
+		if !method.Enabled() {
+			// The power method asked for the scores only: no note of it.
+			m.Note = dropNote(m.Note, rfm.NoValidationNote)
+		}
 		members[i] = m
 		if i == 0 {
 			cd0 = cd
@@ -946,10 +961,13 @@ func finalEnsemble(ctx context.Context, opt Options, res *Result, k int, alone b
 			s, l = m.HoldoutScores()
 		}
 		if s == nil {
-			// Too few rows for a holdout: as FinalFit, the model is
-			// saved uncalibrated and says so, and the mean is not
-			// validated.
-			classify, calibrate, note = false, false, "no validation rows: the probabilities are not calibrated"
+			// Too few rows for a holdout: the mean is not validated and,
+			// as FinalFit, the model is saved uncalibrated and says so
+			// when a calibration was asked for.
+			if calibrate {
+				note = rfm.NoValidationNote
+			}
+			classify, calibrate = false, false
 			continue
 		}
 		if i > 0 && !slices.Equal(l, labels) {
@@ -974,10 +992,8 @@ func finalEnsemble(ctx context.Context, opt Options, res *Result, k int, alone b
 		if err != nil {
 			return nil, err
 		}
-		v := e.Validation
-		best.Note = joinNote(best.Note, fmt.Sprintf("the mean of the %d best configurations classified %.2f%% of %d held-out rows right, this one alone %.2f%% (the plain kernel %.2f%%): it is the model alone",
-			len(members), 100*v.Accuracy, v.Rows, 100*v.BestAccuracy, 100*v.Floor))
-		return &Final{RFM: best, Trials: trials, Validation: v}, nil
+		best.Note = joinNote(best.Note, e.Validation.Reason(len(members)))
+		return &Final{RFM: best, Trials: trials, Validation: e.Validation}, nil
 	}
 	for _, m := range members {
 		m.Calibration = nil
@@ -1014,6 +1030,12 @@ func asFinalFit(m *rfm.Model, method rfm.CalibrationMethod, cd *calData) (*rfm.M
 		}
 	}
 	return m, nil
+}
+
+// dropNote removes the part b from a note of parts joined by "; ".
+func dropNote(a, b string) string {
+	parts := strings.Split(a, "; ")
+	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == b }), "; ")
 }
 
 // joinNote appends b to a note a.

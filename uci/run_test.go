@@ -312,3 +312,25 @@ func TestSummaryAgainstTable(t *testing.T) {
 		t.Errorf("summary.json: mean %g, %d scopes", js.MeanAccuracy, len(js.Scopes))
 	}
 }
+
+// The members line counts the splits by the size of their model, largest
+// first, and says how many splits did not record it.
+func TestMembersSummary(t *testing.T) {
+	rs := []Result{
+		{Name: "a", Status: StatusOK, Members: []int{3, 3, 1, 3}, TestAccuracies: []float64{1, 1, 1, 1}},
+		{Name: "b", Status: StatusOK, Members: []int{2}, TestAccuracies: []float64{1}},
+		{Name: "c", Status: StatusOK, TestAccuracies: []float64{1, 1}}, // older results
+		{Name: "d", Status: StatusFailed, Members: []int{3}},
+	}
+	ms := membersSummary(rs)
+	if ms == nil || ms.Splits != 5 || ms.ByMembers[3] != 3 || ms.ByMembers[1] != 1 || ms.Unrecorded != 2 {
+		t.Fatalf("summary %+v", ms)
+	}
+	want := "Tuned models over 5 evaluation splits: the mean of 3 in 3, the mean of 2 in 1, the best configuration alone in 1"
+	if s := ms.String(); !strings.HasPrefix(s, want) || !strings.Contains(s, "2 more splits did not record it") {
+		t.Fatalf("line %q", s)
+	}
+	if membersSummary(rs[2:3]) != nil {
+		t.Error("a summary without any recorded split")
+	}
+}

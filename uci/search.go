@@ -94,11 +94,13 @@ func (j *job) search(ctx context.Context, s *Set, res *Result) error {
 			return fmt.Errorf("split %d, best configuration: %w", r+1, err)
 		}
 		best := fm.Model()
-		members := 1
-		if fm.Ensemble != nil {
-			members = len(fm.Ensemble.Members)
+		if j.ensemble > 1 {
+			members := 1
+			if fm.Ensemble != nil {
+				members = len(fm.Ensemble.Members)
+			}
+			res.Members = append(res.Members, members)
 		}
-		res.Members = append(res.Members, members)
 		lap, err := tune.FinalFit(ctx, opt, tune.PlainTrial(sr.Plain), nil)
 		if err != nil {
 			return fmt.Errorf("split %d, best plain kernel: %w", r+1, err)

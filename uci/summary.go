@@ -348,7 +348,7 @@ func protocolText(p string) string {
 	case ProtocolClean:
 		return "leakage-free: inside each of the 4 conxuntos_kfold.dat training splits, a seeded stratified 80/20 split selects the grid point and round (the paper grid) and learns M; kernel ridge regression with that M is then fitted on the whole training split and scored on its test split. No test row influences M or the selection."
 	case ProtocolTuned:
-		return "leakage-free and tuned: inside each of the 4 conxuntos_kfold.dat training splits, the search of 'rfm tune' (package tune: random configurations of bandwidth, ridge, kernel family and exponents, full or diagonal M, AGOP power, M normalization, centred gradients, row normalization and rounds, cut by successive halving) picks a configuration on that split only, scored by 4-fold cross-validation inside it when it has fewer than 1 000 rows and on a seeded 20% holdout otherwise; the best is fitted on the whole training split (with folds: for the round the folds chose, its probabilities calibrated by a power fitted on the out-of-fold scores) and scored once on its test split. Laplace = the best plain kernel (round 0) of the same search, refitted the same way. No test row influences any choice."
+		return "leakage-free and tuned: inside each of the 4 conxuntos_kfold.dat training splits, the search of 'rfm tune' (package tune: random configurations of bandwidth, ridge, kernel family and exponents, full or diagonal M, AGOP power, M normalization, centred gradients, row normalization and rounds, cut by successive halving) picks a configuration on that split only, scored by 4-fold cross-validation inside it when it has fewer than 1 000 rows and on a seeded 20% holdout otherwise; the best is fitted on the whole training split (with folds: for the round the folds chose, its probabilities calibrated by a power fitted on the out-of-fold scores) and scored once on its test split. With --ensemble K > 1 the K best configurations are fitted so and the model is the mean of their probabilities, unless on the held-out rows the best alone beats that mean by more than a standard error or the mean falls below the best plain kernel (the members column counts each split's configurations). A training split of more than 10 000 rows is fitted by Nyström on 10 000 centres (the search, on at most 4 000 rows, stays exact). Laplace = the best plain kernel (round 0) of the same search, refitted the same way. No test row influences any choice."
 	case ProtocolTunedGrid:
 		return fmt.Sprintf("the paper protocol with a richer grid, selected on conxuntos.dat only (as in the paper protocol): AGOP power %v × centred gradients {off, on} × M ∈ {full, diagonal} × bandwidth L ∈ %v × the paper's λ × normalization grid, rounds 0..%d, each scored in both directions of the conxuntos.dat split (train on one half, validate on the other) and the two accuracies averaged; first strict maximum of the mean in that order; the selected setting's M is then learned again, same rounds, on both conxuntos.dat halves. Laplace = round 0 of the same grid (so its bandwidth is tuned too).", tunedPowers, tunedBandwidths, tunedIters)
 	}
@@ -434,11 +434,14 @@ func writeChoiceCounts(b *strings.Builder, rep *Report) {
 }
 
 // MembersSummary counts the evaluation splits of the tuned protocol by the
-// number of configurations their model averages.
+// number of configurations their model averages (--ensemble K > 1).
 type MembersSummary struct {
 	Splits int `json:"splits"`
 	// ByMembers maps a member count to the splits whose model had it.
 	ByMembers map[int]int `json:"by_members"`
+	// Unrecorded counts the splits of OK results that did not record it
+	// (reused from an older results.tsv, or --ensemble 1).
+	Unrecorded int `json:"unrecorded,omitempty"`
 }
 
 // membersSummary aggregates the members of the OK results that recorded
@@ -448,6 +451,9 @@ func membersSummary(rs []Result) *MembersSummary {
 	for _, r := range rs {
 		if r.Status != StatusOK {
 			continue
+		}
+		if len(r.Members) == 0 {
+			ms.Unrecorded += len(r.TestAccuracies)
 		}
 		for _, k := range r.Members {
 			ms.ByMembers[k]++
@@ -475,5 +481,9 @@ func (ms *MembersSummary) String() string {
 			parts[i] = fmt.Sprintf("the mean of %d in %d", k, ms.ByMembers[k])
 		}
 	}
-	return fmt.Sprintf("Tuned models over %d evaluation splits: %s.", ms.Splits, strings.Join(parts, ", "))
+	s := fmt.Sprintf("Tuned models over %d evaluation splits: %s", ms.Splits, strings.Join(parts, ", "))
+	if ms.Unrecorded > 0 {
+		s += fmt.Sprintf("; %d more splits did not record it (older results or --ensemble 1)", ms.Unrecorded)
+	}
+	return s + "."
 }

@@ -41,8 +41,11 @@ Protocols:
           'rfm tune' (--trials configurations, successive halving; 4-fold
           cross-validation inside splits under 1 000 rows, a 20% holdout
           above) picks the model on that split only, and the model is the mean
-          of the --ensemble best configurations' probabilities; Laplace = the
-          best plain kernel (round 0) of the same search
+          of the --ensemble best configurations' probabilities (the best
+          alone when it beats the mean on the held-out rows by more than a
+          standard error); splits above 10 000 rows are fitted by Nyström on
+          10 000 centres; Laplace = the best plain kernel (round 0) of the
+          same search
   tuned-grid
           the paper protocol with a 240-point grid (bandwidth L 10/5/2, full or
           diagonal M, centred gradients, M = AGOP or AGOP^½), scored in both

@@ -60,13 +60,15 @@ type tuneJSON struct {
 	Members []int `json:"ensemble_trials,omitempty"`
 	Asked   int   `json:"ensemble_asked"`
 	// Validation scores the mean of the trials Compared against the best
-	// alone on the validation rows (when more than one was fitted).
-	Compared    []int                `json:"ensemble_compared,omitempty"`
-	Validation  *ensemble.Validation `json:"ensemble_validation,omitempty"`
-	TrialsFile  string               `json:"trials_file"`
-	Figures     []string             `json:"figures,omitempty"`
-	Seconds     float64              `json:"seconds"`
-	FinalSecond float64              `json:"final_fit_seconds"`
+	// alone on the validation rows (when more than one was fitted); Note
+	// says why the best was saved alone when the mean lost.
+	Compared     []int                `json:"ensemble_compared,omitempty"`
+	Validation   *ensemble.Validation `json:"ensemble_validation,omitempty"`
+	EnsembleNote string               `json:"ensemble_note,omitempty"`
+	TrialsFile   string               `json:"trials_file"`
+	Figures      []string             `json:"figures,omitempty"`
+	Seconds      float64              `json:"seconds"`
+	FinalSecond  float64              `json:"final_fit_seconds"`
 }
 
 type tuneScore struct {
@@ -177,7 +179,13 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	if tune.NystromFinal(opt, n) && o.maxRows > 0 {
 		searchRows = min(n, o.maxRows)
 	}
+	if tune.NystromFinal(opt, n) && opt.Base.ClassWeight == rfm.ClassWeightBalanced {
+		return usagef("--final-centers %d and --class-weight balanced exclude each other on %d rows: the Nyström solver weights rows equally", o.finalCtrs, n)
+	}
 	solver, _ := rfm.ChooseSolver(opt.Base, fitShape(searchRows, p.Width(), tg))
+	if solver == rfm.SolverTree && o.finalCtrs >= n {
+		return usagef("--final-centers %d: the final fit is Nyström only on more rows than M; the table has %d (and more than --solver auto fits exactly, %d): give M below %d", o.finalCtrs, n, rfm.AutoExactRows, n)
+	}
 	if solver == rfm.SolverTree {
 		return usagef("tune fits exact RFMs (or --solver nystrom); %d rows are more than --solver auto fits exactly (%d): use --max-rows N --final-centers M to search exactly on samples of N rows and fit the model by Nyström on M centres, or --solver nystrom, or --solver exact --float32 if it fits", searchRows, rfm.AutoExactRows)
 	}
@@ -286,16 +294,22 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 		}
 	})
 	var compared []int
+	ensembleNote := ""
 	if err == nil {
 		model, rm = fm.RFM, fm.RFM
 		if fm.Ensemble != nil {
 			model, rm = fm.Ensemble, fm.Ensemble.Members[0]
 		}
-		for _, t := range fm.Trials {
-			compared = append(compared, t.Index)
+		if len(fm.Trials) > 1 {
+			for _, t := range fm.Trials {
+				compared = append(compared, t.Index)
+			}
 		}
 		if fm.Ensemble != nil {
 			members = compared
+		}
+		if fm.RFM != nil && fm.Validation.MeanLoses() {
+			ensembleNote = fm.Validation.Reason(len(fm.Trials))
 		}
 	}
 	if err != nil {
@@ -327,7 +341,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 		Best:   trialJSON(res.Best, res.Best.Accuracy, res.Best.Loss, res.Best.Round, classification),
 		Plain:  trialJSON(res.Plain, res.Plain.PlainAccuracy, res.Plain.PlainLoss, 0, classification),
 		Config: rm.Config, Scaling: res.Best.Scaling, BestRound: rm.BestRound, Refitted: rm.Refitted, Members: members, Asked: o.ensemble,
-		Compared: compared, Validation: fm.Validation,
+		Compared: compared, Validation: fm.Validation, EnsembleNote: ensembleNote,
 		TrialsFile: o.trialsOut, Figures: figures, Seconds: searchTime.Seconds(), FinalSecond: finalTime.Seconds(),
 	}
 	if d := res.Default; d != nil {
@@ -370,8 +384,6 @@ func (o *tuneOptions) searchOptions(f *flagSet, base rfm.Config) (tune.Options, 
 		return opt, usagef("--max-rows %d: want 0 (every row) or N ≥ --min-rows (%d)", o.maxRows, o.minRows)
 	case o.finalCtrs < 0:
 		return opt, usagef("--final-centers %d: want 0 (the search's solver) or M > 0 centres", o.finalCtrs)
-	case o.finalCtrs > 0 && base.ClassWeight == rfm.ClassWeightBalanced:
-		return opt, usagef("--final-centers and --class-weight balanced exclude each other: the Nyström solver weights rows equally")
 	case o.valid != "" && o.folds > 0:
 		return opt, usagef("--valid and --folds exclude each other: the fits are scored on the --valid rows")
 	case o.valid != "" && f.IsSet("val-fraction"):
@@ -502,9 +514,8 @@ func writeTuneText(w io.Writer, res *tune.Result, out *tuneJSON, classification 
 		ids := out.Members
 		v := out.Validation
 		switch {
-		case len(ids) == 0 && v.MeanLoses():
-			fmt.Fprintf(w, "Ensemble: none (--ensemble %d): the mean of trials %s classified %.2f%% of the %d validation rows right, the best alone %.2f%%; saved alone\n",
-				out.Asked, joinInts(out.Compared, ", "), 100*v.Accuracy, v.Rows, 100*v.BestAccuracy)
+		case len(ids) == 0 && out.EnsembleNote != "":
+			fmt.Fprintf(w, "Ensemble: none (--ensemble %d, trials %s): %s\n", out.Asked, joinInts(out.Compared, ", "), out.EnsembleNote)
 		case len(ids) == 0:
 			fmt.Fprintf(w, "Ensemble: none (--ensemble %d): only the best trial reached the top rung with its column scaling; saved alone\n", out.Asked)
 		case len(ids) < out.Asked:
@@ -513,7 +524,11 @@ func writeTuneText(w io.Writer, res *tune.Result, out *tuneJSON, classification 
 			fmt.Fprintf(w, "Ensemble: the mean of trials %s (round and refit above are the best one's)\n", joinInts(ids, ", "))
 		}
 		if len(ids) > 0 && v != nil {
-			fmt.Fprintf(w, "Ensemble on the %d validation rows: %.2f%% right (log-loss %.4f), the best alone %.2f%% (%.4f)\n", v.Rows, 100*v.Accuracy, v.LogLoss, 100*v.BestAccuracy, v.BestLogLoss)
+			rows := "validation rows"
+			if v.Folds {
+				rows = "out-of-fold rows"
+			}
+			fmt.Fprintf(w, "Ensemble on the %d %s: %.2f%% right (log-loss %.4f), the best alone %.2f%% (%.4f)\n", v.Rows, rows, 100*v.Accuracy, v.LogLoss, 100*v.BestAccuracy, v.BestLogLoss)
 		}
 	}
 	for _, fig := range out.Figures {

@@ -224,8 +224,14 @@ func TestTuneRefusesTreeSizedTable(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "big.csv"), churnCSV(rfm.AutoExactRows+1, 15))
 	r := rfmCmd(t, dir, "tune", "--data", "big.csv", "--target", "churn", "--out", "m.rfm", "--trials", "2", "--time", "0")
-	want := "more than --solver auto fits exactly (25000): use --solver nystrom, or --solver exact --float32 if it fits, with --max-rows N"
+	want := "more than --solver auto fits exactly (25000): use --max-rows N --final-centers M to search exactly on samples of N rows and fit the model by Nyström on M centres, or --solver nystrom"
 	if r.code == 0 || !strings.Contains(r.stderr, want) {
+		t.Fatalf("exit %d, stderr %q; want %q", r.code, r.stderr, want)
+	}
+	// --final-centers not below the rows: the final fit would be exact.
+	r = rfmCmd(t, dir, "tune", "--data", "big.csv", "--target", "churn", "--out", "m.rfm", "--trials", "2", "--time", "0",
+		"--max-rows", "2000", "--final-centers", "30000")
+	if want := "give M below 25001"; r.code != 2 || !strings.Contains(r.stderr, want) {
 		t.Fatalf("exit %d, stderr %q; want %q", r.code, r.stderr, want)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "m.rfm")); err == nil {
