@@ -882,15 +882,13 @@ func (f *Final) Model() interface {
 // FinalModel fits a search's final model with up to k members: the best
 // configuration alone (FinalFit) when k is 1 or only it reached the top
 // rung; otherwise the ensemble of Top(res, k) (FinalEnsemble), unless on
-// the held-out rows its best member alone classifies more rows right than
-// the mean and either the mean scores below the search's best plain
-// kernel or the best's lead is more than a standard error
-// (ensemble.Validation.MeanLoses): then that member is the model,
-// calibrated as FinalFit calibrates it (no fit is repeated). On the
-// search's own design (no MaxRows sample, no FinalCenters) the best
-// member is the model the search scored, so the final model does not
-// fall below the tuned plain kernel there unless the mean does and the
-// best alone does worse still.
+// the held-out rows its mean scores below the search's best plain kernel
+// and its best member alone scores higher (ensemble.Validation.MeanLoses):
+// then that member is the model, calibrated as FinalFit calibrates it (no
+// fit is repeated). On the search's own design (no MaxRows sample, no
+// FinalCenters) the best member is the model the search scored, so the
+// final model does not fall below the tuned plain kernel there unless the
+// mean does and the best alone does not do better.
 //
 // Validating the mean needs the members' held-out scores: with folds and
 // no calibration method that is k more fits per member.

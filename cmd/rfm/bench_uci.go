@@ -42,8 +42,8 @@ Protocols:
           cross-validation inside splits under 1 000 rows, a 20% holdout
           above) picks the model on that split only, and the model is the mean
           of the --ensemble best configurations' probabilities (the best
-          alone when it beats the mean on the held-out rows by more than a
-          standard error); splits above 10 000 rows are fitted by Nyström on
+          alone when the mean falls below the plain kernel on the held-out
+          rows and the best does not); splits above 10 000 rows are fitted by Nyström on
           10 000 centres; Laplace = the best plain kernel (round 0) of the
           same search
   tuned-grid

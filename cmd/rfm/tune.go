@@ -510,27 +510,7 @@ func writeTuneText(w io.Writer, res *tune.Result, out *tuneJSON, classification 
 	}
 	fmt.Fprintf(w, "Model: %s (%d rows, round %d kept, %s; final fit %s); trials: %s\n", out.Model, out.Rows, out.BestRound, refit,
 		seconds(time.Duration(out.FinalSecond*float64(time.Second))), out.TrialsFile)
-	if out.Asked > 1 {
-		ids := out.Members
-		v := out.Validation
-		switch {
-		case len(ids) == 0 && out.EnsembleNote != "":
-			fmt.Fprintf(w, "Ensemble: none (--ensemble %d, trials %s): %s\n", out.Asked, joinInts(out.Compared, ", "), out.EnsembleNote)
-		case len(ids) == 0:
-			fmt.Fprintf(w, "Ensemble: none (--ensemble %d): only the best trial reached the top rung with its column scaling; saved alone\n", out.Asked)
-		case len(ids) < out.Asked:
-			fmt.Fprintf(w, "Ensemble: the mean of trials %s: %d of the %d asked, all that reached the top rung with the best one's column scaling (round and refit above are the best one's)\n", joinInts(ids, ", "), len(ids), out.Asked)
-		default:
-			fmt.Fprintf(w, "Ensemble: the mean of trials %s (round and refit above are the best one's)\n", joinInts(ids, ", "))
-		}
-		if len(ids) > 0 && v != nil {
-			rows := "validation rows"
-			if v.Folds {
-				rows = "out-of-fold rows"
-			}
-			fmt.Fprintf(w, "Ensemble on the %d %s: %.2f%% right (log-loss %.4f), the best alone %.2f%% (%.4f)\n", v.Rows, rows, 100*v.Accuracy, v.LogLoss, 100*v.BestAccuracy, v.BestLogLoss)
-		}
-	}
+	writeEnsembleText(w, out)
 	for _, fig := range out.Figures {
 		fmt.Fprintf(w, "Figure: %s\n", fig)
 	}
@@ -722,4 +702,30 @@ func joinInts(v []int, sep string) string {
 		parts[i] = fmt.Sprint(x)
 	}
 	return strings.Join(parts, sep)
+}
+
+// writeEnsembleText says what became of --ensemble K > 1: the members
+// saved, or why the best was saved alone, and the mean's validation.
+func writeEnsembleText(w io.Writer, out *tuneJSON) {
+	if out.Asked > 1 {
+		ids := out.Members
+		v := out.Validation
+		switch {
+		case len(ids) == 0 && out.EnsembleNote != "":
+			fmt.Fprintf(w, "Ensemble: none (--ensemble %d, trials %s): %s\n", out.Asked, joinInts(out.Compared, ", "), out.EnsembleNote)
+		case len(ids) == 0:
+			fmt.Fprintf(w, "Ensemble: none (--ensemble %d): only the best trial reached the top rung with its column scaling; saved alone\n", out.Asked)
+		case len(ids) < out.Asked:
+			fmt.Fprintf(w, "Ensemble: the mean of trials %s: %d of the %d asked, all that reached the top rung with the best one's column scaling (round and refit above are the best one's)\n", joinInts(ids, ", "), len(ids), out.Asked)
+		default:
+			fmt.Fprintf(w, "Ensemble: the mean of trials %s (round and refit above are the best one's)\n", joinInts(ids, ", "))
+		}
+		if len(ids) > 0 && v != nil {
+			rows := "validation rows"
+			if v.Folds {
+				rows = "out-of-fold rows"
+			}
+			fmt.Fprintf(w, "Ensemble on the %d %s: %.2f%% right (log-loss %.4f), the best alone %.2f%% (%.4f)\n", v.Rows, rows, 100*v.Accuracy, v.LogLoss, 100*v.BestAccuracy, v.BestLogLoss)
+		}
+	}
 }
