@@ -428,7 +428,8 @@ func (m *Model) UncalibratedProba(ctx context.Context, x []float64, n int) ([]fl
 // rows, it must lower the log-loss of each fold's rows, over all rows, by
 // more than one standard error of the per-row change; otherwise the model
 // keeps its own probabilities (the power method stores β = 1) and its note
-// says so. On a few dozen rows a fitted map is mostly noise.
+// says so. On a few dozen rows a fitted map is mostly noise. Without
+// folds the rows are checked in 4 interleaved parts (at least 40 rows).
 func (m *Model) Recalibrate(method CalibrationMethod, s []float64, labels []int, folds []int) error {
 	if m.Task != Classification {
 		return fmt.Errorf("calibration: a %s model has no probabilities to calibrate", m.Task)
@@ -464,7 +465,8 @@ func (m *Model) UncalibratedFromScores(s []float64, n int) []float64 {
 // FitCheckedCalibration fits a calibration of the given method on n×c
 // probabilities p of rows that the model producing them was not fitted on
 // (e.g. an ensemble's mean of its members' probabilities), checked across
-// folds as Recalibrate does when folds is set. It returns nil when the
+// folds as Recalibrate does (without folds, across 4 interleaved parts of
+// the rows when there are at least 40). It returns nil when the
 // method is none, or when the check leaves the calibration out (the power
 // method then stores β = 1); note says why.
 func FitCheckedCalibration(method CalibrationMethod, p []float64, labels []int, c int, folds []int) (cal *Calibration, note string, err error) {
@@ -474,6 +476,9 @@ func FitCheckedCalibration(method CalibrationMethod, p []float64, labels []int, 
 // calibrateChecked is Recalibrate's fit and check on scores s whose
 // uncalibrated probabilities base gives.
 func calibrateChecked(method CalibrationMethod, s []float64, labels []int, c int, base *Calibration, folds []int) (*Calibration, string, error) {
+	if folds == nil {
+		folds = checkParts(len(labels))
+	}
 	cal, err := fitCalibration(method, s, labels, c, base)
 	if err != nil {
 		return nil, "", err
@@ -504,6 +509,22 @@ func calibrateChecked(method CalibrationMethod, s []float64, labels []int, c int
 		cal = base
 	}
 	return cal, note, nil
+}
+
+// checkParts splits n held-out rows without folds of their own (a
+// holdout's) into 4 interleaved parts for the cross-check: a calibration
+// fitted on one holdout is kept only when, fitted on three quarters of it,
+// it lowers the log-loss of the fourth, as with folds. Under 40 rows: nil
+// (no check; too few rows to measure the gain).
+func checkParts(n int) []int {
+	if n < 40 {
+		return nil
+	}
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i % 4
+	}
+	return p
 }
 
 // crossCheck fits the calibration on all folds but one and measures it on

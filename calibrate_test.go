@@ -253,7 +253,8 @@ func TestCalibrationRejects(t *testing.T) {
 	}
 }
 
-// A fit with Calibrate stores the map fitted on its holdout; PredictProba
+// A fit with Calibrate stores the map fitted on its holdout (or says why
+// it left it out); PredictProba
 // applies it; a save/load round trip keeps it and writes format version 2
 // (version 1 without); a calibration on a regression model is refused.
 func TestFitCalibrated(t *testing.T) {
@@ -276,8 +277,15 @@ func TestFitCalibrated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if (m.Calibration != nil) != (method != CalibrateNone) {
-			t.Fatalf("%s: calibration %+v", method, m.Calibration)
+		// A map that does not help across 4 parts of the holdout is left
+		// out, and the note says so (temperature and isotonic here: 80
+		// rows; power keeps β = 1).
+		leftOut := strings.Contains(m.Note, string(method)+" calibration left out")
+		if method == CalibrateNone && m.Calibration != nil || method != CalibrateNone && m.Calibration == nil && !leftOut {
+			t.Fatalf("%s: calibration %+v, note %q", method, m.Calibration, m.Note)
+		}
+		if method == CalibratePower && m.Calibration == nil {
+			t.Fatalf("power: no calibration stored")
 		}
 		scores, _ := m.Predict(ctx, s.X[:20*s.D], 20)
 		p, _ := m.PredictProba(ctx, s.X[:20*s.D], 20)
@@ -366,5 +374,34 @@ func TestRecalibrateCrossChecked(t *testing.T) {
 	}
 	if err := m.Recalibrate(CalibratePower, s, labels, folds[:5]); err == nil {
 		t.Error("fold numbers for other rows were accepted")
+	}
+}
+
+// Without folds (a holdout's scores) the calibration is checked across 4
+// interleaved parts of the rows: kept on many overconfident rows, left out
+// on calibrated ones; under 40 rows it is fitted unchecked.
+func TestRecalibrateHoldoutChecked(t *testing.T) {
+	const c = 3
+	m := &Model{Task: Classification, Outputs: c}
+	s, labels := powerLabels(rand.New(rand.NewPCG(3, 9)), 2000, c, 0.4)
+	if err := m.Recalibrate(CalibratePower, s, labels, nil); err != nil {
+		t.Fatal(err)
+	}
+	if cal := m.Calibration; cal == nil || math.Abs(cal.Power-0.4) > 0.08 || m.Note != "" {
+		t.Errorf("2 000 overconfident rows: %+v, note %q; want β near 0.4 kept", cal, m.Note)
+	}
+	m = &Model{Task: Classification, Outputs: c}
+	s, labels = powerLabels(rand.New(rand.NewPCG(4, 9)), 400, c, 1)
+	if err := m.Recalibrate(CalibratePower, s, labels, nil); err != nil {
+		t.Fatal(err)
+	}
+	if cal := m.Calibration; cal == nil || cal.Power != 1 || !strings.Contains(m.Note, "power calibration left out") {
+		t.Errorf("400 calibrated rows: %+v, note %q; want β = 1 and a note", cal, m.Note)
+	}
+	if p := checkParts(39); p != nil {
+		t.Errorf("39 rows split into parts %v", p)
+	}
+	if p := checkParts(41); len(p) != 41 || p[40] != 0 || p[3] != 3 {
+		t.Errorf("41 rows: parts %v", p)
 	}
 }

@@ -584,11 +584,13 @@ func (f *fitter) calibrate(m *Model) error {
 		m.Note = joinNotes(m.Note, NoValidationNote)
 		return nil
 	}
-	cal, err := fitCalibration(f.cfg.Calibrate, m.holdout.scores, m.holdout.labels, f.c, base)
+	// Checked as with folds: across 4 parts of the holdout (checkParts).
+	cal, note, err := calibrateChecked(f.cfg.Calibrate, m.holdout.scores, m.holdout.labels, f.c, base, nil)
 	if err != nil {
 		return err
 	}
 	m.Calibration = cal
+	m.Note = joinNotes(m.Note, note)
 	return nil
 }
 
