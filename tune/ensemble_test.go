@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/rfmkit/rfm"
@@ -111,14 +110,13 @@ func TestFinalEnsemble(t *testing.T) {
 	}
 }
 
-// FinalModel never ends below the best configuration on validation: when
-// it returns an ensemble its mean scored at least the best alone on the
-// held-out rows, and when the mean lost, the best member is returned as
-// FinalFit would fit it. asFinalFit (that fallback) gives FinalFit's model
-// for every design and calibration method, without refitting.
+// FinalModel returns the ensemble of the top trials, its mean scored
+// against the best alone and the tuned plain kernel (the floor) on the
+// held-out rows when a calibration is fitted (no validation without one);
+// its members stay uncalibrated (a logistic head keeps its softmax), with
+// or without a method; one configuration only gives FinalFit's model.
 func TestFinalModelValidated(t *testing.T) {
 	ctx := context.Background()
-	test := classes(t, 300, 77)
 	for _, c := range []struct {
 		folds    int
 		method   rfm.CalibrationMethod
@@ -140,75 +138,49 @@ func TestFinalModelValidated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := fm.Validation
-		if len(fm.Trials) < 2 || v == nil {
-			t.Fatalf("folds %d, %s: %d trials fitted, validation %+v", c.folds, c.method, len(fm.Trials), v)
+		e := fm.Ensemble
+		if e == nil || fm.RFM != nil || len(fm.Trials) != len(e.Members) || len(e.Members) < 2 {
+			t.Fatalf("folds %d, %s: final %+v", c.folds, c.method, fm)
 		}
-		if (fm.Ensemble != nil) == v.MeanLoses() || (fm.Ensemble == nil) != (fm.RFM != nil) {
-			t.Fatalf("folds %d, %s: ensemble %v, RFM %v, validation %+v", c.folds, c.method, fm.Ensemble != nil, fm.RFM != nil, v)
-		}
-		wantRows := ds.N
-		if c.folds == 0 {
-			wantRows = int(math.Round(0.2 * float64(ds.N)))
-		}
-		if v.Rows != wantRows || v.Folds != (c.folds > 0) || v.Accuracy <= 0 || v.BestAccuracy <= 0 || v.LogLoss <= 0 {
-			t.Fatalf("folds %d, %s: validation %+v on %d rows", c.folds, c.method, v, wantRows)
-		}
-		if v.Floor != res.Plain.PlainAccuracy {
-			t.Fatalf("folds %d, %s: floor %g, the plain kernel's validation accuracy %g", c.folds, c.method, v.Floor, res.Plain.PlainAccuracy)
-		}
-		if e := fm.Ensemble; e != nil {
-			if e.Validation != v {
-				t.Fatalf("the ensemble does not carry its validation")
+		v := e.Validation
+		if !c.method.Enabled() {
+			if v != nil || e.Calibration != nil {
+				t.Fatalf("folds %d: no method asked, validation %+v, calibration %+v", c.folds, v, e.Calibration)
 			}
-			if !c.method.Enabled() && e.Calibration != nil {
-				t.Fatalf("folds %d: no method asked, the mean got a %s calibration", c.folds, e.Calibration.Method)
+		} else {
+			wantRows := ds.N
+			if c.folds == 0 {
+				wantRows = int(math.Round(0.2 * float64(ds.N)))
 			}
-			for i, m := range e.Members {
-				if m.Config.Calibrate != rfm.CalibrateNone || (m.Calibration != nil && (m.Config.Loss != rfm.LossLogistic || m.Calibration.Temperature != 1)) {
-					t.Fatalf("folds %d, %s: member %d keeps calibration %q %+v", c.folds, c.method, i, m.Config.Calibrate, m.Calibration)
-				}
-				if strings.Contains(m.Note, rfm.NoValidationNote) {
-					t.Fatalf("member %d notes %q", i, m.Note)
-				}
+			if v == nil || v.Rows != wantRows || v.Folds != (c.folds > 0) || v.Accuracy <= 0 || v.BestAccuracy <= 0 || v.LogLoss <= 0 {
+				t.Fatalf("folds %d, %s: validation %+v on %d rows", c.folds, c.method, v, wantRows)
+			}
+			if v.Floor != res.Plain.PlainAccuracy {
+				t.Fatalf("folds %d, %s: floor %g, the plain kernel's validation accuracy %g", c.folds, c.method, v.Floor, res.Plain.PlainAccuracy)
+			}
+			if c.folds > 0 && math.Abs(v.BestAccuracy-res.Best.Accuracy) > 0.02 {
+				t.Fatalf("folds %d, %s: the best member's out-of-fold accuracy %g, its search score %g", c.folds, c.method, v.BestAccuracy, res.Best.Accuracy)
 			}
 		}
-
-		// The fallback, forced on the best trial.
-		scoreMethod := c.method
-		if !scoreMethod.Enabled() {
-			scoreMethod = rfm.CalibratePower
-		}
-		m, cd, err := finalFit(ctx, opt, res.Best, scoreMethod, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		alone, err := asFinalFit(m, c.method, cd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref, err := FinalFit(ctx, opt, res.Best, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.logistic && alone.Config.Loss != rfm.LossLogistic {
-			t.Fatalf("the best member has the %s loss", alone.Config.Loss)
-		}
-		if alone.Config.Calibrate != ref.Config.Calibrate {
-			t.Fatalf("folds %d, %s: calibrate %q, FinalFit's %q", c.folds, c.method, alone.Config.Calibrate, ref.Config.Calibrate)
-		}
-		pa, err := alone.PredictProba(ctx, test.X, test.N)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pr, err := ref.PredictProba(ctx, test.X, test.N)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range pa {
-			if math.Abs(pa[i]-pr[i]) > 1e-9 {
-				t.Fatalf("folds %d, %s: probability %d is %g, FinalFit's %g", c.folds, c.method, i, pa[i], pr[i])
+		for i, m := range e.Members {
+			if m.Config.Calibrate != rfm.CalibrateNone || (m.Calibration != nil && (m.Config.Loss != rfm.LossLogistic || m.Calibration.Temperature != 1)) {
+				t.Fatalf("folds %d, %s: member %d keeps calibration %q %+v", c.folds, c.method, i, m.Config.Calibrate, m.Calibration)
+			}
+			if c.logistic && m.Config.Loss == rfm.LossLogistic && m.Calibration == nil {
+				t.Fatalf("member %d: a logistic head without its softmax", i)
 			}
 		}
+	}
+	// One configuration: FinalFit's model.
+	ds := classes(t, 400, 7)
+	opt := options(ds, 6)
+	opt.Jobs = 1
+	res, err := Run(ctx, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm, err := FinalModel(ctx, opt, res, 1, nil)
+	if err != nil || fm.Ensemble != nil || fm.RFM == nil || len(fm.Trials) != 1 || fm.Trials[0] != res.Best {
+		t.Fatalf("k = 1: %+v, %v", fm, err)
 	}
 }

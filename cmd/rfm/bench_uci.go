@@ -41,9 +41,8 @@ Protocols:
           'rfm tune' (--trials configurations, successive halving; 4-fold
           cross-validation inside splits under 1 000 rows, a 20% holdout
           above) picks the model on that split only, and the model is the mean
-          of the --ensemble best configurations' probabilities (the best
-          alone when the mean falls below the plain kernel on the held-out
-          rows and the best does not); splits above 10 000 rows are fitted by Nyström on
+          of the --ensemble best configurations' probabilities; splits above
+          10 000 rows are fitted by Nyström on
           10 000 centres; Laplace = the best plain kernel (round 0) of the
           same search
   tuned-grid

@@ -65,8 +65,8 @@ func inspectEnsemble(e *env, lm *loadedModel, top, eig int, plots string, shape 
 		if v.Folds {
 			rows = "out-of-fold rows"
 		}
-		fmt.Fprintf(tw, "validation\ton %d %s: the mean %.2f%% right (log-loss %.4f), the best member alone %.2f%% (%.4f)\n",
-			v.Rows, rows, 100*v.Accuracy, v.LogLoss, 100*v.BestAccuracy, v.BestLogLoss)
+		fmt.Fprintf(tw, "validation\ton %d %s: the mean %.2f%% right (log-loss %.4f), the best member alone %.2f%% (%.4f), the plain kernel %.2f%% (the last two chosen on these rows)\n",
+			v.Rows, rows, 100*v.Accuracy, v.LogLoss, 100*v.BestAccuracy, v.BestLogLoss, 100*v.Floor)
 	}
 	if em.Note != "" {
 		fmt.Fprintf(tw, "note\t%s\n", em.Note)

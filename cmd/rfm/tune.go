@@ -59,16 +59,13 @@ type tuneJSON struct {
 	// Members lists the trials an --ensemble model averages, best first.
 	Members []int `json:"ensemble_trials,omitempty"`
 	Asked   int   `json:"ensemble_asked"`
-	// Validation scores the mean of the trials Compared against the best
-	// alone on the validation rows (when more than one was fitted); Note
-	// says why the best was saved alone when the mean lost.
-	Compared     []int                `json:"ensemble_compared,omitempty"`
-	Validation   *ensemble.Validation `json:"ensemble_validation,omitempty"`
-	EnsembleNote string               `json:"ensemble_note,omitempty"`
-	TrialsFile   string               `json:"trials_file"`
-	Figures      []string             `json:"figures,omitempty"`
-	Seconds      float64              `json:"seconds"`
-	FinalSecond  float64              `json:"final_fit_seconds"`
+	// Validation scores the ensemble's mean against its best member and
+	// the plain kernel on the held-out rows (with --calibrate).
+	Validation  *ensemble.Validation `json:"ensemble_validation,omitempty"`
+	TrialsFile  string               `json:"trials_file"`
+	Figures     []string             `json:"figures,omitempty"`
+	Seconds     float64              `json:"seconds"`
+	FinalSecond float64              `json:"final_fit_seconds"`
 }
 
 type tuneScore struct {
@@ -293,23 +290,14 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 			bar.Update(0.99, fmt.Sprintf("final fit of the ensemble: member %d of %d", i+1, k))
 		}
 	})
-	var compared []int
-	ensembleNote := ""
+	var validation *ensemble.Validation
 	if err == nil {
 		model, rm = fm.RFM, fm.RFM
 		if fm.Ensemble != nil {
-			model, rm = fm.Ensemble, fm.Ensemble.Members[0]
-		}
-		if len(fm.Trials) > 1 {
+			model, rm, validation = fm.Ensemble, fm.Ensemble.Members[0], fm.Ensemble.Validation
 			for _, t := range fm.Trials {
-				compared = append(compared, t.Index)
+				members = append(members, t.Index)
 			}
-		}
-		if fm.Ensemble != nil {
-			members = compared
-		}
-		if fm.RFM != nil && fm.Validation.MeanLoses() {
-			ensembleNote = fm.Validation.Reason(len(fm.Trials))
 		}
 	}
 	if err != nil {
@@ -341,7 +329,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 		Best:   trialJSON(res.Best, res.Best.Accuracy, res.Best.Loss, res.Best.Round, classification),
 		Plain:  trialJSON(res.Plain, res.Plain.PlainAccuracy, res.Plain.PlainLoss, 0, classification),
 		Config: rm.Config, Scaling: res.Best.Scaling, BestRound: rm.BestRound, Refitted: rm.Refitted, Members: members, Asked: o.ensemble,
-		Compared: compared, Validation: fm.Validation, EnsembleNote: ensembleNote,
+		Validation: validation,
 		TrialsFile: o.trialsOut, Figures: figures, Seconds: searchTime.Seconds(), FinalSecond: finalTime.Seconds(),
 	}
 	if d := res.Default; d != nil {
@@ -707,25 +695,24 @@ func joinInts(v []int, sep string) string {
 // writeEnsembleText says what became of --ensemble K > 1: the members
 // saved, or why the best was saved alone, and the mean's validation.
 func writeEnsembleText(w io.Writer, out *tuneJSON) {
-	if out.Asked > 1 {
-		ids := out.Members
-		v := out.Validation
-		switch {
-		case len(ids) == 0 && out.EnsembleNote != "":
-			fmt.Fprintf(w, "Ensemble: none (--ensemble %d, trials %s): %s\n", out.Asked, joinInts(out.Compared, ", "), out.EnsembleNote)
-		case len(ids) == 0:
-			fmt.Fprintf(w, "Ensemble: none (--ensemble %d): only the best trial reached the top rung with its column scaling; saved alone\n", out.Asked)
-		case len(ids) < out.Asked:
-			fmt.Fprintf(w, "Ensemble: the mean of trials %s: %d of the %d asked, all that reached the top rung with the best one's column scaling (round and refit above are the best one's)\n", joinInts(ids, ", "), len(ids), out.Asked)
-		default:
-			fmt.Fprintf(w, "Ensemble: the mean of trials %s (round and refit above are the best one's)\n", joinInts(ids, ", "))
+	if out.Asked < 2 {
+		return
+	}
+	ids := out.Members
+	switch {
+	case len(ids) == 0:
+		fmt.Fprintf(w, "Ensemble: none (--ensemble %d): only the best trial reached the top rung with its column scaling; saved alone\n", out.Asked)
+	case len(ids) < out.Asked:
+		fmt.Fprintf(w, "Ensemble: the mean of trials %s: %d of the %d asked, all that reached the top rung with the best one's column scaling (round and refit above are the best one's)\n", joinInts(ids, ", "), len(ids), out.Asked)
+	default:
+		fmt.Fprintf(w, "Ensemble: the mean of trials %s (round and refit above are the best one's)\n", joinInts(ids, ", "))
+	}
+	if v := out.Validation; len(ids) > 0 && v != nil {
+		rows := "validation rows"
+		if v.Folds {
+			rows = "out-of-fold rows"
 		}
-		if len(ids) > 0 && v != nil {
-			rows := "validation rows"
-			if v.Folds {
-				rows = "out-of-fold rows"
-			}
-			fmt.Fprintf(w, "Ensemble on the %d %s: %.2f%% right (log-loss %.4f), the best alone %.2f%% (%.4f)\n", v.Rows, rows, 100*v.Accuracy, v.LogLoss, 100*v.BestAccuracy, v.BestLogLoss)
-		}
+		fmt.Fprintf(w, "Ensemble on the %d %s: %.2f%% right (log-loss %.4f); the best alone %.2f%% (%.4f), the plain kernel %.2f%% (both chosen on these rows, so their scores lean high)\n",
+			v.Rows, rows, 100*v.Accuracy, v.LogLoss, 100*v.BestAccuracy, v.BestLogLoss, 100*v.Floor)
 	}
 }
