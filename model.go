@@ -261,9 +261,9 @@ func (m *Model) PredictProba(ctx context.Context, x []float64, n int) ([]float64
 // ScoreFunc is a model's Predict: n rows of x in, n×outputs scores out.
 type ScoreFunc func(ctx context.Context, x []float64, n int) ([]float64, error)
 
-// ClassScores is predict for a classifier's class methods; a model of
+// classScores is predict for a classifier's class methods; a model of
 // another task is refused, naming what was asked.
-func ClassScores(ctx context.Context, task Task, predict ScoreFunc, x []float64, n int, what string) ([]float64, error) {
+func classScores(ctx context.Context, task Task, predict ScoreFunc, x []float64, n int, what string) ([]float64, error) {
 	if task != Classification {
 		return nil, fmt.Errorf("%s: the model is a %s model", what, task)
 	}
@@ -273,7 +273,7 @@ func ClassScores(ctx context.Context, task Task, predict ScoreFunc, x []float64,
 // ClassOf is PredictClass of any classifier (an RFM, a tree, an
 // ensemble): the argmax of each row's outputs scores by predict.
 func ClassOf(ctx context.Context, task Task, outputs int, predict ScoreFunc, x []float64, n int) ([]int, error) {
-	s, err := ClassScores(ctx, task, predict, x, n, "predict class")
+	s, err := classScores(ctx, task, predict, x, n, "predict class")
 	if err != nil {
 		return nil, err
 	}
@@ -283,7 +283,7 @@ func ClassOf(ctx context.Context, task Task, outputs int, predict ScoreFunc, x [
 // ProbaOf is PredictProba of any classifier: cal's map of predict's
 // scores (nil: clipped and renormalized).
 func ProbaOf(ctx context.Context, task Task, outputs int, cal *Calibration, predict ScoreFunc, x []float64, n int) ([]float64, error) {
-	s, err := ClassScores(ctx, task, predict, x, n, "predict proba")
+	s, err := classScores(ctx, task, predict, x, n, "predict proba")
 	if err != nil {
 		return nil, err
 	}

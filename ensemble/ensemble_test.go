@@ -197,22 +197,8 @@ func TestFileRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Calibration = &rfm.Calibration{Method: rfm.CalibratePower, Power: 1.5, Rows: 60}
-	f, err := e.ToFile(map[string]json.RawMessage{"x": json.RawMessage(`{"a":1}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := modelfile.Write(&buf, f); err != nil {
-		t.Fatal(err)
-	}
-	g, err := modelfile.Read(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, extra, err := FromFile(g)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := fileBytes(t, e, map[string]json.RawMessage{"x": json.RawMessage(`{"a":1}`)})
+	back, extra := readBack(t, raw)
 	if string(extra["x"]) != `{"a":1}` {
 		t.Errorf("extra sections %v", extra)
 	}
@@ -226,7 +212,7 @@ func TestFileRoundTrip(t *testing.T) {
 
 	damage := func(what string, edit func(f *modelfile.File)) {
 		t.Helper()
-		g, _ := modelfile.Read(bytes.NewReader(buf.Bytes()))
+		g, _ := modelfile.Read(bytes.NewReader(raw))
 		edit(g)
 		if _, _, err := FromFile(g); err == nil || !strings.Contains(err.Error(), what) {
 			t.Errorf("%s: err %v", what, err)
@@ -310,22 +296,7 @@ func TestValidate(t *testing.T) {
 	if nilV.BelowFloor() {
 		t.Error("no validation is below the floor")
 	}
-	f, err := e.ToFile(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := modelfile.Write(&buf, f); err != nil {
-		t.Fatal(err)
-	}
-	g, err := modelfile.Read(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, _, err := FromFile(g)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back, _ := readBack(t, fileBytes(t, e, nil))
 	if back.Validation == nil || *back.Validation != *e.Validation {
 		t.Fatalf("validation read back %+v, want %+v", back.Validation, e.Validation)
 	}
@@ -342,4 +313,32 @@ func TestValidate(t *testing.T) {
 	if err := r.Validate([][]float64{{1}, {1}}, []int{0}, false); err == nil {
 		t.Error("a regression ensemble was validated")
 	}
+}
+
+// fileBytes writes e (with the extra sections) as a model file.
+func fileBytes(t *testing.T, e *Model, extra map[string]json.RawMessage) []byte {
+	t.Helper()
+	f, err := e.ToFile(extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := modelfile.Write(&buf, f); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// readBack reads an ensemble model file written by fileBytes.
+func readBack(t *testing.T, b []byte) (*Model, map[string]json.RawMessage) {
+	t.Helper()
+	g, err := modelfile.Read(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, extra, err := FromFile(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, extra
 }
