@@ -189,7 +189,10 @@ type Config struct {
 	// the memory, about twice as fast) and computes the AGOP and the
 	// validation scores in float32 too; Refine steps of float64 iterative
 	// refinement bring α back near the float64 solution. Predictions of the
-	// fitted model are float64.
+	// fitted model are float64. With the Nyström solver it factors the
+	// preconditioner in float32 (solve.NystromOptions.Float32; CG and so
+	// the solution stay float64) and computes the AGOP and the validation
+	// scores in float32.
 	Float32 bool `json:"float32,omitempty"`
 	// Refine is the number of float64 iterative-refinement steps of a float32 solve.
 	Refine int `json:"refine,omitempty"`
@@ -311,9 +314,6 @@ func (c Config) Validate() error {
 		case c.Ridge == 0:
 			return fmt.Errorf("the logistic loss needs a ridge λ > 0")
 		}
-	}
-	if c.Solver == SolverNystrom && c.Float32 {
-		return fmt.Errorf("float32 applies to the exact and tree solvers: the Nyström solver works in float64 (its memory is O(n·d + m²))")
 	}
 	if c.Diag && c.InitialM.Form == kernel.Full {
 		return fmt.Errorf("a full initial M cannot start a diagonal RFM (Diag)")

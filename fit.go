@@ -242,7 +242,8 @@ func (f *fitter) solve(ctx context.Context, spec kernel.Spec, z kernel.Points[fl
 	if err != nil {
 		return nil, err
 	}
-	return &solution{alpha: res.Beta, centers: res.Centers, index: res.Index, jitter: res.Jitter, cgIters: res.Iterations}, nil
+	return &solution{alpha: res.Beta, centers: res.Centers, index: res.Index, jitter: res.Jitter, cgIters: res.Iterations,
+		f64: opt.Float32 && !res.Float32Factors}, nil
 }
 
 // nystromOptions passes the config to a Nyström solve on n rows (all but
@@ -255,6 +256,7 @@ func (f *fitter) nystromOptions(n int, stage string, round int) solve.NystromOpt
 	opt := solve.NystromOptions{
 		M: min(m, n), MaxIter: f.cfg.CGIters, Seed: f.cfg.Seed + uint64(round),
 		Leverage: f.cfg.CenterChoice == CentersLeverage, MemoryLimit: f.cfg.MemoryLimit,
+		Float32: f.cfg.Float32,
 	}
 	if f.progress != nil {
 		base := f.steps
@@ -277,7 +279,8 @@ func (f *fitter) solveNystromKLR(ctx context.Context, spec kernel.Spec, z kernel
 	if err != nil {
 		return nil, err
 	}
-	return &solution{alpha: res.Beta, centers: res.Centers, index: res.Index, jitter: res.Jitter, cgIters: res.Iterations}, nil
+	return &solution{alpha: res.Beta, centers: res.Centers, index: res.Index, jitter: res.Jitter, cgIters: res.Iterations,
+		f64: opt.Float32 && !res.Float32Factors}, nil
 }
 
 // balancedRidgeScale returns 1/w_i for the balanced class weights

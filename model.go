@@ -17,7 +17,8 @@ type Round struct {
 	ValLoss     float64 `json:"val_loss"`               // MSE of the (one-hot or standardized) outputs
 	Jitter      float64 `json:"jitter,omitempty"`       // δ the solver had to add
 	// Float64Solve: a Float32 fit whose float32 matrix was not positive
-	// definite, solved again in float64.
+	// definite, solved again in float64 (Nyström: whose preconditioner's
+	// pivots were too small for float32, so it was factored in float64).
 	Float64Solve bool `json:"float64_solve,omitempty"`
 	// CGIters: the conjugate-gradient iterations of a Nyström solve.
 	CGIters int `json:"cg_iters,omitempty"`

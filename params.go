@@ -484,7 +484,7 @@ var params = []Param{
 		Help: "most conjugate-gradient iterations `K` of a Nyström solve (0: 50)", Range: atLeast0,
 		applies: isNystrom, AppliesTo: "--solver nystrom or --leaf-solver nystrom"}, func(c *Config) *int { return &c.CGIters }),
 	boolParam(Param{Name: "float32", Field: "Float32", Group: GroupSolver,
-		Help: "store and factor the kernel matrix in float32 (half the memory)"}, func(c *Config) *bool { return &c.Float32 }),
+		Help: "store and factor the kernel matrix in float32 (half the memory); with --solver nystrom, factor the preconditioner in float32 (about twice as fast; CG and the solution stay float64)"}, func(c *Config) *bool { return &c.Float32 }),
 	intParam(Param{Name: "refine", Field: "Refine", Arg: "K", Group: GroupSolver,
 		Help: "float64 refinement steps `K` of a float32 solve", Range: atLeast0}, func(c *Config) *int { return &c.Refine }),
 }

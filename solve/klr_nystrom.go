@@ -92,10 +92,14 @@ func NystromKLR(ctx context.Context, s kernel.Spec, x kernel.Points[float64], la
 	}
 	no := opt.NystromOptions
 	no.Ridge = 2 * lam / float64(n)
+	// Its K_mm products come from the factor (falkon.kmm), which must then
+	// be exact to float64 round-off: the factors stay float64.
+	no.Float32 = false
 	sys, err := newNystromSystem(ctx, s, x, c, no, true)
 	if err != nil {
 		return nil, err
 	}
+	defer sys.release()
 	m := sys.cen.N
 	res := &NystromKLRResult{NystromResult: NystromResult{Kernel: s, Index: sys.idx, Centers: sys.cen, C: c, Jitter: sys.pre.jitter, CachedKnm: sys.op.cache != nil}}
 

@@ -3,10 +3,13 @@ package solve
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
+	"unsafe"
 
 	"github.com/rfmkit/rfm/agop"
 	"github.com/rfmkit/rfm/internal/linalg"
@@ -40,6 +43,13 @@ type NystromOptions struct {
 	// NoCache recomputes K_nm at every CG iteration even when it would fit
 	// (see knmCacheBytes); for tests and for callers that need the memory.
 	NoCache bool
+	// Float32 computes the preconditioner's two factorizations in float32
+	// (about half their time, which dominates a solve of many centres: the
+	// m³ work against CG's few n·m passes) and applies them in float64.
+	// The system CG solves is unchanged: the preconditioner only decides
+	// how fast it converges. The memory is the same (the float32 factors
+	// are computed in the float64 buffers and widened in place).
+	Float32 bool
 }
 
 // knmCacheShare is the share of the memory limit, beyond the solver's own
@@ -80,6 +90,9 @@ type NystromResult struct {
 	// CachedKnm reports that K_nm was kept between CG iterations (it fit
 	// in a quarter of the memory left; the result is the same bits).
 	CachedKnm bool
+	// Float32Factors reports that the preconditioner was factored in
+	// float32 (Options.Float32 asked for it and K_mm's pivots allowed it).
+	Float32Factors bool
 }
 
 // Predictor is the model as agop sees it, for the AGOP that the RFM loop
@@ -176,8 +189,9 @@ func Nystrom(ctx context.Context, s kernel.Spec, x kernel.Points[float64], y []f
 	if err != nil {
 		return nil, err
 	}
+	defer sys.release()
 	m := sys.cen.N
-	res := &NystromResult{Kernel: s, Index: sys.idx, Centers: sys.cen, C: c, Jitter: sys.pre.jitter, CachedKnm: sys.op.cache != nil}
+	res := &NystromResult{Kernel: s, Index: sys.idx, Centers: sys.cen, C: c, Jitter: sys.pre.jitter, CachedKnm: sys.op.cache != nil, Float32Factors: sys.pre.single}
 
 	// b = BᵀK_nmᵀy.
 	b := make([]float64, m*c)
@@ -232,7 +246,7 @@ func newNystromSystem(ctx context.Context, s kernel.Spec, x kernel.Points[float6
 		idx = uniformCentres(n, m, opt.Seed)
 	}
 	cen := x.Gather(idx, kernel.Points[float64]{})
-	pre, err := newFalkon(ctx, s, cen, opt.Ridge)
+	pre, err := newFalkon(ctx, s, cen, opt.Ridge, opt.Float32)
 	if err != nil {
 		return nil, err
 	}
@@ -246,10 +260,29 @@ func newNystromSystem(ctx context.Context, s kernel.Spec, x kernel.Points[float6
 		limit, ok := defaultLimit(opt.MemoryLimit)
 		need := NystromBytes(n, m, c, x.D, workers, opt.Leverage)
 		if ok && need < limit && knmCacheBytes(n, m) <= (limit-need)/knmCacheShare {
-			op.cache = make([]float64, n*m)
+			op.cache = take[float64](&poolKnm, n*m)
 		}
 	}
 	return &nystromSystem{n: n, idx: idx, cen: cen, pre: pre, op: op, s: s}, nil
+}
+
+// poolFactor and poolKnm keep the preconditioner's m×m factors and the
+// K_nm cache between solves (the RFM's rounds solve with the same m and n):
+// fresh buffers of this size cost page faults (measured: the float32
+// factorizations at m = 10 000 took 13.6 s in fresh memory, 7.0 s in
+// reused). As with pool64, the garbage collector empties them when idle.
+var poolFactor, poolKnm sync.Pool
+
+// release hands the system's large buffers to the pools; the system must
+// not be used afterwards.
+func (y *nystromSystem) release() {
+	for _, b := range [][]float64{y.pre.l, y.pre.la} {
+		poolFactor.Put(&b)
+	}
+	if b := y.op.cache; b != nil {
+		poolKnm.Put(&b)
+	}
+	y.pre, y.op = nil, nil
 }
 
 // operator returns the preconditioned operator γ ↦ Bᵀ(K_nmᵀK_nm + r·K_mm)Bγ
@@ -502,39 +535,115 @@ type falkon struct {
 	l, la  []float64
 	m      int
 	jitter float64
+	single bool // factored in float32
 }
 
 // newFalkon factors K_mm + δI and then TTᵀ/m + λI, retrying each with a
 // growing jitter when a pivot fails or is at round-off level (duplicate
 // centres, a Gaussian kernel's fast-decaying spectrum). The first δ is
-// m·eps times the diagonal, as in Falkon.
-func newFalkon(ctx context.Context, s kernel.Spec, cen kernel.Points[float64], ridge float64) (*falkon, error) {
+// m·eps times the diagonal, as in Falkon. With single, the factorizations
+// run in float32 (see NystromOptions.Float32, factor32), falling back to
+// float64 when K_mm's pivots are too small for it.
+func newFalkon(ctx context.Context, s kernel.Spec, cen kernel.Points[float64], ridge float64, single bool) (*falkon, error) {
 	m := cen.N
-	f := &falkon{l: make([]float64, m*m), la: make([]float64, m*m), m: m}
+	f := &falkon{l: take[float64](&poolFactor, m*m), la: take[float64](&poolFactor, m*m), m: m}
+	if single {
+		err := f.factor32(ctx, s, cen, ridge)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, ErrNotPD) {
+			return nil, err
+		}
+	}
 	steps := []float64{float64(m) * 0x1p-52, 1e-10, 1e-8, 1e-6, 1e-4, 1e-2}
-	jit, err := cholJitter(ctx, f.l, m, steps, func() error {
+	jit, err := cholJitter(ctx, f.l, m, steps, 1e-13, func() error {
 		return kernel.Symmetric(ctx, s, cen, f.l, m)
 	})
 	if err != nil {
 		return nil, err
 	}
 	f.jitter = jit
-	// LᵀL needs L alone: clear the scratch above the diagonal.
-	for i := 0; i < m; i++ {
-		clear(f.l[i*m+i+1 : i*m+m])
-	}
-	if _, err := cholJitter(ctx, f.la, m, steps, func() error {
-		if err := lowerGram(ctx, m, f.l, f.la); err != nil {
-			return err
-		}
-		for i := 0; i < m; i++ {
-			f.la[i*m+i] += ridge
-		}
-		return nil
+	lowerOnly(f.l, m) // LᵀL needs L alone
+	if _, err := cholJitter(ctx, f.la, m, steps, 1e-13, func() error {
+		return gramPlusRidge(ctx, m, f.l, f.la, ridge)
 	}); err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// factor32 computes both factors in float32, in the first halves of f.l's
+// and f.la's buffers, and widens them in place. It tries one jitter, 1e-7
+// of the diagonal, and gives up (ErrNotPD: newFalkon then factors in
+// float64) when a pivot² falls below a tenth of it, which float32's
+// round-off, not the jitter, made: Falkon's m·eps (1.2e-3 at m = 10 000 in
+// float32), or any jitter well above the kernel matrix's small
+// eigenvalues, makes the preconditioner poor. Measured: on 14 000 rows and
+// 10 000 centres (Laplace) δ = 1.2e-3 left CG unconverged after 50
+// iterations where 1e-7 needs the float64 factors' 8; a Gaussian kernel on
+// 500 centres needs 36 iterations at δ = 1e-13, 94 at 1e-7 and does not
+// converge at 1e-5 (float64 factors all), and its float32 factorization at
+// 1e-7 fails, so it falls back. magic's 10 000 centres (Laplace, L = 10)
+// pass at a tenth of δ and not at 10·δ, with the float64 factors' 9
+// iterations.
+func (f *falkon) factor32(ctx context.Context, s kernel.Spec, cen kernel.Points[float64], ridge float64) error {
+	m := f.m
+	l, la := as32(f.l), as32(f.la)
+	const jitter = 1e-7
+	steps, pivotTol := []float64{jitter}, jitter/10
+	c32 := kernel.To32(cen)
+	jit, err := cholJitter(ctx, l, m, steps, pivotTol, func() error {
+		return kernel.Symmetric(ctx, s, c32, l, m)
+	})
+	if err != nil {
+		return err
+	}
+	lowerOnly(l, m)
+	if _, err := cholJitter(ctx, la, m, steps, pivotTol, func() error {
+		return gramPlusRidge(ctx, m, l, la, ridge)
+	}); err != nil {
+		return err
+	}
+	widenInPlace(f.l)
+	widenInPlace(f.la)
+	f.jitter, f.single = jit, true
+	return nil
+}
+
+// as32 views the float64 buffer b as float32s: its first len(b) float32s
+// hold an m×m float32 matrix when len(b) = m².
+func as32(b []float64) []float32 {
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), len(b))
+}
+
+// widenInPlace converts the len(b) float32s stored in b's first half (as
+// as32 lays them out) to float64s filling b. It runs from the end: float64
+// i overwrites float32s 2i and 2i+1, which are at or after i, so each
+// float32 is read before it is overwritten.
+func widenInPlace(b []float64) {
+	v := as32(b)
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = float64(v[i])
+	}
+}
+
+// lowerOnly clears a's scratch above the diagonal (m×m).
+func lowerOnly[T linalg.Float](a []T, m int) {
+	for i := 0; i < m; i++ {
+		clear(a[i*m+i+1 : i*m+m])
+	}
+}
+
+// gramPlusRidge writes LᵀL/m + λI (lower triangle) into g.
+func gramPlusRidge[T linalg.Float](ctx context.Context, m int, l, g []T, ridge float64) error {
+	if err := lowerGram(ctx, m, l, g); err != nil {
+		return err
+	}
+	for i := 0; i < m; i++ {
+		g[i*m+i] += T(ridge)
+	}
+	return nil
 }
 
 // lowerGram writes the lower triangle of LᵀL/m into g for the lower
@@ -542,22 +651,23 @@ func newFalkon(ctx context.Context, s kernel.Spec, cen kernel.Points[float64], r
 // row i of LᵀL needs only rows k ≥ i of L, so the band starting at r0
 // skips the first r0 rows (a third of the flops of a full product), and
 // ctx is checked between bands (m³/3 flops in all: seconds at m = 10 000).
-func lowerGram(ctx context.Context, m int, l, g []float64) error {
+func lowerGram[T linalg.Float](ctx context.Context, m int, l, g []T) error {
 	const band = 256
 	for r0 := 0; r0 < m; r0 += band {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		r1 := min(r0+band, m)
-		linalg.Gemm(true, false, r1-r0, r1, m-r0, 1/float64(m), l[r0*m+r0:], m, l[r0*m:], m, 0, g[r0*m:], m)
+		linalg.Gemm(true, false, r1-r0, r1, m-r0, 1/T(m), l[r0*m+r0:], m, l[r0*m:], m, 0, g[r0*m:], m)
 	}
 	return nil
 }
 
 // cholJitter fills a (m×m, lower triangle) with build, adds δ·max diag to
 // its diagonal for δ in steps (increasing), and factors it in place until a
-// factorization is well posed; it returns the absolute δ used.
-func cholJitter(ctx context.Context, a []float64, m int, steps []float64, build func() error) (float64, error) {
+// factorization is well posed to tol (see wellPosed); it returns the
+// absolute δ used.
+func cholJitter[T linalg.Float](ctx context.Context, a []T, m int, steps []float64, tol float64, build func() error) (float64, error) {
 	var jit float64
 	for _, j := range steps {
 		if err := build(); err != nil {
@@ -566,13 +676,13 @@ func cholJitter(ctx context.Context, a []float64, m int, steps []float64, build 
 		scale := diagScale(a, m)
 		jit = j * scale
 		for i := 0; i < m; i++ {
-			a[i*m+i] += jit
+			a[i*m+i] += T(jit)
 		}
 		bad, err := linalg.CholeskyProgress(ctx, m, a, m, nil)
 		if err != nil {
 			return 0, err
 		}
-		if bad < 0 && wellPosed(a, m, scale+jit, 1e-13) {
+		if bad < 0 && wellPosed(a, m, scale+jit, tol) {
 			return jit, nil
 		}
 	}
@@ -686,7 +796,7 @@ func leverageScores(ctx context.Context, s kernel.Spec, x kernel.Points[float64]
 	ls := make([]float64, ns*ns)
 	lam := max(ridge, 1e-6) * float64(ns)
 	steps := []float64{0, 1e-10, 1e-8, 1e-6, 1e-4, 1e-2}
-	if _, err := cholJitter(ctx, ls, ns, steps, func() error {
+	if _, err := cholJitter(ctx, ls, ns, steps, 1e-13, func() error {
 		if err := kernel.Symmetric(ctx, s, pilot, ls, ns); err != nil {
 			return err
 		}

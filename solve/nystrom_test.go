@@ -458,3 +458,52 @@ func TestNystromCachedKnm(t *testing.T) {
 		t.Errorf("a limit with room for the block once, not %d times: cache %v", knmCacheShare, small.CachedKnm)
 	}
 }
+
+// NystromOptions.Float32 factors the preconditioner in float32 where K_mm's
+// pivots allow it (Laplace: its spectrum decays slowly) and falls back to
+// float64 where they do not (a smooth Gaussian: eigenvalues far below
+// float32's resolution). Either way the system is the same, so CG
+// converges to the same predictions; with the float32 factors it should
+// need about as many iterations.
+func TestNystromFloat32Factors(t *testing.T) {
+	n, d, nt := 2000, 4, 300
+	z, y := smooth(n, d, 0.1, 41)
+	zt, _ := smooth(nt, d, 0, 42)
+	x, q := kernel.NewPoints(z, n, d), kernel.NewPoints(zt, nt, d)
+	for _, tc := range []struct {
+		s      kernel.Spec
+		ridge  float64 // exact KRR's λn
+		single bool    // the float32 factors are expected to be used
+	}{
+		{kernel.Spec{Kind: kernel.Laplace, Bandwidth: 2}, 1e-4, true},
+		{kernel.Spec{Kind: kernel.GenLaplace, Bandwidth: 2, Exponent: 1.5}, 1e-4, true},
+		{kernel.Spec{Kind: kernel.Gaussian, Bandwidth: 1.5}, 0.3, false},
+	} {
+		var preds [2][]float64
+		var iters [2]int
+		for i, single := range []bool{false, true} {
+			opt := NystromOptions{M: 500, Ridge: tc.ridge / float64(n), Tol: 1e-8, MaxIter: 200, Seed: 7, Float32: single}
+			res, err := Nystrom(context.Background(), tc.s, x, y, 1, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := single && tc.single; res.Float32Factors != want {
+				t.Errorf("%v Float32=%v: float32 factors used %v, want %v (jitter %g)", tc.s, single, res.Float32Factors, want, res.Jitter)
+			}
+			if !res.Converged {
+				t.Errorf("%v Float32=%v: not converged after %d iterations (residual %.1e)", tc.s, single, res.Iterations, res.Residuals[len(res.Residuals)-1])
+			}
+			if preds[i], err = res.Predict(context.Background(), q); err != nil {
+				t.Fatal(err)
+			}
+			iters[i] = res.Iterations
+		}
+		t.Logf("%v: %d iterations with float64 factors, %d with Float32", tc.s, iters[0], iters[1])
+		if iters[1] > iters[0]+iters[0]/4+2 {
+			t.Errorf("%v: %d iterations with the float32 factors, %d with the float64 ones", tc.s, iters[1], iters[0])
+		}
+		if e := relErr(preds[1], preds[0]); e > 1e-5 {
+			t.Errorf("%v: predictions differ by %.2e between the two preconditioners", tc.s, e)
+		}
+	}
+}
