@@ -194,28 +194,7 @@ func logUniform(rng *rand.Rand, r [2]float64) float64 {
 // the space does not cover: seed, float32, AGOP samples, solver...).
 func (s Space) draw(rng *rand.Rand, base rfm.Config) Point {
 	c := base
-	kind := pick(rng, s.Kernels)
-	c.Kernel = kernel.Spec{Kind: kind}
-	switch kind {
-	case kernel.GenLaplace:
-		q := s.Exponent[0] + rng.Float64()*(s.Exponent[1]-s.Exponent[0])
-		c.Kernel.Exponent = math.Round(q*100) / 100
-	case kernel.LpLaplace:
-		p := 1.0
-		if rng.IntN(2) == 1 || s.Power[0] > 1 || s.Power[1] < 1 {
-			var grid []float64
-			for v := math.Ceil(2*s.Power[0]) / 2; v <= s.Power[1]; v += 0.5 {
-				grid = append(grid, v)
-			}
-			if len(grid) > 0 {
-				p = pick(rng, grid)
-			} else {
-				p = math.Round((s.Power[0]+rng.Float64()*(s.Power[1]-s.Power[0]))*100) / 100
-			}
-		}
-		q := math.Round((s.Exponent[0]+rng.Float64()*(s.Exponent[1]-s.Exponent[0]))*100) / 100
-		c.Kernel.Power, c.Kernel.Exponent = p, min(q, p)
-	}
+	c.Kernel = s.drawKernel(rng)
 	p := Point{}
 	bw := logUniform(rng, s.Bandwidth)
 	if s.BandwidthAbsolute {
@@ -238,6 +217,100 @@ func (s Space) draw(rng *rand.Rand, base rfm.Config) Point {
 	}
 	return p
 }
+
+// drawKernel draws a kernel family and its exponents (no bandwidth).
+func (s Space) drawKernel(rng *rand.Rand) kernel.Spec {
+	kind := pick(rng, s.Kernels)
+	k := kernel.Spec{Kind: kind}
+	switch kind {
+	case kernel.GenLaplace:
+		q := s.Exponent[0] + rng.Float64()*(s.Exponent[1]-s.Exponent[0])
+		k.Exponent = math.Round(q*100) / 100
+	case kernel.LpLaplace:
+		p := 1.0
+		if rng.IntN(2) == 1 || s.Power[0] > 1 || s.Power[1] < 1 {
+			var grid []float64
+			for v := math.Ceil(2*s.Power[0]) / 2; v <= s.Power[1]; v += 0.5 {
+				grid = append(grid, v)
+			}
+			if len(grid) > 0 {
+				p = pick(rng, grid)
+			} else {
+				p = math.Round((s.Power[0]+rng.Float64()*(s.Power[1]-s.Power[0]))*100) / 100
+			}
+		}
+		q := math.Round((s.Exponent[0]+rng.Float64()*(s.Exponent[1]-s.Exponent[0]))*100) / 100
+		k.Power, k.Exponent = p, min(q, p)
+	}
+	return k
+}
+
+// Local draws move the bandwidth by a factor e^{N(0, σ²)} with σ =
+// localBandwidth, λ by one with σ = localRidge (λ matters on a log scale
+// over decades) and a kernel exponent by N(0, localExponent²).
+const (
+	localBandwidth = 0.35
+	localRidge     = 1.0
+	localExponent  = 0.1
+)
+
+// perturb returns a configuration near p (a local draw): bandwidth, λ and
+// the kernel exponent moved as the local* constants say and kept in the
+// space's ranges, and one discrete setting drawn afresh from the space
+// (kernel family, M's shape, AGOP power, M normalization, centring, row
+// normalization, rounds, loss or scaling; it may come out the same).
+// Settings the space fixes stay fixed.
+func (s Space) perturb(rng *rand.Rand, p Point) Point {
+	c := p.Config
+	bw := c.Kernel.Bandwidth
+	choices := 8
+	if len(s.Scalings) > 0 {
+		choices++
+	}
+	switch rng.IntN(choices) {
+	case 0:
+		c.Kernel = s.drawKernel(rng)
+		c.Kernel.Bandwidth = bw
+	case 1:
+		c.Diag = pick(rng, s.Diag)
+	case 2:
+		c.AGOPPower = pick(rng, s.AGOPPower)
+	case 3:
+		c.MNorm = pick(rng, s.MNorm)
+	case 4:
+		c.Centered = pick(rng, s.Centered)
+	case 5:
+		c.NormalizeRows = pick(rng, s.NormalizeRows)
+	case 6:
+		c.Iters = pick(rng, s.Iters)
+	case 7:
+		c.Loss = pick(rng, s.Loss)
+	case 8:
+		p.Scaling = pick(rng, s.Scalings)
+	}
+	factor := math.Exp(localBandwidth * rng.NormFloat64())
+	switch {
+	case p.Ratio > 0:
+		p.Ratio = roundSig(clamp(p.Ratio*factor, s.Bandwidth))
+	case s.BandwidthAbsolute:
+		c.Kernel.Bandwidth = roundSig(clamp(bw*factor, s.Bandwidth))
+	default: // Base's own bandwidth, outside the relative range
+		c.Kernel.Bandwidth = roundSig(bw * factor)
+	}
+	c.Ridge = roundSig(clamp(c.Ridge*math.Exp(localRidge*rng.NormFloat64()), s.Ridge))
+	if k := c.Kernel.Kind; k == kernel.GenLaplace || k == kernel.LpLaplace {
+		hi := s.Exponent[1]
+		if k == kernel.LpLaplace {
+			hi = min(hi, c.Kernel.Power)
+		}
+		q := c.Kernel.Exponent + localExponent*rng.NormFloat64()
+		c.Kernel.Exponent = math.Round(clamp(q, [2]float64{min(s.Exponent[0], hi), hi})*100) / 100
+	}
+	p.Config = c
+	return p
+}
+
+func clamp(v float64, r [2]float64) float64 { return min(max(v, r[0]), r[1]) }
 
 // roundSig keeps 3 significant digits, so that the trials table and the
 // model file show the values the search actually used.

@@ -85,12 +85,21 @@ type Options struct {
 	// allow). The threads of the linear algebra (linalg.SetThreads, process
 	// wide) are shared among them while Run runs, and restored after.
 	Jobs int
+	// LocalAfter is how many configurations are drawn at random before
+	// half of the later draws become local ones: a perturbation of one of
+	// the three best configurations so far (see Space.perturb). 0: 30 (so a
+	// search of at most 30 configurations, as the UCI protocol's, is pure
+	// random search); −1: never.
+	LocalAfter int
 	// Cache holds earlier trials by key (a resumed search); a trial found
 	// there is not fitted again.
 	Cache map[string]Trial
 	// Done, if set, is told each trial as it ends (one call at a time).
 	Done func(Trial)
 }
+
+// DefaultLocalAfter is Options.LocalAfter's default.
+const DefaultLocalAfter = 30
 
 // Trial is one configuration fitted on one rung.
 type Trial struct {
@@ -143,6 +152,7 @@ type Result struct {
 	Design               string // how the fits were scored, e.g. "holdout 20%" or "5 folds"
 	Elapsed              time.Duration
 	Drawn                int // configurations drawn
+	Local                int // of them, local draws (Options.LocalAfter)
 }
 
 // Better reports whether a scores better than b: classification by
@@ -160,16 +170,18 @@ type split struct {
 }
 
 type search struct {
-	opt     Options
-	space   Space
-	task    rfm.Task
-	splits  []split
-	design  string
-	rungs   []int
-	eta     int
-	jobs    int
-	threads int
-	finger  map[string]uint64
+	opt    Options
+	space  Space
+	task   rfm.Task
+	splits []split
+	design string
+	rungs  []int
+	eta    int
+	jobs   int
+	// localAfter: configurations drawn before local draws start
+	localAfter int
+	threads    int
+	finger     map[string]uint64
 
 	mu      sync.Mutex
 	medians map[string]float64
@@ -265,8 +277,17 @@ func newSearch(opt Options) (*search, error) {
 	if err := checkFinalCenters(opt, opt.Data[opt.BaseScaling]); err != nil {
 		return nil, err
 	}
+	localAfter := opt.LocalAfter
+	switch {
+	case localAfter == 0:
+		localAfter = DefaultLocalAfter
+	case localAfter == -1:
+		localAfter = math.MaxInt
+	case localAfter < 0:
+		return nil, fmt.Errorf("tune: LocalAfter = %d: give the random draws before local ones, 0 for %d or −1 for never", localAfter, DefaultLocalAfter)
+	}
 	s := &search{opt: opt, space: space, task: ref.Task(), eta: opt.Eta, medians: map[string]float64{},
-		subsets: map[string]*rfm.Dataset{}, finger: map[string]uint64{}}
+		subsets: map[string]*rfm.Dataset{}, finger: map[string]uint64{}, localAfter: localAfter}
 	s.res = &Result{Task: s.task}
 	n := ref.N
 	var labels []int
@@ -409,10 +430,15 @@ func (s *search) run(ctx context.Context) {
 		}
 		points := make([]Point, count)
 		idx := make([]int, count)
+		leaders := s.leaders(3)
 		for i := range points {
-			if s.res.Drawn == 0 {
+			switch {
+			case s.res.Drawn == 0:
 				points[i] = Point{Config: s.opt.Base, Scaling: s.opt.BaseScaling}
-			} else {
+			case len(leaders) > 0 && s.res.Drawn >= s.localAfter && rng.IntN(2) == 0:
+				points[i] = s.space.perturb(rng, s.pointOf(leaders[rng.IntN(len(leaders))]))
+				s.res.Local++
+			default:
 				points[i] = s.space.draw(rng, s.opt.Base)
 			}
 			idx[i] = s.res.Drawn
@@ -442,6 +468,43 @@ func (s *search) run(ctx context.Context) {
 			points, idx = np, ni
 		}
 	}
+}
+
+// leaders returns up to k of the best scored trials of the largest rung
+// any scored trial reached (ties kept in drawing order), for local draws.
+// The brackets before have all ended, so with the same seed and scores the
+// leaders, and so the draws, are the same (a resumed search repeats them).
+func (s *search) leaders(k int) []*Trial {
+	top := -1
+	for i := range s.res.Trials {
+		if t := &s.res.Trials[i]; t.Scored() {
+			top = max(top, t.Rows)
+		}
+	}
+	var out []*Trial
+	for i := range s.res.Trials {
+		if t := &s.res.Trials[i]; t.Scored() && t.Rows == top {
+			out = append(out, t)
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		if Better(s.task, out[a], out[b]) != Better(s.task, out[b], out[a]) {
+			return Better(s.task, out[a], out[b])
+		}
+		return out[a].Index < out[b].Index
+	})
+	return out[:min(k, len(out))]
+}
+
+// pointOf is t's configuration as a Point on top of Options.Base: the
+// searched settings come from t, the rest (memory limit, refit,
+// calibration...) from Base, as draw does.
+func (s *search) pointOf(t *Trial) Point {
+	c := s.opt.Base
+	tc := t.Config
+	c.Kernel, c.Ridge, c.Diag, c.AGOPPower, c.MNorm = tc.Kernel, tc.Ridge, tc.Diag, tc.AGOPPower, tc.MNorm
+	c.Centered, c.NormalizeRows, c.Iters, c.Loss, c.AdaptiveBandwidth = tc.Centered, tc.NormalizeRows, tc.Iters, tc.Loss, tc.AdaptiveBandwidth
+	return Point{Config: c, Scaling: t.Scaling, Ratio: t.Ratio}
 }
 
 // rung fits points on rows training rows, Jobs at a time, sharing the
@@ -775,7 +838,7 @@ func finalFit(ctx context.Context, opt Options, best *Trial, method rfm.Calibrat
 		return nil, nil, err
 	}
 	if NystromFinal(opt, ds.N) {
-		cfg.Solver, cfg.Centers, cfg.Float32 = rfm.SolverNystrom, opt.FinalCenters, false
+		cfg.Solver, cfg.Centers = rfm.SolverNystrom, opt.FinalCenters
 	}
 	if opt.Valid != nil {
 		m, err := rfm.Fit(ctx, cfg, ds, opt.Valid[best.Scaling], progress)

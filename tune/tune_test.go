@@ -507,8 +507,8 @@ func TestFinalCentersNystrom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ny.Config.Solver != rfm.SolverNystrom || ny.N != 500 || ny.Config.Float32 {
-		t.Fatalf("final fit: solver %q, %d centres, float32 %v; want nystrom on 500 in float64", ny.Config.Solver, ny.N, ny.Config.Float32)
+	if ny.Config.Solver != rfm.SolverNystrom || ny.N != 500 || !ny.Config.Float32 {
+		t.Fatalf("final fit: solver %q, %d centres, float32 %v; want nystrom on 500, Base's float32 kept", ny.Config.Solver, ny.N, ny.Config.Float32)
 	}
 	if exact.Config.Solver == rfm.SolverNystrom || exact.N != ds.N {
 		t.Fatalf("without FinalCenters: solver %q on %d centres, want exact on %d", exact.Config.Solver, exact.N, ds.N)
@@ -552,5 +552,106 @@ func TestFinalCentersNystrom(t *testing.T) {
 	o.FinalCenters, o.Base.ClassWeight = 500, rfm.ClassWeightBalanced
 	if _, err := FinalFit(ctx, o, res.Best, nil); err == nil || !strings.Contains(err.Error(), "class weights") {
 		t.Errorf("FinalCenters with class weights: %v", err)
+	}
+}
+
+// A local draw stays in the space (fixed settings fixed, ranges kept),
+// changes at most one discrete setting, and moves the bandwidth ratio and
+// λ by factors of the size its constants give.
+func TestPerturbStaysNear(t *testing.T) {
+	sp := DefaultSpace()
+	sp.Kernels = nil
+	sp.Diag = []bool{true}
+	sp.Ridge = [2]float64{1e-4, 1e-2}
+	sp.Scalings = []string{"standard", "none"}
+	sp, err := sp.withDefaults(10, rfm.Classification)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var logBW, logRidge []float64
+	for range 2000 {
+		p := sp.draw(rng, baseConfig())
+		q := sp.perturb(rng, p)
+		a, b := p.Config, q.Config
+		if !b.Diag || b.Ridge < 1e-4*0.999 || b.Ridge > 1e-2*1.001 || q.Ratio < 0.0999 || q.Ratio > 10.01 {
+			t.Fatalf("local draw outside the space: %+v ratio %v", b, q.Ratio)
+		}
+		if k := b.Kernel.Kind; (k == kernel.GenLaplace || k == kernel.LpLaplace) && !(b.Kernel.Exponent >= 0.5 && b.Kernel.Exponent <= 1.6) ||
+			k == kernel.LpLaplace && b.Kernel.Exponent > b.Kernel.Power {
+			t.Fatalf("local draw's kernel %+v", b.Kernel)
+		}
+		changed := 0
+		for _, d := range []bool{a.Kernel.Kind != b.Kernel.Kind || a.Kernel.Power != b.Kernel.Power, a.AGOPPower != b.AGOPPower,
+			a.MNorm != b.MNorm, a.Centered != b.Centered, a.NormalizeRows != b.NormalizeRows, a.Iters != b.Iters,
+			a.Loss != b.Loss, p.Scaling != q.Scaling} {
+			if d {
+				changed++
+			}
+		}
+		if changed > 1 {
+			t.Fatalf("%d discrete settings changed: %+v -> %+v", changed, a, b)
+		}
+		if b.Seed != 1 || b.AGOPSamples != 400 {
+			t.Fatal("a setting outside the space changed")
+		}
+		if p.Ratio > 0.2 && p.Ratio < 5 {
+			logBW = append(logBW, math.Log(q.Ratio/p.Ratio))
+		}
+		if a.Ridge > 1e-3 && a.Ridge < 1e-3*1.5 {
+			logRidge = append(logRidge, math.Log(b.Ridge/a.Ridge))
+		}
+	}
+	sd := func(v []float64) float64 {
+		s := 0.0
+		for _, x := range v {
+			s += x * x
+		}
+		return math.Sqrt(s / float64(len(v)))
+	}
+	if s := sd(logBW); s < 0.25 || s > 0.45 {
+		t.Errorf("bandwidth moved by e^N(0, %.2f²), want σ ≈ %v", s, localBandwidth)
+	}
+	if s := sd(logRidge); s < 0.6 || s > 1.1 { // clamped at 1e-4 and 1e-2
+		t.Errorf("λ moved by e^N(0, %.2f²), want σ ≈ %v before clamping", s, localRidge)
+	}
+}
+
+// After LocalAfter configurations, about half the draws are local; the
+// search stays deterministic for a seed; and a search of at most the
+// default LocalAfter configurations draws exactly what pure random search
+// draws (the UCI protocol's 30 are unchanged).
+func TestLocalDraws(t *testing.T) {
+	ds := classes(t, 300, 5)
+	keys := func(res *Result) []string {
+		var out []string
+		for _, tr := range sorted(res.Trials) {
+			out = append(out, tr.Key)
+		}
+		return out
+	}
+	run := func(trials, after int) *Result {
+		opt := options(ds, trials)
+		opt.MinRows = 200 // one rung: every draw reaches the top
+		opt.LocalAfter = after
+		res, err := Run(context.Background(), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	a, b := run(30, 0), run(30, -1)
+	if a.Local != 0 || b.Local != 0 || !slices.Equal(keys(a), keys(b)) {
+		t.Fatalf("30 draws: %d and %d local, trials differ: %v", a.Local, b.Local, !slices.Equal(keys(a), keys(b)))
+	}
+	c, d := run(40, 10), run(40, 10)
+	if !slices.Equal(keys(c), keys(d)) || c.Local != d.Local {
+		t.Fatal("the same seed drew other local configurations")
+	}
+	if c.Local < 8 || c.Local > 22 {
+		t.Errorf("%d of the 30 draws after the first 10 were local, want about half", c.Local)
+	}
+	if !slices.Equal(keys(c)[:10], keys(b)[:10]) {
+		t.Error("the first 10 draws changed")
 	}
 }

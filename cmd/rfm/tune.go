@@ -24,20 +24,21 @@ import (
 
 type tuneOptions struct {
 	fitOptions
-	budget    string
-	trials    int
-	folds     int
-	jobs      int
-	eta       int
-	minRows   int
-	maxRows   int
-	finalCtrs int
-	repeats   int
-	ensemble  int
-	resume    bool
-	trialsOut string
-	plots     string
-	scales    listFlag
+	budget     string
+	trials     int
+	folds      int
+	jobs       int
+	eta        int
+	localAfter int
+	minRows    int
+	maxRows    int
+	finalCtrs  int
+	repeats    int
+	ensemble   int
+	resume     bool
+	trialsOut  string
+	plots      string
+	scales     listFlag
 }
 
 // tuneJSON is what 'rfm tune --json' prints.
@@ -47,6 +48,7 @@ type tuneJSON struct {
 	Rungs     []int         `json:"rungs"`
 	Jobs      int           `json:"jobs"`
 	Drawn     int           `json:"configurations"`
+	Local     int           `json:"local_configurations"`
 	Fits      int           `json:"trials"`
 	Cached    int           `json:"cached"`
 	Best      tuneTrialJSON `json:"best"`
@@ -129,6 +131,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	f.Int(&o.repeats, "repeats", 0, "repeat the --folds cross-validation `R` times with other seeded folds and average (steadier choices on small tables, R times the fits; 0: once)")
 	f.Int(&o.jobs, "jobs", 0, "fits `N` at once (0: as many as threads and memory allow)")
 	f.Int(&o.eta, "eta", 3, "halving rate `η` ≥ 2: a rung keeps its best 1/η and the next gets η times the rows")
+	f.Int(&o.localAfter, "local-after", tune.DefaultLocalAfter, "configurations `N` drawn at random before half the draws perturb one of the three best so far (-1: never)")
 	f.Int(&o.minRows, "min-rows", 400, "fewest training rows `N` of the first rung")
 	f.Int(&o.maxRows, "max-rows", 0, "most training rows `N` of the top rung (0: all): on a large table the search scores stratified samples of N rows, and the best configuration is then fitted on every row")
 	f.Int(&o.finalCtrs, "final-centers", 0, "fit the saved model by Nyström on `M` centres when it has more rows than M (the search stays exact on --max-rows samples; 0: the search's solver)")
@@ -192,7 +195,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	}
 	if tune.NystromFinal(opt, n) {
 		fc := opt.Base
-		fc.Solver, fc.Centers, fc.Float32 = rfm.SolverNystrom, o.finalCtrs, false
+		fc.Solver, fc.Centers = rfm.SolverNystrom, o.finalCtrs
 		if err := planFit(fc, n, p.Width(), tg); err != nil {
 			return fmt.Errorf("the final fit on %d Nyström centres: %w", o.finalCtrs, err)
 		}
@@ -325,7 +328,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 
 	out := tuneJSON{
 		fitData: newFitData(&o.fitOptions, opt.Data[res.Best.Scaling], sp, tg),
-		Design:  res.Design, Rungs: res.Rungs, Jobs: res.Jobs, Drawn: res.Drawn, Fits: fits, Cached: cached,
+		Design:  res.Design, Rungs: res.Rungs, Jobs: res.Jobs, Drawn: res.Drawn, Local: res.Local, Fits: fits, Cached: cached,
 		Best:   trialJSON(res.Best, res.Best.Accuracy, res.Best.Loss, res.Best.Round, classification),
 		Plain:  trialJSON(res.Plain, res.Plain.PlainAccuracy, res.Plain.PlainLoss, 0, classification),
 		Config: rm.Config, Scaling: res.Best.Scaling, BestRound: rm.BestRound, Refitted: rm.Refitted, Members: members, Asked: o.ensemble,
@@ -348,7 +351,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 // searchOptions turns the flags into the search: the model flags given on
 // the command line fix their settings, the others are searched.
 func (o *tuneOptions) searchOptions(f *flagSet, base rfm.Config) (tune.Options, error) {
-	opt := tune.Options{Base: base, BaseScaling: o.scale, Trials: o.trials, Folds: o.folds, Jobs: o.jobs, Eta: o.eta, MinRows: o.minRows, MaxRows: o.maxRows, FinalCenters: o.finalCtrs, Repeats: o.repeats}
+	opt := tune.Options{Base: base, BaseScaling: o.scale, Trials: o.trials, Folds: o.folds, Jobs: o.jobs, Eta: o.eta, LocalAfter: o.localAfter, MinRows: o.minRows, MaxRows: o.maxRows, FinalCenters: o.finalCtrs, Repeats: o.repeats}
 	switch {
 	case o.data == "":
 		return opt, usagef("--data is required: the training table")
@@ -366,6 +369,8 @@ func (o *tuneOptions) searchOptions(f *flagSet, base rfm.Config) (tune.Options, 
 		return opt, usagef("--ensemble %d: want 1 (the best alone) to %d", o.ensemble, ensemble.MaxMembers)
 	case o.eta < 2:
 		return opt, usagef("--eta %d: must be ≥ 2", o.eta)
+	case o.localAfter < 1 && o.localAfter != -1:
+		return opt, usagef("--local-after %d: want N ≥ 1 random configurations before local ones, or -1 for none", o.localAfter)
 	case o.minRows < 10:
 		return opt, usagef("--min-rows %d: must be ≥ 10", o.minRows)
 	case o.maxRows < 0 || (o.maxRows > 0 && o.maxRows < o.minRows):
@@ -482,8 +487,8 @@ func writeTuneText(w io.Writer, res *tune.Result, out *tuneJSON, classification 
 	for i, r := range res.Rungs {
 		rungs[i] = fmt.Sprint(r)
 	}
-	fmt.Fprintf(w, "Search: %d configurations, %d fits (%d from the trials table) in %s; scored on %s; rungs of %s training rows; %d fit(s) at once\n",
-		out.Drawn, out.Fits+out.Cached, out.Cached, seconds(time.Duration(out.Seconds*float64(time.Second))), res.Design, strings.Join(rungs, "/"), res.Jobs)
+	fmt.Fprintf(w, "Search: %d configurations (%d local), %d fits (%d from the trials table) in %s; scored on %s; rungs of %s training rows; %d fit(s) at once\n",
+		out.Drawn, out.Local, out.Fits+out.Cached, out.Cached, seconds(time.Duration(out.Seconds*float64(time.Second))), res.Design, strings.Join(rungs, "/"), res.Jobs)
 	fmt.Fprintf(w, "Best:         trial %d, round %d: validation %s\n", out.Best.Trial, out.Best.Round, metric(out.Best.Accuracy, out.Best.Loss))
 	fmt.Fprintf(w, "              %s, %s scaling\n", describeConfig(res.Best.Config), res.Best.Scaling)
 	fmt.Fprintf(w, "Plain kernel: trial %d, round 0: validation %s (the best round 0 of the same rung)\n", out.Plain.Trial, metric(out.Plain.Accuracy, out.Plain.Loss))
