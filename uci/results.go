@@ -249,31 +249,31 @@ func joinInts(v []int) string {
 }
 
 func parseInts(s string) ([]int, error) {
-	if s == "" {
-		return nil, nil
-	}
-	parts := strings.Split(s, ",")
-	out := make([]int, len(parts))
-	for i, p := range parts {
+	return parseList(s, "a count", func(p string) (int, error) {
 		v, err := strconv.Atoi(p)
-		if err != nil || v < 0 {
-			return nil, fmt.Errorf("%q is not a count", p)
+		if err == nil && v < 0 {
+			err = strconv.ErrRange
 		}
-		out[i] = v
-	}
-	return out, nil
+		return v, err
+	})
 }
 
 func parseFloats(s string) ([]float64, error) {
+	return parseList(s, "a number", func(p string) (float64, error) { return strconv.ParseFloat(p, 64) })
+}
+
+// parseList parses a comma-separated list ("" is none); what names the
+// kind of value expected, for the error.
+func parseList[T any](s, what string, parse func(string) (T, error)) ([]T, error) {
 	if s == "" {
 		return nil, nil
 	}
 	parts := strings.Split(s, ",")
-	out := make([]float64, len(parts))
+	out := make([]T, len(parts))
 	for i, p := range parts {
-		v, err := strconv.ParseFloat(p, 64)
+		v, err := parse(p)
 		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", p)
+			return nil, fmt.Errorf("%q is not %s", p, what)
 		}
 		out[i] = v
 	}
