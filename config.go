@@ -191,8 +191,8 @@ type Config struct {
 	// refinement bring α back near the float64 solution. Predictions of the
 	// fitted model are float64. With the Nyström solver it factors the
 	// preconditioner in float32 (solve.NystromOptions.Float32; CG and so
-	// the solution stay float64) and computes the AGOP and the validation
-	// scores in float32.
+	// the solution stay float64; the logistic head keeps float64 factors)
+	// and computes the AGOP and the validation scores in float32.
 	Float32 bool `json:"float32,omitempty"`
 	// Refine is the number of float64 iterative-refinement steps of a float32 solve.
 	Refine int `json:"refine,omitempty"`

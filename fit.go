@@ -170,6 +170,10 @@ type fitter struct {
 	// logistic: the solves fit the logistic loss (the head and its refit;
 	// the rounds always fit the squared loss).
 	logistic bool
+	// nys64: a Float32 Nyström solve of this fit fell back to float64
+	// factors (K_mm's pivots too small for float32); the later solves
+	// factor in float64 at once instead of trying again.
+	nys64 bool
 }
 
 func (f *fitter) report(p Progress) {
@@ -242,8 +246,9 @@ func (f *fitter) solve(ctx context.Context, spec kernel.Spec, z kernel.Points[fl
 	if err != nil {
 		return nil, err
 	}
-	return &solution{alpha: res.Beta, centers: res.Centers, index: res.Index, jitter: res.Jitter, cgIters: res.Iterations,
-		f64: opt.Float32 && !res.Float32Factors}, nil
+	fell := f.cfg.Float32 && !res.Float32Factors
+	f.nys64 = f.nys64 || fell
+	return &solution{alpha: res.Beta, centers: res.Centers, index: res.Index, jitter: res.Jitter, cgIters: res.Iterations, f64: fell}, nil
 }
 
 // nystromOptions passes the config to a Nyström solve on n rows (all but
@@ -256,7 +261,7 @@ func (f *fitter) nystromOptions(n int, stage string, round int) solve.NystromOpt
 	opt := solve.NystromOptions{
 		M: min(m, n), MaxIter: f.cfg.CGIters, Seed: f.cfg.Seed + uint64(round),
 		Leverage: f.cfg.CenterChoice == CentersLeverage, MemoryLimit: f.cfg.MemoryLimit,
-		Float32: f.cfg.Float32,
+		Float32: f.cfg.Float32 && !f.nys64,
 	}
 	if f.progress != nil {
 		base := f.steps
@@ -275,12 +280,13 @@ func (f *fitter) nystromOptions(n int, stage string, round int) solve.NystromOpt
 func (f *fitter) solveNystromKLR(ctx context.Context, spec kernel.Spec, z kernel.Points[float64], y []float64, stage string, round int) (*solution, error) {
 	opt := solve.NystromKLROptions{NystromOptions: f.nystromOptions(z.N, stage, round)}
 	opt.Ridge = f.cfg.Ridge
+	// The logistic head's factors are always float64 (solve.NystromKLR):
+	// not a fallback, so not reported as one.
 	res, err := solve.NystromKLR(ctx, spec, z, Argmax(y, z.N, f.c), f.c, opt)
 	if err != nil {
 		return nil, err
 	}
-	return &solution{alpha: res.Beta, centers: res.Centers, index: res.Index, jitter: res.Jitter, cgIters: res.Iterations,
-		f64: opt.Float32 && !res.Float32Factors}, nil
+	return &solution{alpha: res.Beta, centers: res.Centers, index: res.Index, jitter: res.Jitter, cgIters: res.Iterations}, nil
 }
 
 // balancedRidgeScale returns 1/w_i for the balanced class weights

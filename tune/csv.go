@@ -20,7 +20,9 @@ var Columns = []string{"trial", "bracket", "rung", "rows", "status", "accuracy",
 // Record is t as a row of the trials table (Columns). Accuracies are left
 // empty for regression and scores for a trial that has none.
 func (t *Trial) Record(classification bool) []string {
-	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }
+	// Every digit: a resumed search ranks the leaders of its local draws
+	// by these scores, and rounding could turn an order into a tie.
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	acc, loss, pacc, ploss, round := "", "", "", "", ""
 	if t.Scored() {
 		loss, ploss, round = f(t.Loss), f(t.PlainLoss), strconv.Itoa(t.Round)

@@ -498,13 +498,21 @@ func (s *search) leaders(k int) []*Trial {
 
 // pointOf is t's configuration as a Point on top of Options.Base: the
 // searched settings come from t, the rest (memory limit, refit,
-// calibration...) from Base, as draw does.
+// calibration...) from Base, as draw does. Base's own absolute bandwidth
+// becomes a ratio of the median distance when the space draws ratios, so
+// that local draws near it stay in the space's range.
 func (s *search) pointOf(t *Trial) Point {
 	c := s.opt.Base
 	tc := t.Config
 	c.Kernel, c.Ridge, c.Diag, c.AGOPPower, c.MNorm = tc.Kernel, tc.Ridge, tc.Diag, tc.AGOPPower, tc.MNorm
 	c.Centered, c.NormalizeRows, c.Iters, c.Loss, c.AdaptiveBandwidth = tc.Centered, tc.NormalizeRows, tc.Iters, tc.Loss, tc.AdaptiveBandwidth
-	return Point{Config: c, Scaling: t.Scaling, Ratio: t.Ratio}
+	p := Point{Config: c, Scaling: t.Scaling, Ratio: t.Ratio}
+	if p.Ratio == 0 && !s.space.BandwidthAbsolute && c.Kernel.Bandwidth > 0 {
+		if med := s.median(t.Scaling, c.NormalizeRows); med > 0 {
+			p.Ratio = roundSig(clamp(c.Kernel.Bandwidth/med, s.space.Bandwidth))
+		}
+	}
+	return p
 }
 
 // rung fits points on rows training rows, Jobs at a time, sharing the

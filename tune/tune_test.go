@@ -655,3 +655,27 @@ func TestLocalDraws(t *testing.T) {
 		t.Error("the first 10 draws changed")
 	}
 }
+
+// Local draws near the base configuration (whose bandwidth is absolute)
+// start from its bandwidth as a ratio of the median distance, clamped to
+// the space's range, so they stay in the space; Base's other settings
+// (outside the space) are kept, whatever the trial's copy holds.
+func TestPointOfBase(t *testing.T) {
+	ds := classes(t, 300, 7)
+	opt := options(ds, 10)
+	opt.Base.Kernel.Bandwidth = 1e6 // far above 10 × the median distance
+	opt.Base.MemoryLimit = 1 << 40
+	s, err := newSearch(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := Trial{Config: opt.Base}
+	tr.Config.MemoryLimit /= 2 // as trial() divides it among the jobs
+	p := s.pointOf(&tr)
+	if p.Ratio != s.space.Bandwidth[1] {
+		t.Errorf("base bandwidth 1e6 as ratio %v, want the range's top %v", p.Ratio, s.space.Bandwidth[1])
+	}
+	if p.Config.MemoryLimit != 1<<40 {
+		t.Errorf("memory limit %d carried over from the trial", p.Config.MemoryLimit)
+	}
+}
