@@ -49,10 +49,7 @@ func TestFinalEnsemble(t *testing.T) {
 		opt := options(ds, 6)
 		opt.Folds, opt.Jobs = folds, 1
 		opt.Base.Calibrate = rfm.CalibratePower
-		res, err := Run(ctx, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := mustRun(t, opt)
 		top := Top(res, 3)
 		if len(top) < 2 {
 			t.Fatalf("folds %d: only %d trials on the top rung", folds, len(top))
@@ -130,10 +127,7 @@ func TestFinalModelValidated(t *testing.T) {
 		if c.logistic {
 			opt.Space.Loss = []rfm.Loss{rfm.LossLogistic}
 		}
-		res, err := Run(ctx, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := mustRun(t, opt)
 		fm, err := FinalModel(ctx, opt, res, 3, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -175,10 +169,7 @@ func TestFinalModelValidated(t *testing.T) {
 	ds := classes(t, 400, 7)
 	opt := options(ds, 6)
 	opt.Jobs = 1
-	res, err := Run(ctx, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustRun(t, opt)
 	fm, err := FinalModel(ctx, opt, res, 1, nil)
 	if err != nil || fm.Ensemble != nil || fm.RFM == nil || len(fm.Trials) != 1 || fm.Trials[0] != res.Best {
 		t.Fatalf("k = 1: %+v, %v", fm, err)

@@ -40,6 +40,16 @@ func options(ds *rfm.Dataset, trials int) Options {
 	return Options{Base: baseConfig(), Data: map[string]*rfm.Dataset{"": ds}, Trials: trials, MinRows: 100, Jobs: 2, Space: sp}
 }
 
+// mustRun runs the search and fails the test on an error.
+func mustRun(t *testing.T, opt Options) *Result {
+	t.Helper()
+	res, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 // sorted orders trials by (bracket, rung, index): the completion order
 // depends on which of two concurrent fits ends first.
 func sorted(ts []Trial) []Trial {
@@ -65,10 +75,7 @@ func sorted(ts []Trial) []Trial {
 func TestSearchHalvesAndRepeats(t *testing.T) {
 	ds := classes(t, 1200, 1)
 	opt := options(ds, 18)
-	res, err := Run(context.Background(), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustRun(t, opt)
 	if want := []int{106, 320, 960}; len(res.Rungs) != 3 || res.Rungs[0] != want[0] || res.Rungs[2] != want[2] {
 		t.Fatalf("rungs %v, want %v", res.Rungs, want)
 	}
@@ -123,10 +130,7 @@ func TestSearchHalvesAndRepeats(t *testing.T) {
 		t.Fatalf("tuned RFM %.4f below the tuned plain kernel %.4f", res.Best.Accuracy, res.Plain.PlainAccuracy)
 	}
 
-	again, err := Run(context.Background(), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	again := mustRun(t, opt)
 	other := sorted(again.Trials)
 	if len(other) != len(trials) {
 		t.Fatalf("%d trials, then %d", len(trials), len(other))
@@ -150,10 +154,7 @@ func TestResumeFromTable(t *testing.T) {
 	w := csv.NewWriter(&buf)
 	w.Write(Columns)
 	opt.Done = func(tr Trial) { w.Write(tr.Record(true)) }
-	res, err := Run(context.Background(), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustRun(t, opt)
 	w.Flush()
 	cache, err := ReadCache(strings.NewReader(buf.String()))
 	if err != nil {
@@ -164,10 +165,7 @@ func TestResumeFromTable(t *testing.T) {
 	}
 	opt.Done, opt.Cache = nil, cache
 	opt.Trials = 18 // one more bracket
-	more, err := Run(context.Background(), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	more := mustRun(t, opt)
 	fitted := 0
 	for _, tr := range more.Trials {
 		c, ok := cache[tr.Key]
@@ -231,24 +229,18 @@ func TestDesigns(t *testing.T) {
 	ds := classes(t, 600, 4)
 	opt := options(ds, 3)
 	opt.Folds = 3
-	res, err := Run(context.Background(), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustRun(t, opt)
 	if res.Design != "3 folds" || res.Rungs[len(res.Rungs)-1] != 400 {
 		t.Fatalf("design %q, rungs %v", res.Design, res.Rungs)
 	}
 	opt.Folds = 0
 	opt.Valid = map[string]*rfm.Dataset{"": classes(t, 200, 5)}
-	if res, err = Run(context.Background(), opt); err != nil || !strings.HasPrefix(res.Design, "validation rows") {
-		t.Fatalf("validation design: %v, %v", res, err)
+	if res = mustRun(t, opt); !strings.HasPrefix(res.Design, "validation rows") {
+		t.Fatalf("validation design: %q", res.Design)
 	}
 	opt.Valid = nil
 	opt.Jobs = 1
-	res, err = Run(context.Background(), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res = mustRun(t, opt)
 	m, err := FinalFit(context.Background(), opt, res.Best, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -271,10 +263,7 @@ func TestFinalFitFolds(t *testing.T) {
 	opt.Folds, opt.Jobs = 3, 1
 	opt.Base.Calibrate = rfm.CalibratePower
 	ctx := context.Background()
-	res, err := Run(ctx, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustRun(t, opt)
 	m, err := FinalFit(ctx, opt, res.Best, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -386,10 +375,7 @@ func TestMaxRowsCapsSearch(t *testing.T) {
 	opt.MaxRows = 300
 	opt.Base.Refit = true
 	ctx := context.Background()
-	res, err := Run(ctx, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustRun(t, opt)
 	if !slices.Equal(res.Rungs, []int{100, 300}) {
 		t.Fatalf("rungs %v, want [100 300]", res.Rungs)
 	}
@@ -425,15 +411,9 @@ func TestRepeatedFolds(t *testing.T) {
 	ctx := context.Background()
 	opt := options(ds, 3)
 	opt.Folds, opt.Jobs = 3, 1
-	once, err := Run(ctx, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	once := mustRun(t, opt)
 	opt.Repeats = 3
-	rep, err := Run(ctx, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := mustRun(t, opt)
 	if rep.Design != "3 folds × 3 repeats" {
 		t.Fatalf("design %q", rep.Design)
 	}
@@ -494,10 +474,7 @@ func TestFinalCentersNystrom(t *testing.T) {
 	opt := options(ds, 6)
 	opt.MaxRows, opt.Base.Refit, opt.Base.Float32 = 300, true, true
 	ctx := context.Background()
-	res, err := Run(ctx, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustRun(t, opt)
 	exact, err := FinalFit(ctx, opt, res.Best, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -634,10 +611,7 @@ func TestLocalDraws(t *testing.T) {
 		opt := options(ds, trials)
 		opt.MinRows = 200 // one rung: every draw reaches the top
 		opt.LocalAfter = after
-		res, err := Run(context.Background(), opt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := mustRun(t, opt)
 		return res
 	}
 	a, b := run(30, 0), run(30, -1)
