@@ -2,15 +2,18 @@
 // random configurations from a Space (bandwidth and ridge on log scales,
 // kernel family and exponent, full or diagonal M, AGOP power, M
 // normalization, centred gradients, input scaling, row normalization, the
-// number of rounds), cut early by successive halving (each bracket fits its
-// configurations on a small stratified share of the training rows, keeps
-// the best 1/η, and grows the share by η until the top rung uses every
-// training row), several fits at once within the memory budget. Scores come
+// number of rounds) and, after Options.LocalAfter of them, half the time
+// perturbations of the best so far (local draws), cut early by successive
+// halving (each bracket fits its configurations on a small stratified
+// share of the training rows, keeps the best 1/η, and grows the share by η
+// until the top rung uses every training row), several fits at once
+// within the memory budget. Scores come
 // from validation rows that no fit trains on: a seeded holdout of the
 // training rows, k folds, or a validation set the caller gives; a test set
-// is never an input. With the same seed the configurations are drawn in the
-// same order, so a search that is cut off can be resumed from its trials
-// table (Options.Cache): finished trials are not fitted again.
+// is never an input. With the same seed (and the same scores, which the
+// local draws follow) the configurations are drawn in the same order, so a
+// search that is cut off can be resumed from its trials table
+// (Options.Cache): finished trials are not fitted again.
 package tune
 
 import (
