@@ -318,12 +318,8 @@ func TestValidate(t *testing.T) {
 // fileBytes writes e (with the extra sections) as a model file.
 func fileBytes(t *testing.T, e *Model, extra map[string]json.RawMessage) []byte {
 	t.Helper()
-	f, err := e.ToFile(extra)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var buf bytes.Buffer
-	if err := modelfile.Write(&buf, f); err != nil {
+	if err := modelfile.WriteModel(&buf, e, extra); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

@@ -55,12 +55,8 @@ func mustProba(t *testing.T, m *Model, x []float64, n int) []float64 {
 // encode writes the tree as a model file into a buffer.
 func encode(t *testing.T, tm *Model) *bytes.Buffer {
 	t.Helper()
-	f, err := tm.ToFile(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var buf bytes.Buffer
-	if err := modelfile.Write(&buf, f); err != nil {
+	if err := modelfile.WriteModel(&buf, tm, nil); err != nil {
 		t.Fatal(err)
 	}
 	return &buf
