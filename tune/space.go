@@ -193,29 +193,39 @@ func logUniform(rng *rand.Rand, r [2]float64) float64 {
 // draw samples one configuration on top of base (which keeps every field
 // the space does not cover: seed, float32, AGOP samples, solver...).
 func (s Space) draw(rng *rand.Rand, base rfm.Config) Point {
-	c := base
-	c.Kernel = s.drawKernel(rng)
-	p := Point{}
+	p := Point{Config: base}
+	p.Config.Kernel = s.drawKernel(rng)
 	bw := logUniform(rng, s.Bandwidth)
 	if s.BandwidthAbsolute {
-		c.Kernel.Bandwidth = roundSig(bw)
+		p.Config.Kernel.Bandwidth = roundSig(bw)
 	} else {
 		p.Ratio = roundSig(bw)
 	}
-	c.Ridge = roundSig(logUniform(rng, s.Ridge))
-	c.Diag = pick(rng, s.Diag)
-	c.AGOPPower = pick(rng, s.AGOPPower)
-	c.MNorm = pick(rng, s.MNorm)
-	c.Centered = pick(rng, s.Centered)
-	c.NormalizeRows = pick(rng, s.NormalizeRows)
-	c.Iters = pick(rng, s.Iters)
-	c.Loss = pick(rng, s.Loss)
-	c.AdaptiveBandwidth = 0
-	p.Config = c
-	if len(s.Scalings) > 0 {
-		p.Scaling = pick(rng, s.Scalings)
+	p.Config.Ridge = roundSig(logUniform(rng, s.Ridge))
+	p.Config.AdaptiveBandwidth = 0
+	for _, set := range s.discrete() {
+		set(rng, &p)
 	}
 	return p
+}
+
+// discrete lists the space's discrete settings other than the kernel,
+// each as a function that draws it afresh, in the order draw draws them
+// (the column scaling last, when the space has scalings).
+func (s Space) discrete() []func(*rand.Rand, *Point) {
+	set := []func(*rand.Rand, *Point){
+		func(r *rand.Rand, p *Point) { p.Config.Diag = pick(r, s.Diag) },
+		func(r *rand.Rand, p *Point) { p.Config.AGOPPower = pick(r, s.AGOPPower) },
+		func(r *rand.Rand, p *Point) { p.Config.MNorm = pick(r, s.MNorm) },
+		func(r *rand.Rand, p *Point) { p.Config.Centered = pick(r, s.Centered) },
+		func(r *rand.Rand, p *Point) { p.Config.NormalizeRows = pick(r, s.NormalizeRows) },
+		func(r *rand.Rand, p *Point) { p.Config.Iters = pick(r, s.Iters) },
+		func(r *rand.Rand, p *Point) { p.Config.Loss = pick(r, s.Loss) },
+	}
+	if len(s.Scalings) > 0 {
+		set = append(set, func(r *rand.Rand, p *Point) { p.Scaling = pick(r, s.Scalings) })
+	}
+	return set
 }
 
 // drawKernel draws a kernel family and its exponents (no bandwidth).
@@ -261,33 +271,13 @@ const (
 // normalization, rounds, loss or scaling; it may come out the same).
 // Settings the space fixes stay fixed.
 func (s Space) perturb(rng *rand.Rand, p Point) Point {
+	bw := p.Config.Kernel.Bandwidth
+	redraw := append([]func(*rand.Rand, *Point){func(r *rand.Rand, p *Point) {
+		p.Config.Kernel = s.drawKernel(r)
+		p.Config.Kernel.Bandwidth = bw
+	}}, s.discrete()...)
+	redraw[rng.IntN(len(redraw))](rng, &p)
 	c := p.Config
-	bw := c.Kernel.Bandwidth
-	choices := 8
-	if len(s.Scalings) > 0 {
-		choices++
-	}
-	switch rng.IntN(choices) {
-	case 0:
-		c.Kernel = s.drawKernel(rng)
-		c.Kernel.Bandwidth = bw
-	case 1:
-		c.Diag = pick(rng, s.Diag)
-	case 2:
-		c.AGOPPower = pick(rng, s.AGOPPower)
-	case 3:
-		c.MNorm = pick(rng, s.MNorm)
-	case 4:
-		c.Centered = pick(rng, s.Centered)
-	case 5:
-		c.NormalizeRows = pick(rng, s.NormalizeRows)
-	case 6:
-		c.Iters = pick(rng, s.Iters)
-	case 7:
-		c.Loss = pick(rng, s.Loss)
-	case 8:
-		p.Scaling = pick(rng, s.Scalings)
-	}
 	factor := math.Exp(localBandwidth * rng.NormFloat64())
 	switch {
 	case p.Ratio > 0:
