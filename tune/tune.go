@@ -10,8 +10,9 @@
 // within the memory budget. Scores come
 // from validation rows that no fit trains on: a seeded holdout of the
 // training rows, k folds, or a validation set the caller gives; a test set
-// is never an input. With the same seed (and the same scores, which the
-// local draws follow) the configurations are drawn in the same order, so a
+// is never an input. With the same seed the random configurations are
+// drawn in the same order at the same places (the local draws between them
+// follow the scores, from a generator of their own), so a
 // search that is cut off can be resumed from its trials table
 // (Options.Cache): finished trials are not fitted again.
 package tune
@@ -418,7 +419,14 @@ func fingerprint(ds, valid *rfm.Dataset) uint64 {
 // the base), fits them on the smallest rung and promotes the best 1/η of
 // each rung to the next.
 func (s *search) run(ctx context.Context) {
+	// The random draws and the coin that chooses between a random and a
+	// local draw come from rng, the local draws from their own generator:
+	// a local draw's use of random numbers depends on the leaders, that is
+	// on the scores, and must not move the random draws after it (two runs
+	// whose scores differ in the last bits, as another --jobs count can
+	// make them, then draw the same random configurations).
 	rng := rand.New(rand.NewPCG(s.opt.Base.Seed, 0x7e5e))
+	near := rand.New(rand.NewPCG(s.opt.Base.Seed, 0x10ca1))
 	width := 1
 	for range len(s.rungs) - 1 {
 		width *= s.eta
@@ -439,7 +447,7 @@ func (s *search) run(ctx context.Context) {
 			case s.res.Drawn == 0:
 				points[i] = Point{Config: s.opt.Base, Scaling: s.opt.BaseScaling}
 			case len(leaders) > 0 && s.res.Drawn >= s.localAfter && rng.IntN(2) == 0:
-				points[i] = s.space.perturb(rng, s.pointOf(leaders[rng.IntN(len(leaders))]))
+				points[i] = s.space.perturb(near, s.pointOf(leaders[near.IntN(len(leaders))]))
 				s.res.Local++
 			default:
 				points[i] = s.space.draw(rng, s.opt.Base)

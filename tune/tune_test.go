@@ -630,6 +630,46 @@ func TestLocalDraws(t *testing.T) {
 	}
 }
 
+// The random draws do not depend on the scores: two searches of the same
+// seed on other data (other scores, so other leaders and local draws)
+// draw the same random configurations at the same places, and their local
+// draws elsewhere.
+func TestRandomDrawsIgnoreScores(t *testing.T) {
+	point := func(tr Trial) string {
+		c := tr.Config
+		return fmt.Sprint(tr.Scaling, tr.Ratio, c.Kernel.Kind, c.Kernel.Exponent, c.Kernel.Power, c.Ridge, c.Diag,
+			c.AGOPPower, c.MNorm, c.Centered, c.NormalizeRows, c.Iters, c.Loss)
+	}
+	run := func(seed uint64) (map[int]string, int) {
+		opt := options(classes(t, 300, seed), 40)
+		opt.MinRows = 200 // one rung: one trial per configuration
+		opt.LocalAfter = 10
+		res := mustRun(t, opt)
+		out := map[int]string{}
+		for _, tr := range res.Trials {
+			out[tr.Index] = point(tr)
+		}
+		return out, res.Local
+	}
+	a, la := run(5)
+	b, lb := run(6)
+	if la != lb || la == 0 {
+		t.Fatalf("%d and %d local draws, want the same number, above 0", la, lb)
+	}
+	same := 0
+	for i := 1; i < 40; i++ {
+		if a[i] == "" || b[i] == "" {
+			t.Fatalf("configuration %d missing", i)
+		}
+		if a[i] == b[i] {
+			same++
+		}
+	}
+	if want := 39 - la; same != want {
+		t.Errorf("%d configurations drawn alike, want the %d random ones", same, want)
+	}
+}
+
 // Local draws near the base configuration (whose bandwidth is absolute)
 // start from its bandwidth as a ratio of the median distance, clamped to
 // the space's range, so they stay in the space; Base's other settings
