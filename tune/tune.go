@@ -186,6 +186,9 @@ type search struct {
 	localAfter int
 	threads    int
 	finger     map[string]uint64
+	// drawn holds every configuration drawn, by its index: the starting
+	// points of local draws
+	drawn []Point
 
 	mu      sync.Mutex
 	medians map[string]float64
@@ -453,6 +456,7 @@ func (s *search) run(ctx context.Context) {
 				points[i] = s.space.draw(rng, s.opt.Base)
 			}
 			idx[i] = s.res.Drawn
+			s.drawn = append(s.drawn, points[i])
 			s.res.Drawn++
 		}
 		for rung, rows := range s.rungs {
@@ -499,28 +503,27 @@ func (s *search) leaders(k int) []*Trial {
 		}
 	}
 	sort.SliceStable(out, func(a, b int) bool {
-		if Better(s.task, out[a], out[b]) != Better(s.task, out[b], out[a]) {
-			return Better(s.task, out[a], out[b])
+		switch {
+		case Better(s.task, out[a], out[b]):
+			return true
+		case Better(s.task, out[b], out[a]):
+			return false
 		}
-		return out[a].Index < out[b].Index
+		return out[a].Index < out[b].Index // a tie: the earlier draw
 	})
 	return out[:min(k, len(out))]
 }
 
-// pointOf is t's configuration as a Point on top of Options.Base: the
-// searched settings come from t, the rest (memory limit, refit,
-// calibration...) from Base, as draw does. Base's own absolute bandwidth
-// becomes a ratio of the median distance when the space draws ratios, so
-// that local draws near it stay in the space's range.
+// pointOf is the configuration t was drawn as: the searched settings as
+// drawn, the rest (memory limit, refit, calibration...) from Options.Base.
+// Base's own absolute bandwidth becomes a ratio of the median distance when
+// the space draws ratios, so that local draws near it stay in the space's
+// range.
 func (s *search) pointOf(t *Trial) Point {
-	c := s.opt.Base
-	tc := t.Config
-	c.Kernel, c.Ridge, c.Diag, c.AGOPPower, c.MNorm = tc.Kernel, tc.Ridge, tc.Diag, tc.AGOPPower, tc.MNorm
-	c.Centered, c.NormalizeRows, c.Iters, c.Loss, c.AdaptiveBandwidth = tc.Centered, tc.NormalizeRows, tc.Iters, tc.Loss, tc.AdaptiveBandwidth
-	p := Point{Config: c, Scaling: t.Scaling, Ratio: t.Ratio}
-	if p.Ratio == 0 && !s.space.BandwidthAbsolute && c.Kernel.Bandwidth > 0 {
-		if med := s.median(t.Scaling, c.NormalizeRows); med > 0 {
-			p.Ratio = roundSig(clamp(c.Kernel.Bandwidth/med, s.space.Bandwidth))
+	p := s.drawn[t.Index]
+	if bw := p.Config.Kernel.Bandwidth; p.Ratio == 0 && !s.space.BandwidthAbsolute && bw > 0 {
+		if med := s.median(p.Scaling, p.Config.NormalizeRows); med > 0 {
+			p.Ratio = roundSig(clamp(bw/med, s.space.Bandwidth))
 		}
 	}
 	return p

@@ -673,19 +673,37 @@ func TestRandomDrawsIgnoreScores(t *testing.T) {
 // Local draws near the base configuration (whose bandwidth is absolute)
 // start from its bandwidth as a ratio of the median distance, clamped to
 // the space's range, so they stay in the space; Base's other settings
-// (outside the space) are kept, whatever the trial's copy holds.
+// (outside the space) are kept, whatever the trial's copy holds (trial()
+// divides the memory limit between the jobs). Drawn configurations start
+// from the point they were drawn as.
 func TestPointOfBase(t *testing.T) {
 	ds := classes(t, 300, 7)
-	opt := options(ds, 10)
+	opt := options(ds, 3)
 	opt.Base.Kernel.Bandwidth = 1e6 // far above 10 × the median distance
 	opt.Base.MemoryLimit = 1 << 40
 	s, err := newSearch(opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := Trial{Config: opt.Base}
-	tr.Config.MemoryLimit /= 2 // as trial() divides it among the jobs
-	p := s.pointOf(&tr)
+	s.run(context.Background())
+	var p Point
+	for i := range s.res.Trials {
+		tr := &s.res.Trials[i]
+		if !tr.Scored() {
+			t.Fatalf("trial %d: %s", tr.Index, tr.Status)
+		}
+		if tr.Index != 0 {
+			// A drawn configuration starts from the point it was drawn as.
+			q := s.pointOf(tr)
+			c := tr.Config
+			if q.Ratio != tr.Ratio || q.Scaling != tr.Scaling || q.Config.Ridge != c.Ridge || q.Config.Kernel.Kind != c.Kernel.Kind ||
+				q.Config.Diag != c.Diag || q.Config.Iters != c.Iters || q.Config.NormalizeRows != c.NormalizeRows {
+				t.Errorf("trial %d: point %+v is not the trial's configuration", tr.Index, q)
+			}
+			continue
+		}
+		p = s.pointOf(tr)
+	}
 	if p.Ratio != s.space.Bandwidth[1] {
 		t.Errorf("base bandwidth 1e6 as ratio %v, want the range's top %v", p.Ratio, s.space.Bandwidth[1])
 	}
