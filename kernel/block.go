@@ -35,6 +35,15 @@ type span struct{ r0, r1, c0, c1 int }
 type tileOut[T Float] struct {
 	G, B []T
 	LD   int
+	// Swap, when not nil (room for the tile), computes the tile's Gram
+	// products as (b·aᵀ)ᵀ: b's rows times a's, written into Swap and
+	// transposed into G. ApplyBatch's bands need it: OpenBLAS's a·bᵀ
+	// kernel on some CPUs (AVX-512 EPYC, 0.3.21) rounds a row of a
+	// differently by its place in the band, for some widths of b, so
+	// that a query's score depended on the rows predicted with it; with a
+	// on the other side of the product no CPU measured does (210 shapes
+	// of 16-row bands).
+	Swap []T
 }
 
 // tileOf computes one tile of E(a, b) into o (rows and columns relative to
@@ -51,7 +60,18 @@ func tileOf[T Float](s Spec, a, b Points[T], t span, o tileOut[T], lower bool, p
 	}
 	d, ld := a.D, o.LD
 	g := o.G[t.r0*ld+t.c0:]
-	linalg.Gemm(false, true, t.r1-t.r0, t.c1-t.c0, d, 1, a.Z[t.r0*d:], d, b.Z[t.c0*d:], d, 0, g, ld)
+	if m, n := t.r1-t.r0, t.c1-t.c0; o.Swap != nil {
+		gt := o.Swap[:n*m]
+		linalg.Gemm(false, true, n, m, d, 1, b.Z[t.c0*d:], d, a.Z[t.r0*d:], d, 0, gt, m)
+		for i := range m {
+			row := g[i*ld : i*ld+n]
+			for j := range row {
+				row[j] = gt[j*m+i]
+			}
+		}
+	} else {
+		linalg.Gemm(false, true, m, n, d, 1, a.Z[t.r0*d:], d, b.Z[t.c0*d:], d, 0, g, ld)
+	}
 	blk := linalg.Block[T]{G: g, Rows: t.r1 - t.r0, Cols: t.c1 - t.c0, LD: ld, NA: a.Norms[t.r0:], NB: b.Norms[t.c0:]}
 	if lower && t.c1 > t.r0 {
 		// The tile straddles the diagonal: row r0+i needs columns ≤ r0+i.
