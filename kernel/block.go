@@ -63,10 +63,15 @@ func tileOf[T Float](s Spec, a, b Points[T], t span, o tileOut[T], lower bool, p
 	if m, n := t.r1-t.r0, t.c1-t.c0; o.Swap != nil {
 		gt := o.Swap[:n*m]
 		linalg.Gemm(false, true, n, m, d, 1, b.Z[t.c0*d:], d, a.Z[t.r0*d:], d, 0, gt, m)
-		for i := range m {
-			row := g[i*ld : i*ld+n]
-			for j := range row {
-				row[j] = gt[j*m+i]
+		// Eight columns at a time: a cache line of each row of g (rows
+		// ld apart would otherwise fight over the same cache sets).
+		for j0 := 0; j0 < n; j0 += 8 {
+			j1 := min(j0+8, n)
+			for i := range m {
+				row := g[i*ld+j0 : i*ld+j1]
+				for j := range row {
+					row[j] = gt[(j0+j)*m+i]
+				}
 			}
 		}
 	} else {
