@@ -363,14 +363,14 @@ func TestRecalibrateCrossChecked(t *testing.T) {
 	if cal := m.Calibration; cal == nil || math.Abs(cal.Power-0.4) > 0.05 || m.Note != "" {
 		t.Errorf("4 000 overconfident rows: %+v, note %q; want β near 0.4 kept", cal, m.Note)
 	}
-	// Scores already calibrated (β₀ = 1), 12 rows: nothing to gain.
+	// Scores already calibrated (β₀ = 1), 200 rows: nothing to gain.
 	m = &Model{Task: Classification, Outputs: c}
-	s, labels, folds = draw(12, 1, 2)
+	s, labels, folds = draw(200, 1, 2)
 	if err := m.Recalibrate(CalibratePower, s, labels, folds); err != nil {
 		t.Fatal(err)
 	}
 	if cal := m.Calibration; cal == nil || cal.Power != 1 || !strings.Contains(m.Note, "power calibration left out") {
-		t.Errorf("12 calibrated rows: %+v, note %q; want β = 1 and a note", cal, m.Note)
+		t.Errorf("200 calibrated rows: %+v, note %q; want β = 1 and a note", cal, m.Note)
 	}
 	if err := m.Recalibrate(CalibratePower, s, labels, folds[:5]); err == nil {
 		t.Error("fold numbers for other rows were accepted")
@@ -379,7 +379,7 @@ func TestRecalibrateCrossChecked(t *testing.T) {
 
 // Without folds (a holdout's scores) the calibration is checked across 4
 // interleaved parts of the rows: kept on many overconfident rows, left out
-// on calibrated ones; under 40 rows it is fitted unchecked.
+// on calibrated ones; under 40 rows it is left out (too few to check).
 func TestRecalibrateHoldoutChecked(t *testing.T) {
 	const c = 3
 	m := &Model{Task: Classification, Outputs: c}
@@ -398,8 +398,13 @@ func TestRecalibrateHoldoutChecked(t *testing.T) {
 	if cal := m.Calibration; cal == nil || cal.Power != 1 || !strings.Contains(m.Note, "power calibration left out") {
 		t.Errorf("400 calibrated rows: %+v, note %q; want β = 1 and a note", cal, m.Note)
 	}
-	if p := checkParts(39); p != nil {
-		t.Errorf("39 rows split into parts %v", p)
+	m = &Model{Task: Classification, Outputs: c}
+	s, labels = powerLabels(rand.New(rand.NewPCG(5, 9)), 39, c, 0.2)
+	if err := m.Recalibrate(CalibratePower, s, labels, nil); err != nil {
+		t.Fatal(err)
+	}
+	if cal := m.Calibration; cal == nil || cal.Power != 1 || !strings.Contains(m.Note, "39 held-out rows are too few") {
+		t.Errorf("39 overconfident rows: %+v, note %q; want β = 1 and a note", cal, m.Note)
 	}
 	if p := checkParts(41); len(p) != 41 || p[40] != 0 || p[3] != 3 {
 		t.Errorf("41 rows: parts %v", p)
