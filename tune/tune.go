@@ -105,6 +105,58 @@ type Options struct {
 // DefaultLocalAfter is Options.LocalAfter's default.
 const DefaultLocalAfter = 30
 
+const finalCentersWant = "0 (the base configuration's solver) or M > 0 centres"
+
+// DefaultMinRows is Options.MinRows's default.
+const DefaultMinRows = 400
+
+// OptionError is a field of Options out of its range: Check's error, for a
+// caller that names its own settings (the CLI's flags) after the fields.
+type OptionError struct {
+	Field string // the Options field
+	Value any
+	Want  string // what the field must be
+}
+
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("tune: %s = %v: want %s", e.Field, e.Value, e.Want)
+}
+
+// Check validates the options that do not depend on the data (Run checks
+// the rest): an *OptionError names the field out of its range.
+func (o *Options) Check() error {
+	minRows := o.MinRows
+	if minRows == 0 {
+		minRows = DefaultMinRows
+	}
+	bad := func(field string, v any, want string) error { return &OptionError{field, v, want} }
+	switch {
+	case o.Budget < 0:
+		return bad("Budget", o.Budget, "a duration ≥ 0 (0: none)")
+	case o.Trials < 0:
+		return bad("Trials", o.Trials, "N ≥ 0 (0: until the time runs out)")
+	case o.Budget == 0 && o.Trials == 0:
+		return bad("Trials", o.Trials, "N > 0 when there is no time budget: the search must end somewhere")
+	case o.Folds == 1 || o.Folds < 0:
+		return bad("Folds", o.Folds, "0 (one holdout) or K ≥ 2")
+	case o.Repeats < 0 || (o.Repeats > 1 && o.Folds < 2):
+		return bad("Repeats", o.Repeats, "0 or 1 (once), or R ≥ 2 with K-fold cross-validation")
+	case o.Jobs < 0:
+		return bad("Jobs", o.Jobs, "0 (as many as threads and memory allow) or N ≥ 1")
+	case o.Eta < 0 || o.Eta == 1:
+		return bad("Eta", o.Eta, "η ≥ 2 (0: 3)")
+	case o.LocalAfter < -1:
+		return bad("LocalAfter", o.LocalAfter, fmt.Sprintf("N ≥ 1 random configurations before local ones (0: %d), or −1 for none", DefaultLocalAfter))
+	case o.MinRows < 0 || (o.MinRows > 0 && o.MinRows < 10):
+		return bad("MinRows", o.MinRows, fmt.Sprintf("N ≥ 10 (0: %d)", DefaultMinRows))
+	case o.MaxRows < 0 || (o.MaxRows > 0 && o.MaxRows < minRows):
+		return bad("MaxRows", o.MaxRows, fmt.Sprintf("0 (every row) or N ≥ the first rung's rows (%d)", minRows))
+	case o.FinalCenters < 0:
+		return bad("FinalCenters", o.FinalCenters, finalCentersWant)
+	}
+	return nil
+}
+
 // Trial is one configuration fitted on one rung.
 type Trial struct {
 	Index   int // configuration number, in drawing order (0 is Options.Base)
@@ -224,8 +276,8 @@ func newSearch(opt Options) (*search, error) {
 	if len(opt.Data) == 0 {
 		return nil, errors.New("tune: no data")
 	}
-	if opt.Budget <= 0 && opt.Trials <= 0 {
-		return nil, errors.New("tune: give a time budget or a number of trials")
+	if err := opt.Check(); err != nil {
+		return nil, err
 	}
 	if err := opt.Base.Validate(); err != nil {
 		return nil, fmt.Errorf("tune: base configuration: %w", err)
@@ -269,29 +321,18 @@ func newSearch(opt Options) (*search, error) {
 	if opt.Eta == 0 {
 		opt.Eta = 3
 	}
-	if opt.Eta < 2 {
-		return nil, fmt.Errorf("tune: halving rate η = %d must be at least 2", opt.Eta)
-	}
 	if opt.MinRows == 0 {
-		opt.MinRows = 400
-	}
-	if opt.Repeats < 0 || (opt.Repeats > 1 && opt.Folds < 2) {
-		return nil, fmt.Errorf("tune: %d repeats: repeats apply to k-fold cross-validation (Folds ≥ 2)", opt.Repeats)
-	}
-	if opt.MaxRows < 0 || (opt.MaxRows > 0 && opt.MaxRows < opt.MinRows) {
-		return nil, fmt.Errorf("tune: the top rung's rows (%d) must be at least the first rung's (%d)", opt.MaxRows, opt.MinRows)
+		opt.MinRows = DefaultMinRows
 	}
 	if err := checkFinalCenters(opt, opt.Data[opt.BaseScaling]); err != nil {
 		return nil, err
 	}
 	localAfter := opt.LocalAfter
-	switch {
-	case localAfter == 0:
+	switch localAfter {
+	case 0:
 		localAfter = DefaultLocalAfter
-	case localAfter == -1:
+	case -1:
 		localAfter = math.MaxInt
-	case localAfter < 0:
-		return nil, fmt.Errorf("tune: LocalAfter = %d: give the random draws before local ones, 0 for %d or −1 for never", localAfter, DefaultLocalAfter)
 	}
 	s := &search{opt: opt, space: space, task: ref.Task(), eta: opt.Eta, medians: map[string]float64{},
 		subsets: map[string]*rfm.Dataset{}, finger: map[string]uint64{}, localAfter: localAfter}
@@ -830,7 +871,7 @@ func NystromFinal(opt Options, n int) bool {
 func checkFinalCenters(opt Options, ds *rfm.Dataset) error {
 	switch {
 	case opt.FinalCenters < 0:
-		return fmt.Errorf("tune: %d final centres: want 0 (Base's solver) or m > 0", opt.FinalCenters)
+		return &OptionError{"FinalCenters", opt.FinalCenters, finalCentersWant}
 	case ds != nil && NystromFinal(opt, ds.N) && opt.Base.ClassWeight == rfm.ClassWeightBalanced:
 		return fmt.Errorf("tune: class weights apply to exact solves: a Nyström final fit of %d rows on %d centres (FinalCenters) would weight rows equally", ds.N, opt.FinalCenters)
 	}

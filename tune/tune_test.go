@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -397,7 +398,7 @@ func TestMaxRowsCapsSearch(t *testing.T) {
 	for _, bad := range []int{-1, 50} {
 		o := opt
 		o.MaxRows = bad
-		if _, err := Run(ctx, o); err == nil || !strings.Contains(err.Error(), "top rung") {
+		if _, err := Run(ctx, o); err == nil || !strings.Contains(err.Error(), "MaxRows") {
 			t.Errorf("MaxRows %d: %v", bad, err)
 		}
 	}
@@ -458,8 +459,56 @@ func TestRepeatedFolds(t *testing.T) {
 		t.Error("every trial scored the same with 3 repeats as with one")
 	}
 	opt.Folds = 0
-	if _, err := Run(ctx, opt); err == nil || !strings.Contains(err.Error(), "repeats apply to k-fold") {
+	var oe *OptionError
+	if _, err := Run(ctx, opt); !errors.As(err, &oe) || oe.Field != "Repeats" {
 		t.Errorf("repeats without folds: %v", err)
+	}
+}
+
+// Check names the field out of its range, one rule at a time, and takes
+// the zero values as defaults.
+func TestOptionsCheck(t *testing.T) {
+	ok := Options{Trials: 5}
+	if err := ok.Check(); err != nil {
+		t.Fatalf("defaults: %v", err)
+	}
+	for _, tc := range []struct {
+		field string
+		set   func(o *Options)
+	}{
+		{"Budget", func(o *Options) { o.Budget = -time.Second }},
+		{"Trials", func(o *Options) { o.Trials = -1 }},
+		{"Trials", func(o *Options) { o.Trials = 0 }}, // and no budget
+		{"Folds", func(o *Options) { o.Folds = 1 }},
+		{"Folds", func(o *Options) { o.Folds = -2 }},
+		{"Repeats", func(o *Options) { o.Repeats = 2 }},
+		{"Repeats", func(o *Options) { o.Folds, o.Repeats = 3, -1 }},
+		{"Jobs", func(o *Options) { o.Jobs = -1 }},
+		{"Eta", func(o *Options) { o.Eta = 1 }},
+		{"LocalAfter", func(o *Options) { o.LocalAfter = -2 }},
+		{"MinRows", func(o *Options) { o.MinRows = 9 }},
+		{"MaxRows", func(o *Options) { o.MaxRows = DefaultMinRows - 1 }},
+		{"MaxRows", func(o *Options) { o.MinRows, o.MaxRows = 50, 49 }},
+		{"FinalCenters", func(o *Options) { o.FinalCenters = -1 }},
+	} {
+		o := ok
+		tc.set(&o)
+		var oe *OptionError
+		if err := o.Check(); !errors.As(err, &oe) || oe.Field != tc.field {
+			t.Errorf("%+v: %v, want an error on %s", o, err, tc.field)
+		}
+	}
+	for _, set := range []func(o *Options){
+		func(o *Options) { o.Trials, o.Budget = 0, time.Minute },
+		func(o *Options) { o.Folds, o.Repeats = 3, 2 },
+		func(o *Options) { o.Eta, o.LocalAfter, o.MinRows = 2, -1, 10 },
+		func(o *Options) { o.MinRows, o.MaxRows = 50, 50 },
+	} {
+		o := ok
+		set(&o)
+		if err := o.Check(); err != nil {
+			t.Errorf("%+v: %v", o, err)
+		}
 	}
 }
 
@@ -523,8 +572,10 @@ func TestFinalCentersNystrom(t *testing.T) {
 		t.Fatalf("FinalCenters = n: solver %q on %d centres; want Base's exact solve", m.Config.Solver, m.N)
 	}
 	o.FinalCenters = -1
-	if _, err := Run(ctx, o); err == nil || !strings.Contains(err.Error(), "final centres") {
-		t.Errorf("FinalCenters -1: %v", err)
+	for _, err := range []error{func() error { _, err := Run(ctx, o); return err }(), func() error { _, err := FinalFit(ctx, o, res.Best, nil); return err }()} {
+		if oe := (*OptionError)(nil); !errors.As(err, &oe) || oe.Field != "FinalCenters" {
+			t.Errorf("FinalCenters -1: %v", err)
+		}
 	}
 	o.FinalCenters, o.Base.ClassWeight = 500, rfm.ClassWeightBalanced
 	if _, err := FinalFit(ctx, o, res.Best, nil); err == nil || !strings.Contains(err.Error(), "class weights") {

@@ -348,6 +348,12 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	return writeTuneText(e.stdout, res, &out, classification)
 }
 
+// tuneFlags names the flag of each tune.Options field that tune.Options.Check
+// validates, for its messages.
+var tuneFlags = map[string]string{"Budget": "--time", "Trials": "--trials", "Folds": "--folds", "Repeats": "--repeats",
+	"Jobs": "--jobs", "Eta": "--eta", "LocalAfter": "--local-after", "MinRows": "--min-rows", "MaxRows": "--max-rows",
+	"FinalCenters": "--final-centers"}
+
 // searchOptions turns the flags into the search: the model flags given on
 // the command line fix their settings, the others are searched.
 func (o *tuneOptions) searchOptions(f *flagSet, base rfm.Config) (tune.Options, error) {
@@ -357,26 +363,8 @@ func (o *tuneOptions) searchOptions(f *flagSet, base rfm.Config) (tune.Options, 
 		return opt, usagef("--data is required: the training table")
 	case o.out == "":
 		return opt, usagef("--out must name the model file to write")
-	case o.trials < 0:
-		return opt, usagef("--trials %d: must be ≥ 0", o.trials)
-	case o.folds == 1 || o.folds < 0:
-		return opt, usagef("--folds %d: want 0 (one holdout) or K ≥ 2", o.folds)
-	case o.repeats < 0 || (o.repeats > 1 && o.folds == 0):
-		return opt, usagef("--repeats %d: want 0 or 1 (once), or R ≥ 2 with --folds K", o.repeats)
-	case o.jobs < 0:
-		return opt, usagef("--jobs %d: must be ≥ 0", o.jobs)
 	case o.ensemble < 1 || o.ensemble > ensemble.MaxMembers:
 		return opt, usagef("--ensemble %d: want 1 (the best alone) to %d", o.ensemble, ensemble.MaxMembers)
-	case o.eta < 2:
-		return opt, usagef("--eta %d: must be ≥ 2", o.eta)
-	case o.localAfter < 1 && o.localAfter != -1:
-		return opt, usagef("--local-after %d: want N ≥ 1 random configurations before local ones, or -1 for none", o.localAfter)
-	case o.minRows < 10:
-		return opt, usagef("--min-rows %d: must be ≥ 10", o.minRows)
-	case o.maxRows < 0 || (o.maxRows > 0 && o.maxRows < o.minRows):
-		return opt, usagef("--max-rows %d: want 0 (every row) or N ≥ --min-rows (%d)", o.maxRows, o.minRows)
-	case o.finalCtrs < 0:
-		return opt, usagef("--final-centers %d: want 0 (the search's solver) or M > 0 centres", o.finalCtrs)
 	case o.valid != "" && o.folds > 0:
 		return opt, usagef("--valid and --folds exclude each other: the fits are scored on the --valid rows")
 	case o.valid != "" && f.IsSet("val-fraction"):
@@ -396,6 +384,13 @@ func (o *tuneOptions) searchOptions(f *flagSet, base rfm.Config) (tune.Options, 
 	opt.Budget = d
 	if d == 0 && o.trials == 0 {
 		return opt, usagef("--time 0 needs --trials N: the search must end somewhere")
+	}
+	if err := opt.Check(); err != nil {
+		var oe *tune.OptionError
+		if errors.As(err, &oe) && tuneFlags[oe.Field] != "" {
+			return opt, usagef("%s %v: want %s", tuneFlags[oe.Field], oe.Value, oe.Want)
+		}
+		return opt, usagef("%v", err)
 	}
 	sp := tune.DefaultSpace()
 	sp.Kernels = nil // the default, lp-laplace included on narrow tables
