@@ -390,21 +390,22 @@ func TestRecalibrateHoldoutChecked(t *testing.T) {
 	if cal := m.Calibration; cal == nil || math.Abs(cal.Power-0.4) > 0.08 || m.Note != "" {
 		t.Errorf("2 000 overconfident rows: %+v, note %q; want β near 0.4 kept", cal, m.Note)
 	}
-	m = &Model{Task: Classification, Outputs: c}
-	s, labels = powerLabels(rand.New(rand.NewPCG(4, 9)), 400, c, 1)
-	if err := m.Recalibrate(CalibratePower, s, labels, nil); err != nil {
-		t.Fatal(err)
-	}
-	if cal := m.Calibration; cal == nil || cal.Power != 1 || !strings.Contains(m.Note, "power calibration left out") {
-		t.Errorf("400 calibrated rows: %+v, note %q; want β = 1 and a note", cal, m.Note)
-	}
-	m = &Model{Task: Classification, Outputs: c}
-	s, labels = powerLabels(rand.New(rand.NewPCG(5, 9)), 39, c, 0.2)
-	if err := m.Recalibrate(CalibratePower, s, labels, nil); err != nil {
-		t.Fatal(err)
-	}
-	if cal := m.Calibration; cal == nil || cal.Power != 1 || !strings.Contains(m.Note, "39 held-out rows are too few") {
-		t.Errorf("39 overconfident rows: %+v, note %q; want β = 1 and a note", cal, m.Note)
+	// Left out, β = 1 and a note saying why: calibrated rows (nothing to
+	// gain), and overconfident ones too few to check.
+	for _, tc := range []struct {
+		seed uint64
+		n    int
+		b0   float64
+		note string
+	}{{4, 400, 1, "power calibration left out"}, {5, 39, 0.2, "39 held-out rows are too few"}} {
+		m := &Model{Task: Classification, Outputs: c}
+		s, labels := powerLabels(rand.New(rand.NewPCG(tc.seed, 9)), tc.n, c, tc.b0)
+		if err := m.Recalibrate(CalibratePower, s, labels, nil); err != nil {
+			t.Fatal(err)
+		}
+		if cal := m.Calibration; cal == nil || cal.Power != 1 || !strings.Contains(m.Note, tc.note) {
+			t.Errorf("%d rows of β₀ = %v: %+v, note %q; want β = 1 and a note %q", tc.n, tc.b0, cal, m.Note, tc.note)
+		}
 	}
 	if p := checkParts(41); len(p) != 41 || p[40] != 0 || p[3] != 3 {
 		t.Errorf("41 rows: parts %v", p)
