@@ -211,19 +211,17 @@ func (e *engine[T]) zGrads(ctx context.Context, zq kernel.Points[T], out []float
 	return nil
 }
 
-// pairGrads is zGrads for a pairwise kernel (lp-laplace): each query
-// point's gradients are summed over the centres coordinate by coordinate
-// (kernel.LpGradients), one task per band of query points.
+// pairGrads is zGrads for a pairwise kernel (lp-laplace): the gradients
+// of a band of query points at a time (kernel.LpGradients), one task per
+// band.
 func (e *engine[T]) pairGrads(ctx context.Context, zq kernel.Points[T], out []float64) error {
-	const band = 16
+	const band = 64
 	d, c := e.z.D, e.p.C
 	clear(out[:zq.N*c*d])
 	bands := (zq.N + band - 1) / band
 	return linalg.Tasks(ctx, bands, func(_, b int) {
-		w := make([]float64, d)
-		for i := b * band; i < min((b+1)*band, zq.N); i++ {
-			kernel.LpGradients(e.p.Kernel, zq.Row(i), e.z, e.alpha, c, out[i*c*d:(i+1)*c*d], w)
-		}
+		r0, r1 := b*band, min((b+1)*band, zq.N)
+		kernel.LpGradients(e.p.Kernel, zq.Slice(r0, r1), e.z, e.alpha, c, out[r0*c*d:r1*c*d])
 	})
 }
 

@@ -118,12 +118,71 @@ func TestLpGradientFastPowers(t *testing.T) {
 	}
 	pts := NewPoints(b, n, d)
 	for _, pq := range [][2]float64{{0.5, 0.5}, {1.5, 0.8}, {1.5, 1.5}} {
-		g1, g2, w := make([]float64, c*d), make([]float64, c*d), make([]float64, d)
-		LpGradients(Spec{Kind: LpLaplace, Bandwidth: 2, Power: pq[0], Exponent: pq[1]}, a, pts, alpha, c, g1, w)
-		LpGradients(Spec{Kind: LpLaplace, Bandwidth: 2, Power: pq[0] + 1e-12, Exponent: pq[1]}, a, pts, alpha, c, g2, w)
+		g1, g2 := make([]float64, c*d), make([]float64, c*d)
+		q := NewPoints(a, 1, d)
+		LpGradients(Spec{Kind: LpLaplace, Bandwidth: 2, Power: pq[0], Exponent: pq[1]}, q, pts, alpha, c, g1)
+		LpGradients(Spec{Kind: LpLaplace, Bandwidth: 2, Power: pq[0] + 1e-12, Exponent: pq[1]}, q, pts, alpha, c, g2)
 		for i := range g1 {
 			if math.Abs(g1[i]-g2[i]) > 1e-9*(1+math.Abs(g2[i])) {
 				t.Fatalf("p = %v, q = %v: gradient %d is %v, the general formula gives %v", pq[0], pq[1], i, g1[i], g2[i])
+			}
+		}
+	}
+}
+
+// LpGradients over several centre tiles (1 100 centres: 512 + 512 + 76)
+// equals the formula summed pair by pair, drops the pair where the query
+// is a centre and the coordinates where it equals one, and gives a query
+// the same bits alone as with others.
+func TestLpGradientsTiles(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	n, d, c, nq := 1100, 5, 2, 4
+	b := testutil.Randn(r, n*d)
+	alpha := testutil.Randn(r, n*c)
+	a := testutil.Randn(r, nq*d)
+	copy(a[d:2*d], b[700*d:701*d]) // query 1 is centre 700
+	a[2*d+3] = b[20*d+3]           // query 2 shares a coordinate with centre 20
+	pts, qs := NewPoints(b, n, d), NewPoints(a, nq, d)
+	for _, pq := range [][2]float64{{1, 1}, {0.5, 0.5}, {1.5, 0.8}, {2, 1}, {1.3, 0.7}} {
+		s := Spec{Kind: LpLaplace, Bandwidth: 2, Power: pq[0], Exponent: pq[1]}
+		g := make([]float64, nq*c*d)
+		LpGradients(s, qs, pts, alpha, c, g)
+		for i := range nq {
+			ai := a[i*d : i*d+d]
+			want := make([]float64, c*d)
+			for j := range n {
+				bj := b[j*d : j*d+d]
+				sum := 0.0
+				for t := range d {
+					sum += math.Pow(math.Abs(ai[t]-bj[t]), pq[0])
+				}
+				if sum < lpTiny {
+					continue
+				}
+				coef := -s.LpValue(ai, bj) * pq[1] * math.Pow(2, -pq[1]) * math.Pow(sum, pq[1]/pq[0]-1)
+				for t := range d {
+					v := ai[t] - bj[t]
+					if math.Abs(v) < lpTiny {
+						continue
+					}
+					w := coef * math.Copysign(math.Pow(math.Abs(v), pq[0]-1), v)
+					for o := range c {
+						want[o*d+t] += alpha[j*c+o] * w
+					}
+				}
+			}
+			got := g[i*c*d : (i+1)*c*d]
+			for x := range want {
+				if math.Abs(got[x]-want[x]) > 1e-11*(1+math.Abs(want[x])) {
+					t.Fatalf("p=%v q=%v query %d entry %d: %v, want %v", pq[0], pq[1], i, x, got[x], want[x])
+				}
+			}
+			alone := make([]float64, c*d)
+			LpGradients(s, qs.Slice(i, i+1), pts, alpha, c, alone)
+			for x := range alone {
+				if alone[x] != got[x] {
+					t.Fatalf("p=%v q=%v query %d entry %d: %v alone, %v with the others", pq[0], pq[1], i, x, alone[x], got[x])
+				}
 			}
 		}
 	}

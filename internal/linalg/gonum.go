@@ -3,6 +3,8 @@
 package linalg
 
 import (
+	"math"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/lapack"
@@ -112,6 +114,98 @@ func TriSolve[T Float](trans bool, n, nrhs int, l []T, ldl int, b []T, ldb int) 
 func radialRows[T Float](b Block[T], op RadialOp, lo, hi int, coef bool) {
 	for i := lo; i < hi; i++ {
 		radialGo(b.G[i*b.LD:], b.colsOf(i), b.NA[i], b.NB, op, coef)
+	}
+}
+
+func expNegPow(x []float64, c, p float64) {
+	for j, s := range x {
+		x[j] = ExpNegPowOf(s, c, p)
+	}
+}
+
+// lpSums and lpSumsPhi: the powers of the search's grid in loops of
+// their own (a switch per element doubled their cost).
+func lpSums[T Float](a, bt []T, ld, n int, p float64, out []float64) {
+	clear(out[:n])
+	for t, x := range a {
+		row, xt := bt[t*ld:t*ld+n], float64(x)
+		switch p {
+		case 1:
+			for j, y := range row {
+				out[j] += math.Abs(xt - float64(y))
+			}
+		case 2:
+			for j, y := range row {
+				v := xt - float64(y)
+				out[j] += v * v
+			}
+		case 0.5:
+			for j, y := range row {
+				out[j] += math.Sqrt(math.Abs(xt - float64(y)))
+			}
+		case 1.5:
+			for j, y := range row {
+				u := math.Abs(xt - float64(y))
+				out[j] += u * math.Sqrt(u)
+			}
+		default:
+			for j, y := range row {
+				out[j] += LpTerm(xt-float64(y), p)
+			}
+		}
+	}
+}
+
+func lpSumsPhi[T Float](a, bt []T, ld, n int, p, tiny float64, sums, phi []float64) {
+	clear(sums[:n])
+	for t, x := range a {
+		row, out, xt := bt[t*ld:t*ld+n], phi[t*n:t*n+n], float64(x)
+		switch p {
+		case 1:
+			for j, y := range row {
+				v := xt - float64(y)
+				u := math.Abs(v)
+				sums[j] += u
+				out[j] = 0
+				if u >= tiny {
+					out[j] = math.Copysign(1, v)
+				}
+			}
+		case 2:
+			for j, y := range row {
+				v := xt - float64(y)
+				sums[j] += v * v
+				out[j] = 0
+				if math.Abs(v) >= tiny {
+					out[j] = v
+				}
+			}
+		case 1.5:
+			for j, y := range row {
+				v := xt - float64(y)
+				u := math.Abs(v)
+				r := math.Sqrt(u)
+				sums[j] += u * r
+				out[j] = 0
+				if u >= tiny {
+					out[j] = math.Copysign(r, v)
+				}
+			}
+		default:
+			for j, y := range row {
+				v := xt - float64(y)
+				sums[j] += LpTerm(v, p)
+				out[j] = LpPhiOf(v, p, tiny)
+			}
+		}
+	}
+}
+
+func powPos(x []float64, p float64) {
+	for j, s := range x {
+		if s > 0 {
+			x[j] = math.Pow(s, p)
+		}
 	}
 }
 

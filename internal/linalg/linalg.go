@@ -315,6 +315,85 @@ func (b *Block[T]) weight() func(int) float64 {
 	return func(i int) float64 { return float64(b.colsOf(i)) }
 }
 
+// ExpNegPow overwrites each x_j ≥ 0 by exp(−c·x_j^p): a radial profile
+// applied to sums the caller formed itself (the lp-laplace kernel's
+// Σ|v_i|^p). The cgo backend vectorizes it (about 1 ulp from math.Exp);
+// the portable one is ExpNegPowOf.
+func ExpNegPow(x []float64, c, p float64) { expNegPow(x, c, p) }
+
+// ExpNegPowOf is exp(−c·s^p) for one s with math.Exp (p = ½ and 1
+// without Pow).
+func ExpNegPowOf(s, c, p float64) float64 {
+	switch p {
+	case 1:
+		return math.Exp(-c * s)
+	case 0.5:
+		return math.Exp(-c * math.Sqrt(s))
+	}
+	return math.Exp(-c * math.Pow(s, p))
+}
+
+// LpSums sets out[j] = Σ_t |a_t − b_jt|^p for the n points b stored
+// transposed in bt (coordinate t of point j at bt[t·ld+j]; len(a)
+// coordinates), summed in coordinate order: the lp-laplace kernel's sums
+// for one query against a tile of points. The cgo backend vectorizes it
+// over the points (its square root and power within a few ulps of the
+// Go ones); the portable one sums LpTerm.
+func LpSums[T Float](a, bt []T, ld, n int, p float64, out []float64) { lpSums(a, bt, ld, n, p, out) }
+
+// LpTerm is |v|^p, with the powers 1, 2, ½ and 3/2 (the search's grid)
+// done without Pow: a square root costs a few cycles, Pow tens of
+// nanoseconds.
+func LpTerm(v, p float64) float64 {
+	v = math.Abs(v)
+	switch p {
+	case 1:
+		return v
+	case 2:
+		return v * v
+	case 0.5:
+		return math.Sqrt(v)
+	case 1.5:
+		return v * math.Sqrt(v)
+	}
+	if v == 0 {
+		return 0
+	}
+	return math.Pow(v, p)
+}
+
+// LpSumsPhi is LpSums into sums, and sets phi[t·n+j] = sign(v)·|v|^(p−1),
+// v = a_t − b_jt, 0 where |v| < tiny: the coordinate factors of the
+// lp-laplace kernel's gradient. The cgo backend vectorizes both in one
+// pass (the factor as the term over |v|); the portable one sums LpTerm and
+// takes the factors from LpPhiOf.
+func LpSumsPhi[T Float](a, bt []T, ld, n int, p, tiny float64, sums, phi []float64) {
+	lpSumsPhi(a, bt, ld, n, p, tiny, sums, phi)
+}
+
+// LpPhiOf is sign(v)·|v|^(p−1), 0 where |v| < tiny.
+func LpPhiOf(v, p, tiny float64) float64 {
+	u := math.Abs(v)
+	if u < tiny {
+		return 0
+	}
+	switch p {
+	case 1:
+		return math.Copysign(1, v)
+	case 2:
+		return v
+	case 0.5:
+		return math.Copysign(1/math.Sqrt(u), v)
+	case 1.5:
+		return math.Copysign(math.Sqrt(u), v)
+	}
+	return math.Copysign(math.Pow(u, p-1), v)
+}
+
+// PowPos overwrites each x_j ≥ 0 by x_j^p (0 stays 0); the cgo backend
+// vectorizes it.
+func PowPos(x []float64, p float64) { powPos(x, p) }
+
 // radialGo is the portable element-wise pass; the cgo backend replaces it
 // with vectorized C for the hot shapes but keeps the same arithmetic order.
 func radialGo[T Float](g []T, n int, na T, nb []T, op RadialOp, coef bool) {

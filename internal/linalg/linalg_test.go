@@ -370,3 +370,92 @@ func TestEigSym(t *testing.T) {
 		}
 	}
 }
+
+// ExpNegPow agrees with math.Exp(−c·s^p) to a few ulps of the exponent for the exponent
+// cases the lp-laplace kernel takes (½ and 1 without a power, others with
+// one), from s = 0 (exactly 1) into the underflow region (0, not garbage).
+func TestExpNegPow(t *testing.T) {
+	for _, p := range []float64{1, 0.5, 0.8 / 1.4, 1.5, 2} {
+		for _, c := range []float64{0.25, 3} {
+			x := make([]float64, 3000)
+			for j := range x {
+				x[j] = float64(j) * float64(j) * 1e-3
+			}
+			x[1] = 1e-310 // subnormal sum: treated as 0 by the power case
+			in := append([]float64(nil), x...)
+			ExpNegPow(x, c, p)
+			if x[0] != 1 {
+				t.Fatalf("p=%v c=%v: exp(0) = %v", p, c, x[0])
+			}
+			for j := 2; j < len(x); j++ {
+				arg := c * math.Pow(in[j], p)
+				want := math.Exp(-arg)
+				if want < 1e-300 {
+					if x[j] < 0 || x[j] > 1e-300 {
+						t.Fatalf("p=%v c=%v s=%v: underflow gave %v", p, c, in[j], x[j])
+					}
+					continue
+				}
+				// A relative error e of s^p moves the value by arg·e.
+				if math.Abs(x[j]-want) > 4e-15*(1+arg)*want {
+					t.Fatalf("p=%v c=%v s=%v: %v, want %v (rel %.2g)", p, c, in[j], x[j], want, math.Abs(x[j]-want)/want)
+				}
+			}
+		}
+	}
+}
+
+// LpSums and LpSumsPhi match the coordinate-ordered sum of LpTerm for
+// points stored transposed with a stride, in both precisions, for the
+// powers with their own code and one through a power function; equal
+// coordinates add 0; LpSumsPhi's factors match LpPhiOf (0 at equal
+// coordinates).
+func TestLpSums(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	d, n, ld := 7, 37, 41
+	a := testutil.Randn(r, d)
+	bt := testutil.Randn(r, d*ld)
+	bt[2*ld+5] = a[2] // a zero difference
+	a32, bt32 := make([]float32, d), make([]float32, d*ld)
+	for i, v := range a {
+		a32[i] = float32(v)
+	}
+	for i, v := range bt {
+		bt32[i] = float32(v)
+	}
+	for _, p := range []float64{1, 2, 0.5, 1.5, 1.3} {
+		got, got32 := make([]float64, n+1), make([]float64, n+1)
+		got[n], got32[n] = -1, -1 // past n: untouched
+		LpSums(a, bt, ld, n, p, got)
+		LpSums(a32, bt32, ld, n, p, got32)
+		for j := 0; j < n; j++ {
+			var want, want32 float64
+			for k := 0; k < d; k++ {
+				want += LpTerm(a[k]-bt[k*ld+j], p)
+				want32 += LpTerm(float64(a32[k])-float64(bt32[k*ld+j]), p)
+			}
+			if math.Abs(got[j]-want) > 1e-14*want || math.Abs(got32[j]-want32) > 1e-14*want32 {
+				t.Fatalf("p=%v j=%d: %v and %v (float32), want %v and %v", p, j, got[j], got32[j], want, want32)
+			}
+		}
+		if got[n] != -1 || got32[n] != -1 {
+			t.Fatalf("p=%v: wrote past n", p)
+		}
+		sums, phi := make([]float64, n), make([]float64, d*n)
+		LpSumsPhi(a, bt, ld, n, p, 1e-10, sums, phi)
+		for j := 0; j < n; j++ {
+			if math.Abs(sums[j]-got[j]) > 1e-14*got[j] {
+				t.Fatalf("p=%v j=%d: LpSumsPhi sum %v, LpSums %v", p, j, sums[j], got[j])
+			}
+			for k := 0; k < d; k++ {
+				want := LpPhiOf(a[k]-bt[k*ld+j], p, 1e-10)
+				if math.Abs(phi[k*n+j]-want) > 1e-14*math.Abs(want) {
+					t.Fatalf("p=%v j=%d t=%d: factor %v, want %v", p, j, k, phi[k*n+j], want)
+				}
+			}
+		}
+		if phi[2*n+5] != 0 {
+			t.Fatalf("p=%v: factor at an equal coordinate %v", p, phi[2*n+5])
+		}
+	}
+}

@@ -182,6 +182,30 @@ func radialRows[T Float](b Block[T], op RadialOp, lo, hi int, coef bool) {
 	}
 }
 
+func expNegPow(x []float64, c, p float64) {
+	C.rfm_exppow_f64(p64(x), C.long(len(x)), C.double(c), C.double(p))
+}
+
+func lpSums[T Float](a, bt []T, ld, n int, p float64, out []float64) {
+	switch a := any(a).(type) {
+	case []float64:
+		C.rfm_lpsums_f64(p64(a), C.long(len(a)), p64(any(bt).([]float64)), C.long(ld), C.long(n), C.double(p), p64(out))
+	case []float32:
+		C.rfm_lpsums_f32(p32(a), C.long(len(a)), p32(any(bt).([]float32)), C.long(ld), C.long(n), C.double(p), p64(out))
+	}
+}
+
+func lpSumsPhi[T Float](a, bt []T, ld, n int, p, tiny float64, sums, phi []float64) {
+	switch a := any(a).(type) {
+	case []float64:
+		C.rfm_lpsumsphi_f64(p64(a), C.long(len(a)), p64(any(bt).([]float64)), C.long(ld), C.long(n), C.double(p), C.double(tiny), p64(sums), p64(phi))
+	case []float32:
+		C.rfm_lpsumsphi_f32(p32(a), C.long(len(a)), p32(any(bt).([]float32)), C.long(ld), C.long(n), C.double(p), C.double(tiny), p64(sums), p64(phi))
+	}
+}
+
+func powPos(x []float64, p float64) { C.rfm_pow_f64(p64(x), C.long(len(x)), C.double(p)) }
+
 // eigSym is EigSym's LAPACK call, by the divide-and-conquer dsyevd: vecs
 // holds a copy of the input on entry.
 func eigSym(d int, vals, vecs []float64) bool {

@@ -220,3 +220,127 @@ static inline float vsqrtf(float s) {
 
 PASSES(double, f64, vexp, vlog, vsqrt, 1e-300)
 PASSES(float, f32, vexpf, vlogf, vsqrtf, 1e-37f)
+
+/* x[j] <- exp(-C x[j]^P) for sums x[j] >= 0 (the lp-laplace kernel's values
+ * from its coordinate sums), the same three exponent cases as above. */
+CLONES void rfm_exppow_f64(double *restrict x, long n, double C, double P) {
+	if (P == 1.0) {
+		for (long j = 0; j < n; j++) x[j] = vexp(-C * x[j]);
+	} else if (P == 0.5) {
+		for (long j = 0; j < n; j++) x[j] = vexp(-C * vsqrt(x[j]));
+	} else {
+		for (long j = 0; j < n; j++) {
+			double s = x[j];
+			double sc = s < 1e-300 ? 1e-300 : s;
+			double sp = vexp(P * vlog(sc));
+			sp = s < 1e-300 ? 0.0 : sp;
+			x[j] = vexp(-C * sp);
+		}
+	}
+}
+
+/* out[j] = sum_t |a[t] - bt[t*ld + j]|^p for j < n: one query's coordinate
+ * sums against n points stored transposed (coordinate-major), so that each
+ * coordinate is a contiguous, vectorizable pass over the points, summed in
+ * coordinate order as the scalar Go loop does. Powers 1, 2, 1/2 and 3/2
+ * without a power function; others as exp(p log v), 0 where v is 0. */
+#define LPSUMS(TI, SUF)                                                                             \
+	CLONES void rfm_lpsums_##SUF(const TI *a, long d, const TI *bt, long ld, long n, double p, double *restrict out) { \
+		for (long j = 0; j < n; j++) out[j] = 0.0;                                                  \
+		for (long t = 0; t < d; t++) {                                                              \
+			const TI *restrict row = bt + t * ld;                                                   \
+			double at = (double)a[t];                                                               \
+			if (p == 1.0) {                                                                         \
+				for (long j = 0; j < n; j++) out[j] += __builtin_fabs(at - (double)row[j]);        \
+			} else if (p == 2.0) {                                                                  \
+				for (long j = 0; j < n; j++) {                                                      \
+					double v = at - (double)row[j];                                                 \
+					out[j] += v * v;                                                                \
+				}                                                                                   \
+			} else if (p == 0.5) {                                                                  \
+				for (long j = 0; j < n; j++) out[j] += vsqrt(__builtin_fabs(at - (double)row[j])); \
+			} else if (p == 1.5) {                                                                  \
+				for (long j = 0; j < n; j++) {                                                      \
+					double v = __builtin_fabs(at - (double)row[j]);                                 \
+					out[j] += v * vsqrt(v);                                                         \
+				}                                                                                   \
+			} else {                                                                                \
+				for (long j = 0; j < n; j++) {                                                      \
+					double v = __builtin_fabs(at - (double)row[j]);                                 \
+					double vc = v < 1e-300 ? 1e-300 : v;                                            \
+					double w = vexp(p * vlog(vc));                                                  \
+					out[j] += v < 1e-300 ? 0.0 : w;                                                 \
+				}                                                                                   \
+			}                                                                                       \
+		}                                                                                           \
+	}
+
+LPSUMS(double, f64)
+LPSUMS(float, f32)
+
+/* sums[j] as rfm_lpsums, and phi[t*n + j] = sign(v) |v|^(p-1),
+ * v = a[t] - bt[t*ld + j], 0 where |v| < tiny: the lp-laplace kernel's
+ * sums and the coordinate factors of its gradient in one pass (the
+ * factor is the term over |v|; the kernel is not differentiable where a
+ * coordinate difference vanishes when p <= 1, and the term is dropped). */
+#define LPSUMSPHI(TI, SUF)                                                                          \
+	CLONES void rfm_lpsumsphi_##SUF(const TI *a, long d, const TI *bt, long ld, long n, double p, double tiny, \
+	                                double *restrict sums, double *restrict phi) {                  \
+		for (long j = 0; j < n; j++) sums[j] = 0.0;                                                 \
+		for (long t = 0; t < d; t++) {                                                              \
+			const TI *restrict row = bt + t * ld;                                                   \
+			double *restrict out = phi + t * n;                                                     \
+			double at = (double)a[t];                                                               \
+			if (p == 1.0) {                                                                         \
+				for (long j = 0; j < n; j++) {                                                      \
+					double v = at - (double)row[j], u = __builtin_fabs(v);                          \
+					sums[j] += u;                                                                   \
+					out[j] = u < tiny ? 0.0 : (v < 0.0 ? -1.0 : 1.0);                               \
+				}                                                                                   \
+			} else if (p == 2.0) {                                                                  \
+				for (long j = 0; j < n; j++) {                                                      \
+					double v = at - (double)row[j];                                                 \
+					sums[j] += v * v;                                                               \
+					out[j] = __builtin_fabs(v) < tiny ? 0.0 : v;                                    \
+				}                                                                                   \
+			} else if (p == 0.5) {                                                                  \
+				for (long j = 0; j < n; j++) {                                                      \
+					double v = at - (double)row[j], u = __builtin_fabs(v);                          \
+					double w = vsqrt(u);                                                            \
+					sums[j] += w;                                                                   \
+					double f = 1.0 / (u < tiny ? 1.0 : w);                                          \
+					out[j] = u < tiny ? 0.0 : (v < 0.0 ? -f : f);                                   \
+				}                                                                                   \
+			} else if (p == 1.5) {                                                                  \
+				for (long j = 0; j < n; j++) {                                                      \
+					double v = at - (double)row[j], u = __builtin_fabs(v);                          \
+					double f = vsqrt(u);                                                            \
+					sums[j] += u * f;                                                               \
+					out[j] = u < tiny ? 0.0 : (v < 0.0 ? -f : f);                                   \
+				}                                                                                   \
+			} else {                                                                                \
+				for (long j = 0; j < n; j++) {                                                      \
+					double v = at - (double)row[j], u = __builtin_fabs(v);                          \
+					double uc = u < 1e-300 ? 1.0 : u;                                               \
+					double w = vexp(p * vlog(uc));                                                  \
+					w = u < 1e-300 ? 0.0 : w;                                                       \
+					sums[j] += w;                                                                   \
+					double f = w / (u < tiny ? 1.0 : u);                                            \
+					out[j] = u < tiny ? 0.0 : (v < 0.0 ? -f : f);                                   \
+				}                                                                                   \
+			}                                                                                       \
+		}                                                                                           \
+	}
+
+LPSUMSPHI(double, f64)
+LPSUMSPHI(float, f32)
+
+/* x[j] <- x[j]^P for x[j] > 0 (0 where x[j] is 0). */
+CLONES void rfm_pow_f64(double *restrict x, long n, double P) {
+	for (long j = 0; j < n; j++) {
+		double s = x[j];
+		double e = P * vlog(s < 1e-300 ? 1.0 : s);
+		double w = vexp(e > 709.0 ? 709.0 : e); /* vexp is not for overflow */
+		x[j] = s < 1e-300 ? 0.0 : w;
+	}
+}

@@ -12,4 +12,10 @@ long rfm_radial_f64(double *g, long lo, long hi, long cols, long ld, const doubl
                     double C, double P, double tiny, double rel, int coef, int lower, long row0);
 long rfm_radial_f32(float *g, long lo, long hi, long cols, long ld, const float *na, const float *nb,
                     double C, double P, double tiny, double rel, int coef, int lower, long row0);
+void rfm_exppow_f64(double *x, long n, double C, double P);
+void rfm_lpsums_f64(const double *a, long d, const double *bt, long ld, long n, double p, double *out);
+void rfm_lpsums_f32(const float *a, long d, const float *bt, long ld, long n, double p, double *out);
+void rfm_lpsumsphi_f64(const double *a, long d, const double *bt, long ld, long n, double p, double tiny, double *sums, double *phi);
+void rfm_lpsumsphi_f32(const float *a, long d, const float *bt, long ld, long n, double p, double tiny, double *sums, double *phi);
+void rfm_pow_f64(double *x, long n, double P);
 #endif
