@@ -213,7 +213,8 @@ func (e *engine[T]) zGrads(ctx context.Context, zq kernel.Points[T], out []float
 
 // pairGrads is zGrads for a pairwise kernel (lp-laplace): the gradients
 // of a band of query points at a time (kernel.LpGradients), one task per
-// band.
+// band. Each call copies every centre once (coordinate-major); with 64
+// queries a band makes 64 passes over the copy per such copy.
 func (e *engine[T]) pairGrads(ctx context.Context, zq kernel.Points[T], out []float64) error {
 	const band = 64
 	d, c := e.z.D, e.p.C

@@ -49,12 +49,7 @@ func lpTile[T Float](s Spec, a, b Points[T], t span, o tileOut[T], lower bool) {
 	f := s.lp()
 	ld, d, n := o.LD, b.D, t.c1-t.c0
 	g := o.G[t.r0*ld+t.c0:]
-	bt := make([]T, d*n)
-	for j := range n {
-		for k, v := range b.Row(t.c0 + j) {
-			bt[k*n+j] = v
-		}
-	}
+	bt := coordinateMajor(b, t.c0, n, make([]T, d*n))
 	sums := make([]float64, n)
 	for i := t.r0; i < t.r1; i++ {
 		cend := t.c1
@@ -72,6 +67,18 @@ func lpTile[T Float](s Spec, a, b Points[T], t span, o tileOut[T], lower bool) {
 			row[j] = T(v)
 		}
 	}
+}
+
+// coordinateMajor copies points [c0, c0+n) of b into bt coordinate by
+// coordinate (coordinate t of point j at bt[t·n+j]), the layout of
+// linalg.LpSums, and returns bt.
+func coordinateMajor[T Float](b Points[T], c0, n int, bt []T) []T {
+	for j := range n {
+		for t, v := range b.Row(c0 + j) {
+			bt[t*n+j] = v
+		}
+	}
+	return bt
 }
 
 // lpTiny: coordinates and sums below it count as zero in gradients (the
@@ -106,11 +113,7 @@ func LpGradients[T Float](s Spec, q, b Points[T], alpha []T, c int, g []float64)
 	beta := make([]float64, nt*c)
 	for c0 := 0; c0 < b.N; c0 += nt {
 		n := min(nt, b.N-c0)
-		for j := range n {
-			for t, v := range b.Row(c0 + j) {
-				bt[t*n+j] = v
-			}
-		}
+		coordinateMajor(b, c0, n, bt)
 		for i := range q.N {
 			a := q.Row(i)
 			linalg.LpSumsPhi(a, bt, n, n, f.p, lpTiny, sums[:n], phi[:d*n])
@@ -120,7 +123,6 @@ func LpGradients[T Float](s Spec, q, b Points[T], alpha []T, c int, g []float64)
 				copy(sr, sums[:n])
 				linalg.PowPos(sr[:n], f.r-1)
 			}
-			live := false
 			for j := range n {
 				coef := 0.0
 				if sums[j] >= lpTiny {
@@ -133,10 +135,6 @@ func LpGradients[T Float](s Spec, q, b Points[T], alpha []T, c int, g []float64)
 				for o, v := range aj {
 					beta[o*n+j] = coef * float64(v)
 				}
-				live = live || coef != 0
-			}
-			if !live {
-				continue
 			}
 			// g_i (c×d) += β (c×n, output-major) · Φᵀ: both operands
 			// read along rows, which gonum's GEMM needs to be fast.
