@@ -3,6 +3,7 @@ package uci
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/rfmkit/rfm"
@@ -13,6 +14,10 @@ const (
 	StatusOK      = "ok"
 	StatusSkipped = "skipped" // the data file is missing: reported, not failed
 	StatusFailed  = "failed"
+	// StatusPartial: the tuned protocol's evaluation splits finished so
+	// far, saved after each so that a run stopped in a long data set
+	// resumes at its next split (not counted in any summary).
+	StatusPartial = "partial"
 )
 
 // Result is one data set's outcome. Accuracies are in percent.
@@ -71,6 +76,12 @@ type job struct {
 	trials int
 	// ensemble: how many top configurations ProtocolTuned averages (≤ 1: one).
 	ensemble int
+	// resume, if set, is a StatusPartial result of this data set from an
+	// earlier run: ProtocolTuned keeps its splits and computes the rest.
+	resume *Result
+	// checkpoint, if set, is given a StatusPartial copy of the result after
+	// each evaluation split of ProtocolTuned but the last.
+	checkpoint func(*Result) error
 }
 
 // evaluate runs the protocol on one loaded set.
@@ -81,12 +92,27 @@ func (j *job) evaluate(ctx context.Context, s *Set) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Name: s.Name, Status: StatusOK, N: s.N1, D: s.D, Classes: s.Classes}
+	prior := 0.0 // seconds an earlier run spent on the splits resumed
 	done := func(n int) func(Setting, float64) {
 		return func(st Setting, f float64) { j.tell(fitCost(n, s.D, s.Classes, st.Iters+1), f) }
 	}
 	switch j.protocol {
 	case ProtocolTuned:
-		if err := j.search(ctx, s, res); err != nil {
+		if p := j.resume; p != nil && resumable(p, s) {
+			res, prior = p.splitsDone(), p.Seconds
+		}
+		save := func() error {
+			if j.checkpoint == nil {
+				return nil
+			}
+			p := *res
+			p.Status = StatusPartial
+			p.Reason = fmt.Sprintf("%d of %d evaluation splits done", len(res.TestAccuracies), len(s.Folds))
+			p.TestAccuracy, p.LaplaceAccuracy = mean(res.TestAccuracies), mean(res.LaplaceAccuracies)
+			p.Seconds = prior + time.Since(start).Seconds()
+			return j.checkpoint(&p)
+		}
+		if err := j.search(ctx, s, res, save); err != nil {
 			return nil, err
 		}
 	case ProtocolPaper, ProtocolTunedGrid:
@@ -149,8 +175,27 @@ func (j *job) evaluate(ctx context.Context, s *Set) (*Result, error) {
 	}
 	res.TestAccuracy = mean(res.TestAccuracies)
 	res.LaplaceAccuracy = mean(res.LaplaceAccuracies)
-	res.Seconds = time.Since(start).Seconds()
+	res.Seconds = prior + time.Since(start).Seconds()
 	return res, nil
+}
+
+// resumable reports whether p, a StatusPartial result, holds some but not
+// all of s's evaluation splits, each with every per-split column.
+func resumable(p *Result, s *Set) bool {
+	k := len(p.TestAccuracies)
+	return p.Status == StatusPartial && p.N == s.N1 && p.D == s.D && p.Classes == s.Classes &&
+		k > 0 && k < len(s.Folds) && len(p.LaplaceAccuracies) == k && len(p.RFM) == k && len(p.Laplace) == k &&
+		len(p.LogLosses) == k && len(p.CalLogLosses) == k && (len(p.Members) == 0 || len(p.Members) == k)
+}
+
+// splitsDone is a copy of the partial result p to continue: its splits'
+// columns, status ok, no means or reason.
+func (p *Result) splitsDone() *Result {
+	c := &Result{Name: p.Name, Status: StatusOK, N: p.N, D: p.D, Classes: p.Classes}
+	c.RFM, c.Laplace = slices.Clone(p.RFM), slices.Clone(p.Laplace)
+	c.TestAccuracies, c.LaplaceAccuracies = slices.Clone(p.TestAccuracies), slices.Clone(p.LaplaceAccuracies)
+	c.LogLosses, c.CalLogLosses, c.Members = slices.Clone(p.LogLosses), slices.Clone(p.CalLogLosses), slices.Clone(p.Members)
+	return c
 }
 
 // averaged combines two selections over the same grid (the two directions

@@ -98,7 +98,7 @@ func joinPcts(v []float64) string {
 func resultRow(r *Result) []string {
 	clean := func(s string) string { return strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(s) }
 	row := []string{r.Name, r.Protocol, r.Status, strconv.Itoa(r.N), strconv.Itoa(r.D), strconv.Itoa(r.Classes)}
-	if r.Status != StatusOK {
+	if r.Status != StatusOK && r.Status != StatusPartial {
 		row = append(row, make([]string, len(resultColumns)-len(row)-1)...)
 		return append(row, clean(r.Reason))
 	}
@@ -200,9 +200,9 @@ func parseRow(f []string, cols map[string]int) (*Result, error) {
 	switch r.Status {
 	case StatusSkipped, StatusFailed:
 		return r, nil
-	case StatusOK:
+	case StatusOK, StatusPartial:
 	default:
-		return nil, fmt.Errorf("status %q is not ok, skipped or failed", r.Status)
+		return nil, fmt.Errorf("status %q is not ok, partial, skipped or failed", r.Status)
 	}
 	if r.RFM, err = parseChoices(col("lambda"), col("normalize"), col("round"), col("val_acc_pct"), col("setting")); err != nil {
 		return nil, err

@@ -188,8 +188,10 @@ const (
 // Run benchmarks the selected data sets under a protocol, writes the
 // outputs into OutDir and returns the report. Data sets already in
 // OutDir/results.tsv with the same protocol tag are reused unless Force;
-// results.tsv is rewritten atomically after every data set, so an
-// interrupted run resumes where it stopped. A data set that fails is
+// results.tsv is rewritten atomically after every data set (and, under the
+// tuned protocol, after every evaluation split as a StatusPartial row), so
+// an interrupted run resumes where it stopped: at the next set, or at the
+// next split of a tuned set (its large sets take hours). A data set that fails is
 // recorded as failed (and retried by the next run); Run then still returns
 // the report, with Failed > 0.
 func Run(ctx context.Context, opt Options) (*Report, error) {
@@ -242,8 +244,12 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	}
 	r := &runner{opt: opt, store: store, path: resultsPath, start: start, total: len(todo), inflight: map[string]float64{}}
 	for _, e := range todo {
-		r.costs = append(r.costs, setCost(opt.Protocol, &e.Meta))
-		r.totalCost += r.costs[len(r.costs)-1]
+		c := setCost(opt.Protocol, &e.Meta)
+		if p, ok := store[e.Meta.Name]; ok && p.Status == StatusPartial {
+			c *= float64(4-min(len(p.TestAccuracies), 3)) / 4 // the splits left of 4
+		}
+		r.costs = append(r.costs, c)
+		r.totalCost += c
 	}
 	// Write the file once up front: skipped sets appear even if the run is
 	// interrupted, and an unwritable output fails before hours of work.
@@ -405,6 +411,18 @@ func (r *runner) one(ctx context.Context, e Entry, cost float64) error {
 	name := e.Meta.Name
 	counted := 0.0
 	j := &job{protocol: r.opt.Protocol, base: base{seed: r.opt.Seed, float32: r.opt.Float32, refine: r.opt.Refine}, fit: engineFit, trials: r.opt.Trials, ensemble: r.opt.Ensemble}
+	r.mu.Lock()
+	if p, ok := r.store[name]; ok && p.Status == StatusPartial {
+		j.resume = &p
+	}
+	r.mu.Unlock()
+	j.checkpoint = func(p *Result) error {
+		p.Protocol = r.opt.tag()
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.store[name] = *p
+		return r.save()
+	}
 	j.report = func(done, inflight float64) {
 		r.mu.Lock()
 		defer r.mu.Unlock()

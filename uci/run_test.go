@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -332,5 +333,75 @@ func TestMembersSummary(t *testing.T) {
 	}
 	if membersSummary(rs[2:3]) != nil {
 		t.Error("a summary without any recorded split")
+	}
+}
+
+// TestTunedResumesSplits: the tuned protocol saves a partial row after
+// each evaluation split; a run stopped there resumes at the next split,
+// keeps the splits already saved, and ends with the accuracies of an
+// uninterrupted run.
+func TestTunedResumesSplits(t *testing.T) {
+	tuned := func(o *Options) { o.Protocol, o.Subset, o.Ensemble = ProtocolTuned, "tiny-a", 1 }
+	whole := fixtureRun(t, t.TempDir(), tuned)
+
+	out := t.TempDir()
+	path := filepath.Join(out, ResultsName)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var saved *Result
+	opt := Options{DataDir: fixtureDir, OutDir: out, Threads: 1}
+	tuned(&opt)
+	opt.Progress = func(p Progress) {
+		rs, err := ReadResults(path)
+		if err != nil {
+			t.Errorf("results.tsv during the run: %v", err)
+			return
+		}
+		for i := range rs {
+			if rs[i].Status == StatusPartial && len(rs[i].TestAccuracies) == 2 && saved == nil {
+				saved = &rs[i]
+				cancel()
+			}
+		}
+	}
+	if _, err := Run(ctx, opt); !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopped run: %v", err)
+	}
+	if saved == nil {
+		t.Fatal("no partial row with 2 splits was saved")
+	}
+	if want := "2 of 4 evaluation splits done"; saved.Reason != want || saved.TestAccuracy != mean(saved.TestAccuracies) {
+		t.Errorf("partial row: reason %q, mean %g of %v", saved.Reason, saved.TestAccuracy, saved.TestAccuracies)
+	}
+	w := whole.Results[0]
+	if !slices.Equal(saved.TestAccuracies, w.TestAccuracies[:2]) {
+		t.Errorf("saved splits %v, uninterrupted %v", saved.TestAccuracies, w.TestAccuracies)
+	}
+
+	// Mark a saved split: the resumed run must take it from the file, not
+	// recompute it.
+	rs, err := ReadResults(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs[0].TestAccuracies[0] = 12.5
+	if err := WriteResults(path, rs); err != nil {
+		t.Fatal(err)
+	}
+	opt.Progress = nil
+	rep, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Results[0]
+	if r.Status != StatusOK || rep.Computed != 1 || len(r.TestAccuracies) != 4 || len(r.RFM) != 4 || len(r.LogLosses) != 4 {
+		t.Fatalf("resumed: status %s, %d computed, splits %v", r.Status, rep.Computed, r.TestAccuracies)
+	}
+	want := append([]float64{12.5}, w.TestAccuracies[1:]...)
+	if !slices.Equal(r.TestAccuracies, want) || !slices.Equal(r.LaplaceAccuracies, w.LaplaceAccuracies) {
+		t.Errorf("resumed splits %v / %v, want %v / %v", r.TestAccuracies, r.LaplaceAccuracies, want, w.LaplaceAccuracies)
+	}
+	if r.TestAccuracy != mean(want) || r.Seconds < saved.Seconds {
+		t.Errorf("resumed mean %g (want %g), %g s (partial %g s)", r.TestAccuracy, mean(want), r.Seconds, saved.Seconds)
 	}
 }

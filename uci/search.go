@@ -54,9 +54,15 @@ func searchDesign(n int) design {
 // search runs ProtocolTuned on one set: in each evaluation split, a tune
 // search on its training rows only, then the best configuration (and the
 // best plain kernel of the same search, for the Laplace column) fitted on
-// the training rows and scored on the test rows.
-func (j *job) search(ctx context.Context, s *Set, res *Result) error {
+// the training rows and scored on the test rows. Splits already in res (a
+// resumed run) are skipped; each split's seed depends only on its number,
+// so a resumed set scores as an uninterrupted one. save is called after
+// every split but the last.
+func (j *job) search(ctx context.Context, s *Set, res *Result, save func() error) error {
 	for r, f := range s.Folds {
+		if r < len(res.TestAccuracies) {
+			continue
+		}
 		train, test := s.subset(f.Train), s.subset(f.Test)
 		base := j.base.config(Setting{Lambda: 1e-3, Bandwidth: 10, Norm: rfm.MNormMean, Iters: 5})
 		base.Refit, base.ValFraction = true, 0.2
@@ -127,6 +133,11 @@ func (j *job) search(ctx context.Context, s *Set, res *Result) error {
 		res.Laplace = append(res.Laplace, choiceOf(sr.Plain, sr.Plain.PlainAccuracy, 0))
 		res.TestAccuracies = append(res.TestAccuracies, 100*ar)
 		res.LaplaceAccuracies = append(res.LaplaceAccuracies, 100*al)
+		if r+1 < len(s.Folds) {
+			if err := save(); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
