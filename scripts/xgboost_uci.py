@@ -11,7 +11,7 @@ stratified 20% holdout otherwise. The best is refitted on the training split
 and scored once on the test split. Output: one TSV row per data set with the
 mean test accuracy in percent.
 
-Usage: scripts/xgboost_uci.py DATA_DIR OUT.tsv NAME... [--trials 30] [--seed 1]
+Usage: scripts/xgboost_uci.py DATA_DIR OUT.tsv NAME... [--trials 30] [--seed 1] [--threads 2]
 """
 import argparse
 import math
@@ -92,7 +92,7 @@ def draw(rng):
     )
 
 
-def fit(params, x, y, classes, seed):
+def fit(params, x, y, classes, seed, threads=2):
     # Labels seen in the training rows may skip a class: map them to 0..k−1.
     seen = np.unique(y)
     if len(seen) == 1:
@@ -100,7 +100,7 @@ def fit(params, x, y, classes, seed):
     idx = {c: i for i, c in enumerate(seen)}
     p = dict(params)
     rounds = p.pop("n_estimators")
-    p.update(tree_method="hist", nthread=2, seed=seed, eta=p.pop("learning_rate"),
+    p.update(tree_method="hist", nthread=threads, seed=seed, eta=p.pop("learning_rate"),
              colsample_bytree=p["colsample_bytree"], verbosity=0)
     if len(seen) == 2:
         p["objective"] = "binary:logistic"
@@ -127,6 +127,7 @@ def main():
     ap.add_argument("names", nargs="+")
     ap.add_argument("--trials", type=int, default=30)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=2)
     o = ap.parse_args()
     done = set()
     if os.path.exists(o.out):
@@ -153,10 +154,10 @@ def main():
                 best, best_acc = None, -1.0
                 for _ in range(o.trials):
                     p = draw(rng)
-                    acc = np.mean([accuracy(fit(p, x[tr][a], y[tr][a], classes, o.seed)(x[tr][b]), y[tr][b]) for a, b in inner])
+                    acc = np.mean([accuracy(fit(p, x[tr][a], y[tr][a], classes, o.seed, o.threads)(x[tr][b]), y[tr][b]) for a, b in inner])
                     if acc > best_acc:
                         best, best_acc = p, acc
-                accs.append(100 * accuracy(fit(best, x[tr], y[tr], classes, o.seed)(x[te]), y[te]))
+                accs.append(100 * accuracy(fit(best, x[tr], y[tr], classes, o.seed, o.threads)(x[te]), y[te]))
             out.write(f"{name}\t{np.mean(accs)}\t{','.join(str(a) for a in accs)}\n")
             out.flush()
             print(f"{name}: {np.mean(accs):.2f}%", file=sys.stderr)

@@ -74,10 +74,13 @@ func DefaultSpace() Space {
 }
 
 // LpMaxFeatures is the most features for which the default space draws
-// lp-laplace: its kernel blocks and gradients are pair by pair, O(n²·d),
-// where the other kernels run one GEMM; on wide tables (images) they would
-// take much of the budget.
-const LpMaxFeatures = 64
+// lp-laplace: its kernel blocks and gradients are vectorized passes over
+// every coordinate of every pair, where the other kernels run one GEMM.
+// Fits with 3 rounds on 1 593 rows (semeion's columns, loaded machine,
+// medians of 3) took 1–1.3× the Laplace kernel's time at 100 and 128
+// features but 2.6–3.3× at 256, and on images (784) its blocks would take
+// much of the budget. (64 before the passes were vectorized.)
+const LpMaxFeatures = 128
 
 // withDefaults fills the zero fields from DefaultSpace (d features) and
 // checks ranges.

@@ -762,3 +762,22 @@ func TestPointOfBase(t *testing.T) {
 		t.Errorf("memory limit %d carried over from the trial", p.Config.MemoryLimit)
 	}
 }
+
+// TestLpWidthCap: the default space draws lp-laplace on tables of up to
+// LpMaxFeatures features and leaves it out above; a space that names its
+// kernels keeps them at any width.
+func TestLpWidthCap(t *testing.T) {
+	for _, c := range []struct {
+		d    int
+		kern []kernel.Kind
+		want bool
+	}{{10, nil, true}, {LpMaxFeatures, nil, true}, {LpMaxFeatures + 1, nil, false}, {784, []kernel.Kind{kernel.LpLaplace}, true}} {
+		sp, err := Space{Kernels: c.kern}.withDefaults(c.d, rfm.Classification)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := slices.Contains(sp.Kernels, kernel.LpLaplace); got != c.want {
+			t.Errorf("%d features, kernels %v: lp-laplace drawn %v, want %v", c.d, c.kern, got, c.want)
+		}
+	}
+}
