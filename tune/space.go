@@ -75,12 +75,15 @@ func DefaultSpace() Space {
 
 // LpMaxFeatures is the most features for which the default space draws
 // lp-laplace: its kernel blocks and gradients are vectorized passes over
-// every coordinate of every pair, where the other kernels run one GEMM.
-// Fits with 3 rounds on 1 593 rows (semeion's columns, loaded machine,
-// medians of 3) took 1–1.3× the Laplace kernel's time at 100 and 128
-// features but 2.6–3.3× at 256, and on images (784) its blocks would take
-// much of the budget. (64 before the passes were vectorized.)
-const LpMaxFeatures = 128
+// every coordinate of every pair, where the other kernels run one GEMM, so
+// its cost grows faster with width (fits of 3 rounds on 1 593 rows of
+// semeion's columns, loaded machine, medians of 3: 1–1.3× the Laplace
+// kernel's time at 100 and 128 features, 2.6–3.3× at 256; on images, 784,
+// its blocks would take much of the budget). A cap of 128 was measured
+// on the four UCI sets of 65–128 features with the tuned protocol and
+// did not pay: hill-valley 95.70 → 93.54%, libras 85.28 → 85.83%,
+// low-res-spect 92.67 → 92.29%, ozone 97.36 → 97.28%.
+const LpMaxFeatures = 64
 
 // withDefaults fills the zero fields from DefaultSpace (d features) and
 // checks ranges.

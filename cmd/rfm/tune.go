@@ -90,7 +90,7 @@ func cmdTune(e *env, args []string) error {
 Configurations are drawn at random (seeded) from: bandwidth (log scale, relative
 to the median distance between rows), ridge (log scale), kernel (laplace,
 gen-laplace with its exponent, gaussian, and lp-laplace with its power on
-tables of at most 128 features), full or diagonal M, M = AGOP or
+tables of at most 64 features), full or diagonal M, M = AGOP or
 AGOP^½, M normalization, centred gradients, column scaling (standard, none,
 minmax, robust), unit-norm rows, the number of rounds and, for classification,
 the loss of the final predictor (squared, or logistic: kernel logistic
