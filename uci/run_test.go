@@ -405,3 +405,47 @@ func TestTunedResumesSplits(t *testing.T) {
 		t.Errorf("resumed mean %g (want %g), %g s (partial %g s)", r.TestAccuracy, mean(want), r.Seconds, saved.Seconds)
 	}
 }
+
+// TestCombine: runs of one protocol with different options summarize as
+// one report (their tags in the notes); a data set twice, another
+// protocol, or a file without ok rows are errors.
+func TestCombine(t *testing.T) {
+	a, b, c := t.TempDir(), t.TempDir(), t.TempDir()
+	ra := fixtureRun(t, a, func(o *Options) { o.Protocol, o.Subset, o.Ensemble = ProtocolTuned, "tiny-a", 1 })
+	rb := fixtureRun(t, b, func(o *Options) { o.Protocol, o.Subset, o.Ensemble = ProtocolTuned, "tiny-b", 3 })
+	out := t.TempDir()
+	rep, err := Combine(fixtureDir, []string{a, filepath.Join(b, ResultsName)}, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := (ra.Results[0].TestAccuracy + rb.Results[0].TestAccuracy) / 2
+	if rep.OK != 2 || rep.Protocol != ProtocolTuned || math.Abs(rep.MeanAccuracy-want) > 1e-12 || len(rep.Notes) < 2 {
+		t.Fatalf("combined: %d ok, protocol %q, mean %g (want %g), notes %q", rep.OK, rep.Protocol, rep.MeanAccuracy, want, rep.Notes)
+	}
+	md, err := os.ReadFile(filepath.Join(out, SummaryMDName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{ra.Tag, rb.Tag, "Combined from"} {
+		if !strings.Contains(string(md), s) {
+			t.Errorf("summary.md lacks %q", s)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, ResultsName)); err == nil {
+		t.Error("Combine wrote a results.tsv")
+	}
+
+	fixtureRun(t, c, func(o *Options) { o.Subset = "tiny-b" }) // the paper protocol
+	for _, tc := range []struct {
+		paths []string
+		want  string
+	}{
+		{[]string{a, a}, "tiny-a is also in"},
+		{[]string{a, c}, `protocol "paper"`},
+		{[]string{a, filepath.Join(t.TempDir(), ResultsName)}, "no such file"},
+	} {
+		if _, err := Combine(fixtureDir, tc.paths, t.TempDir()); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want %q", tc.paths, err, tc.want)
+		}
+	}
+}

@@ -292,8 +292,12 @@ func markdown(rep *Report) string {
 	if rep.Calibration != nil {
 		fmt.Fprintf(&b, "%s\n\n", rep.Calibration)
 	}
-	fmt.Fprintf(&b, "This run: %d data sets computed (%d reused from results.tsv) in %.1f s with %d job(s) and %d thread(s); float32: %v.\n\n",
-		rep.Computed, rep.Reused, rep.ElapsedSeconds, rep.Jobs, rep.Threads, strings.Contains(rep.Tag, "float32"))
+	if rep.Subset == SubsetCombined {
+		b.WriteString("Combined from the results.tsv files of earlier runs (`bench uci --combine`); their run tags are in the notes.\n\n")
+	} else {
+		fmt.Fprintf(&b, "This run: %d data sets computed (%d reused from results.tsv) in %.1f s with %d job(s) and %d thread(s); float32: %v.\n\n",
+			rep.Computed, rep.Reused, rep.ElapsedSeconds, rep.Jobs, rep.Threads, strings.Contains(rep.Tag, "float32"))
+	}
 	for _, n := range rep.Notes {
 		fmt.Fprintf(&b, "Note: %s\n\n", n)
 	}

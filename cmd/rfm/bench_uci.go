@@ -52,7 +52,8 @@ Protocols:
           averaged); the chosen M is then learned on both selection halves
           (not leak-free: those rows reappear in the test splits)`,
 		`rfm bench uci --data ../shared/data/uci121 --out results/
-rfm bench uci --data ../shared/data/uci121 --protocol tuned --float32 --jobs 2`)
+rfm bench uci --data ../shared/data/uci121 --protocol tuned --float32 --jobs 2
+rfm bench uci --data ../shared/data/uci121 --combine out/a,out/b --out out/both`)
 	f.Section("Benchmark")
 	f.String(&opt.DataDir, "data", "", "benchmark `DIR` (required)")
 	f.String(&opt.Subset, "subset", uci.SubsetArora90, "data sets: arora90, all, or a comma list of `NAMES`")
@@ -64,6 +65,8 @@ rfm bench uci --data ../shared/data/uci121 --protocol tuned --float32 --jobs 2`)
 	f.Uint64(&opt.Seed, "seed", 1, "random `SEED` ≥ 1 (AGOP sampling above 20 000 rows, clean-protocol splits, the tuned protocol's search)")
 	f.Int(&opt.Trials, "trials", 30, "configurations `N` the tuned protocol's search draws in each split")
 	f.Int(&opt.Ensemble, "ensemble", 3, "the tuned protocol's model: the mean of the `K` best configurations of each split's search (1: the best alone)")
+	var combine string
+	f.String(&combine, "combine", "", "compute nothing: summarize the data sets of earlier runs' results.tsv `FILES` (comma-separated files or their folders; one protocol, each set once) into --out")
 	f.Section("Solver")
 	f.Param(&solver, rfm.LookupParam("float32"))
 	f.Param(&solver, rfm.LookupParam("refine"))
@@ -97,6 +100,24 @@ rfm bench uci --data ../shared/data/uci121 --protocol tuned --float32 --jobs 2`)
 		return usagef("--ensemble %d: want 1 (the best alone) to %d", opt.Ensemble, ensemble.MaxMembers)
 	case f.IsSet("ensemble") && opt.Protocol != uci.ProtocolTuned:
 		return usagef("--ensemble applies to --protocol tuned only")
+	}
+	if combine != "" {
+		for _, fl := range []string{"subset", "protocol", "jobs", "threads", "force", "seed", "trials", "ensemble", "float32", "refine"} {
+			if f.IsSet(fl) {
+				return usagef("--%s: --combine computes nothing, it summarizes the results files as they are", fl)
+			}
+		}
+		if opt.OutDir == "" {
+			opt.OutDir = filepath.Join("out", "uci-combined")
+		}
+		rep, err := uci.Combine(opt.DataDir, strings.Split(combine, ","), opt.OutDir)
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return writeJSON(e.stdout, rep)
+		}
+		return writeBenchReport(e.stdout, rep)
 	}
 	if err := solver.Validate(); err != nil {
 		return paramUsage(err)

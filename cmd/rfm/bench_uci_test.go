@@ -27,6 +27,8 @@ func TestBenchUCICommand(t *testing.T) {
 		{"bad flag", []string{"--jbos", "2"}, 2, "unknown flag --jbos; did you mean --jobs?"},
 		{"given twice", []string{"--data", uciFixture, "--out", "a", "--out", "b"}, 2, `--out given twice ("a", then "b")`},
 		{"missing dir", []string{"--data", "testdata/none"}, 1, "data directory"},
+		{"combine and run flags", []string{"--data", uciFixture, "--combine", "a", "--protocol", "tuned"}, 2, "--protocol: --combine computes nothing"},
+		{"combine missing file", []string{"--data", uciFixture, "--combine", "testdata/none.tsv", "--out", "testdata/never"}, 1, "testdata/none.tsv: no such file"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -68,6 +70,11 @@ func TestBenchUCICommand(t *testing.T) {
 		}
 		if r.stderr != "" || !strings.Contains(r.stdout, "0 computed now, 2 reused") {
 			t.Errorf("quiet rerun: stdout %q, stderr %q", r.stdout, r.stderr)
+		}
+		both := t.TempDir()
+		r = runInProcess("bench", "uci", "--data", uciFixture, "--combine", out, "--out", both)
+		if r.code != 0 || !strings.Contains(r.stdout, "subset combined: 2 data sets") || !strings.Contains(r.stdout, "note: 2 data sets computed under paper") {
+			t.Errorf("--combine: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 		}
 	})
 }
