@@ -33,6 +33,9 @@ func Combine(dataDir string, paths []string, outDir string) (*Report, error) {
 	tags := map[string]int{}    // tag → data sets
 	var order []string          // tags in first-seen order
 	for _, p := range paths {
+		if p == "" {
+			return nil, errors.New("an empty path among the results files to combine")
+		}
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
 			p = filepath.Join(p, ResultsName)
 		}

@@ -443,6 +443,7 @@ func TestCombine(t *testing.T) {
 		{[]string{a, a}, "tiny-a is also in"},
 		{[]string{a, c}, `protocol "paper"`},
 		{[]string{a, filepath.Join(t.TempDir(), ResultsName)}, "no such file"},
+		{[]string{a, ""}, "an empty path"},
 	} {
 		if _, err := Combine(fixtureDir, tc.paths, t.TempDir()); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: error %v, want %q", tc.paths, err, tc.want)
