@@ -95,8 +95,9 @@ type Progress struct {
 	Done  int // data sets finished in this run (computed, skipped or failed)
 	Total int // data sets this run computes
 	// Dataset is the data set the event is about; Event is "start",
-	// "fit" (one grid point or evaluation fit finished), "done", "failed"
-	// or "skipped".
+	// "fit" (one grid point or evaluation fit finished), "split" (the tuned
+	// protocol saved an evaluation split; Result is the partial row),
+	// "done", "failed" or "skipped".
 	Dataset string
 	Event   string
 	// Fraction of the run's estimated work (by a cost model in n³), Elapsed
@@ -104,7 +105,7 @@ type Progress struct {
 	Fraction float64
 	Elapsed  time.Duration
 	ETA      time.Duration // 0 until something finished
-	// Result is set on "done", "failed" and "skipped".
+	// Result is set on "split", "done", "failed" and "skipped".
 	Result *Result
 }
 
@@ -421,7 +422,11 @@ func (r *runner) one(ctx context.Context, e Entry, cost float64) error {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.store[name] = *p
-		return r.save()
+		if err := r.save(); err != nil {
+			return err
+		}
+		r.report(name, "split", p)
+		return nil
 	}
 	j.report = func(done, inflight float64) {
 		r.mu.Lock()

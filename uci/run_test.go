@@ -349,9 +349,15 @@ func TestTunedResumesSplits(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var saved *Result
+	splits := 0
 	opt := Options{DataDir: fixtureDir, OutDir: out, Threads: 1}
 	tuned(&opt)
 	opt.Progress = func(p Progress) {
+		if p.Event == "split" {
+			if splits++; p.Result == nil || p.Result.Status != StatusPartial || len(p.Result.TestAccuracies) != splits {
+				t.Errorf("split event %d: %+v", splits, p.Result)
+			}
+		}
 		rs, err := ReadResults(path)
 		if err != nil {
 			t.Errorf("results.tsv during the run: %v", err)
@@ -367,8 +373,8 @@ func TestTunedResumesSplits(t *testing.T) {
 	if _, err := Run(ctx, opt); !errors.Is(err, context.Canceled) {
 		t.Fatalf("stopped run: %v", err)
 	}
-	if saved == nil {
-		t.Fatal("no partial row with 2 splits was saved")
+	if saved == nil || splits != 2 {
+		t.Fatalf("no partial row with 2 splits was saved (%d split events)", splits)
 	}
 	if want := "2 of 4 evaluation splits done"; saved.Reason != want || saved.TestAccuracy != mean(saved.TestAccuracies) {
 		t.Errorf("partial row: reason %q, mean %g of %v", saved.Reason, saved.TestAccuracy, saved.TestAccuracies)

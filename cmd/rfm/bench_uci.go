@@ -173,7 +173,7 @@ rfm bench uci --data ../shared/data/uci121 --combine out/a,out/b --out out/both`
 
 // benchProgress renders progress: a self-overwriting line with the ETA on
 // a terminal (at most every 200 ms), otherwise one line per finished data
-// set.
+// set and per evaluation split the tuned protocol saved.
 func benchProgress(w io.Writer, tty bool) func(uci.Progress) {
 	var last time.Time
 	return func(p uci.Progress) {
@@ -188,6 +188,13 @@ func benchProgress(w io.Writer, tty bool) func(uci.Progress) {
 			}
 			last = time.Now()
 			fmt.Fprintf(w, "\r\033[K[%d/%d] %5.1f%%  %s  elapsed %s  %s", p.Done, p.Total, 100*p.Fraction, eta, p.Elapsed.Round(time.Second), p.Dataset)
+			return
+		}
+		if p.Event == "split" && p.Result != nil {
+			// A long data set's evaluation split was saved (tuned).
+			r := p.Result
+			fmt.Fprintf(w, "[%d/%d] %s: %s, RFM %.2f%%, Laplace %.2f%% so far (%.1fs)  [%.0f%%, elapsed %s, %s]\n",
+				p.Done, p.Total, p.Dataset, r.Reason, r.TestAccuracy, r.LaplaceAccuracy, r.Seconds, 100*p.Fraction, p.Elapsed.Round(time.Second), eta)
 			return
 		}
 		if !finished {
