@@ -473,13 +473,11 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 		}
 		rec := Round{Round: t, Bandwidth: spec.Bandwidth, Jitter: res.jitter, Float64Solve: res.f64, CGIters: res.cgIters}
 		if va != nil {
-			zv := fm.Map(xv, va.N)
-			var s []float64
-			if cfg.Float32 {
-				s, err = kernel.Apply32(ctx, spec, zv, res.centers, res.alpha, f.c)
-			} else {
-				s, err = kernel.Apply(ctx, spec, zv, res.centers, res.alpha, f.c)
-			}
+			// Scored in float64 as the model predicts, also in a float32
+			// fit: a Nyström β of a smooth kernel can have a norm of 10⁹,
+			// and float32 kernel values then left adult's rounds at 52–60%
+			// validation accuracy against the predictor's 85%.
+			s, err := kernel.Apply(ctx, spec, fm.Map(xv, va.N), res.centers, res.alpha, f.c)
 			if err != nil {
 				return nil, err
 			}
@@ -502,6 +500,11 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 			opt := agop.Options{Diag: cfg.Diag, Centered: cfg.Centered, Float32: cfg.Float32, Scratch: f.ws.Scratch64()}
 			if res.index != nil {
 				opt.EvalPoints = z // the AGOP is taken at training rows, not only at the centres
+				// In float64: the gradients sum β-weighted kernel terms,
+				// and a Nyström β is not bounded by a ridge on its own
+				// norm (‖β‖ = 10⁹ on adult), so float32 kernel values
+				// would leave rounding larger than the gradient.
+				opt.Float32 = false
 			}
 			g, err := agop.Compute(ctx, p, f.evalPoints(tr.N, rng), opt)
 			if err != nil {

@@ -42,9 +42,13 @@ type Set struct {
 	// Select is conxuntos.dat: Train = line 1, Test = line 2 (the
 	// validation half of the model selection).
 	Select Split
-	// Folds are the 4 (train, test) pairs of conxuntos_kfold.dat.
+	// Folds are the EvalSplits (train, test) pairs of conxuntos_kfold.dat.
 	Folds []Split
 }
+
+// EvalSplits is the number of (train, test) pairs in every set's
+// conxuntos_kfold.dat (Load reads that many, and fails on fewer).
+const EvalSplits = 4
 
 // ErrNoData marks a data set whose Fich1 is absent: it is skipped, not a
 // failure.
@@ -138,11 +142,11 @@ func Load(m *Meta) (*Set, error) {
 		return nil, err
 	}
 	s.Select = Split{Train: sel[0], Test: sel[1]}
-	kf, err := readIndexLines(filepath.Join(m.Dir, "conxuntos_kfold.dat"), 8, m.N1)
+	kf, err := readIndexLines(filepath.Join(m.Dir, "conxuntos_kfold.dat"), 2*EvalSplits, m.N1)
 	if err != nil {
 		return nil, err
 	}
-	for r := 0; r < 4; r++ {
+	for r := 0; r < EvalSplits; r++ {
 		s.Folds = append(s.Folds, Split{Train: kf[2*r], Test: kf[2*r+1]})
 	}
 	return s, nil

@@ -108,7 +108,7 @@ func (j *job) evaluate(ctx context.Context, s *Set) (*Result, error) {
 			p := *res
 			p.Status = StatusPartial
 			p.Reason = fmt.Sprintf("%d of %d evaluation splits done", len(res.TestAccuracies), len(s.Folds))
-			p.TestAccuracy, p.LaplaceAccuracy = mean(res.TestAccuracies), mean(res.LaplaceAccuracies)
+			p.setMeans()
 			p.Seconds = prior + time.Since(start).Seconds()
 			return j.checkpoint(&p)
 		}
@@ -173,10 +173,14 @@ func (j *job) evaluate(ctx context.Context, s *Set) (*Result, error) {
 	default:
 		return nil, fmt.Errorf("unknown protocol %q", j.protocol)
 	}
-	res.TestAccuracy = mean(res.TestAccuracies)
-	res.LaplaceAccuracy = mean(res.LaplaceAccuracies)
+	res.setMeans()
 	res.Seconds = prior + time.Since(start).Seconds()
 	return res, nil
+}
+
+// setMeans sets the mean accuracies from the per-split ones.
+func (r *Result) setMeans() {
+	r.TestAccuracy, r.LaplaceAccuracy = mean(r.TestAccuracies), mean(r.LaplaceAccuracies)
 }
 
 // resumable reports whether p, a StatusPartial result, holds some but not

@@ -247,7 +247,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	for _, e := range todo {
 		c := setCost(opt.Protocol, &e.Meta)
 		if p, ok := store[e.Meta.Name]; ok && p.Status == StatusPartial {
-			c *= float64(4-min(len(p.TestAccuracies), 3)) / 4 // the splits left of 4
+			c *= float64(EvalSplits-min(len(p.TestAccuracies), EvalSplits-1)) / EvalSplits // the splits left
 		}
 		r.costs = append(r.costs, c)
 		r.totalCost += c
