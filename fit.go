@@ -208,12 +208,13 @@ func (f *fitter) solveOptions(stage string, round int) solve.Options {
 // solution is a fitted kernel machine in mapped coordinates: coefficients
 // on centres that are every training row (exact) or m of them (Nyström).
 type solution struct {
-	alpha   []float64
-	centers kernel.Points[float64] // mapped
-	index   []int                  // training rows that are the centres; nil: all
-	jitter  float64
-	f64     bool // a float32 solve redone in float64
-	cgIters int
+	alpha    []float64
+	centers  kernel.Points[float64] // mapped
+	index    []int                  // training rows that are the centres; nil: all
+	jitter   float64
+	f64      bool    // a float32 solve redone in float64
+	residual float64 // a float32 solve's residual above solve.RefineTol
+	cgIters  int
 }
 
 // solve fits the kernel machine on the mapped rows z with cfg's solver.
@@ -237,7 +238,7 @@ func (f *fitter) solve(ctx context.Context, spec kernel.Spec, z kernel.Points[fl
 		if err != nil {
 			return nil, err
 		}
-		return &solution{alpha: res.Alpha, centers: z, jitter: res.Jitter, f64: res.Float64}, nil
+		return &solution{alpha: res.Alpha, centers: z, jitter: res.Jitter, f64: res.Float64, residual: res.Residual}, nil
 	}
 	opt := f.nystromOptions(z.N, stage, round)
 	// The exact solver's λ on K + λI is λ/n in Falkon's λ·n·K_mm.
@@ -471,7 +472,7 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 		if err != nil {
 			return nil, fmt.Errorf("round %d: %w", t, err)
 		}
-		rec := Round{Round: t, Bandwidth: spec.Bandwidth, Jitter: res.jitter, Float64Solve: res.f64, CGIters: res.cgIters}
+		rec := Round{Round: t, Bandwidth: spec.Bandwidth, Jitter: res.jitter, Float64Solve: res.f64, Residual: res.residual, CGIters: res.cgIters}
 		if va != nil {
 			// Scored in float64 as the model predicts, also in a float32
 			// fit: a Nyström β of a smooth kernel can have a norm of 10⁹,
@@ -497,14 +498,14 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 			f.report(Progress{Stage: "agop", Round: t, Rounds: rounds, Fraction: f.fraction(), Last: &m.History[len(m.History)-1]})
 			start := time.Now()
 			p := &agop.Predictor{Kernel: spec, Map: fm, Centers: res.centers, Alpha: res.alpha, C: f.c}
-			opt := agop.Options{Diag: cfg.Diag, Centered: cfg.Centered, Float32: cfg.Float32, Scratch: f.ws.Scratch64()}
+			// In float64 when the solve was beyond float32 (res.f64), and
+			// for Nyström: the gradients sum α-weighted kernel terms, and
+			// a Nyström β is not bounded by a ridge on its own norm
+			// (‖β‖ = 10⁹ on adult), so float32 kernel values would leave
+			// rounding larger than the gradient.
+			opt := agop.Options{Diag: cfg.Diag, Centered: cfg.Centered, Float32: cfg.Float32 && !res.f64 && res.index == nil, Scratch: f.ws.Scratch64()}
 			if res.index != nil {
 				opt.EvalPoints = z // the AGOP is taken at training rows, not only at the centres
-				// In float64: the gradients sum β-weighted kernel terms,
-				// and a Nyström β is not bounded by a ridge on its own
-				// norm (‖β‖ = 10⁹ on adult), so float32 kernel values
-				// would leave rounding larger than the gradient.
-				opt.Float32 = false
 			}
 			g, err := agop.Compute(ctx, p, f.evalPoints(tr.N, rng), opt)
 			if err != nil {

@@ -16,10 +16,16 @@ type Round struct {
 	ValAccuracy float64 `json:"val_accuracy,omitempty"` // classification
 	ValLoss     float64 `json:"val_loss"`               // MSE of the (one-hot or standardized) outputs
 	Jitter      float64 `json:"jitter,omitempty"`       // δ the solver had to add
-	// Float64Solve: a Float32 fit whose float32 matrix was not positive
-	// definite, solved again in float64 (Nyström: whose preconditioner's
-	// pivots were too small for float32, so it was factored in float64).
+	// Float64Solve: a Float32 fit solved again in float64 because its
+	// float32 matrix was not positive definite, needed a jitter, or its
+	// refinement did not reach solve.RefineTol (Nyström: whose
+	// preconditioner's pivots were too small for float32, so it was
+	// factored in float64).
 	Float64Solve bool `json:"float64_solve,omitempty"`
+	// Residual: the relative residual of a float32 solve whose refinement
+	// stopped above solve.RefineTol when a float64 solve did not fit in
+	// memory (0 otherwise: the solve met the tolerance).
+	Residual float64 `json:"residual,omitempty"`
 	// CGIters: the conjugate-gradient iterations of a Nyström solve.
 	CGIters int `json:"cg_iters,omitempty"`
 	// Wall-clock timings, for reports: model files leave them out (ToFile)

@@ -246,3 +246,56 @@ func TestReleasedBufferIsNotShared(t *testing.T) {
 		c.Release()
 	}
 }
+
+// TestFloat32RefinementChecked: a refined float32 solve either meets
+// RefineTol in the float64 residual or is redone in float64, so its fitted
+// values are the float64 solve's. A Gaussian of L = 20 on 8 unit-variance
+// features with λ = 1e-5 is beyond float32 (its refinement stalls near
+// 1e-2, and once was returned so); a Laplace kernel stays in float32. When
+// float64 does not fit in memory the float32 solution is returned with its
+// residual.
+func TestFloat32RefinementChecked(t *testing.T) {
+	n, d, c := 600, 8, 1
+	z, y := problem(n, d, c, 3)
+	pts := kernel.NewPoints(z, n, d)
+	fitted := func(s kernel.Spec, alpha []float64) []float64 {
+		ka, err := kernel.SymApply(context.Background(), s, pts, alpha, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ka
+	}
+	for _, tc := range []struct {
+		s       kernel.Spec
+		ridge   float64
+		float64 bool
+	}{
+		{kernel.Spec{Kind: kernel.Laplace, Bandwidth: 10}, 1e-5, false},
+		{kernel.Spec{Kind: kernel.Gaussian, Bandwidth: 20}, 1e-5, true},
+	} {
+		want, err := KRR(context.Background(), nil, tc.s, pts, y, c, Options{Ridge: tc.ridge})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := KRR(context.Background(), nil, tc.s, pts, y, c, Options{Ridge: tc.ridge, Float32: true, Refine: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Float64 != tc.float64 || got.Residual != 0 {
+			t.Errorf("%s: redone in float64 %v (want %v), residual %g", tc.s.Kind, got.Float64, tc.float64, got.Residual)
+		}
+		if e := relErr(fitted(tc.s, got.Alpha), fitted(tc.s, want.Alpha)); e > 1e-4 {
+			t.Errorf("%s: fitted values differ from float64's by %.2e", tc.s.Kind, e)
+		}
+	}
+	// Room for the float32 matrix only: the stalled solution, and how far.
+	s := kernel.Spec{Kind: kernel.Gaussian, Bandwidth: 20}
+	limit := MatrixBytes(n, true) + MatrixBytes(n, false)/4
+	got, err := KRR(context.Background(), nil, s, pts, y, c, Options{Ridge: 1e-5, Float32: true, Refine: 1, MemoryLimit: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Float64 || !(got.Residual > RefineTol) {
+		t.Errorf("float64 out of memory: redone in float64 %v, residual %g (want > %g)", got.Float64, got.Residual, RefineTol)
+	}
+}

@@ -520,7 +520,7 @@ func (g *grower) agopDirections(ctx context.Context, sample []int, node int) ([]
 		all[i] = i
 	}
 	p := &agop.Predictor{Kernel: cfg.Kernel, Map: fm, Centers: z, Alpha: res.Alpha, C: c}
-	a, err := agop.Compute(ctx, p, all, agop.Options{Diag: diag, Float32: cfg.Float32})
+	a, err := agop.Compute(ctx, p, all, agop.Options{Diag: diag, Float32: cfg.Float32 && !res.Float64})
 	if err != nil {
 		return nil, err
 	}
