@@ -486,7 +486,7 @@ var params = []Param{
 	boolParam(Param{Name: "float32", Field: "Float32", Group: GroupSolver,
 		Help: "store and factor the kernel matrix in float32 (half the memory); with --solver nystrom, factor the preconditioner in float32 (about twice as fast; CG and the solution stay float64)"}, func(c *Config) *bool { return &c.Float32 }),
 	intParam(Param{Name: "refine", Field: "Refine", Arg: "K", Group: GroupSolver,
-		Help: "float64 refinement steps `K` of a float32 solve", Range: atLeast0}, func(c *Config) *int { return &c.Refine }),
+		Help: "least float64 refinement steps `K` of a float32 exact solve: more follow until the residual is 1e-5 of the targets' norm, and one that stalls or needs a jitter is solved in float64 when memory allows (0: none, unchecked)", Range: atLeast0}, func(c *Config) *int { return &c.Refine }),
 }
 
 // FinishKernels completes a Config whose kernel parameters were set one by
