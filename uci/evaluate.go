@@ -317,6 +317,14 @@ func fitCost(n, d, c, rounds int) float64 {
 	return float64(rounds) * (nf*nf*nf/3 + 40*nf*nf*float64(d+c) + 2e6)
 }
 
+// nystromCost is fitCost's estimate for one Nyström solve of n rows on m
+// centres: the preconditioner's factorizations (about m³ in all) and some
+// 30 conjugate-gradient passes over the n×m kernel block.
+func nystromCost(n, m, d, c int) float64 {
+	nf, mf := float64(n), float64(m)
+	return mf*mf*mf + 60*nf*mf*float64(d+c)
+}
+
 // setCost is the estimated work of a whole data set under a protocol.
 func setCost(protocol string, m *Meta) float64 {
 	g, _ := Grid(protocol, m.Name)
@@ -335,10 +343,17 @@ func setCost(protocol string, m *Meta) float64 {
 		return 4*fitCost(nk*4/5, m.D, m.Classes, rounds) + eval
 	}
 	if protocol == ProtocolTuned {
-		// The search in each split: about half its trials on the whole
-		// split's share (the rest on smaller rungs), on each inner fold.
-		inner := searchDesign(nk).folds
-		return 4*float64(max(inner, 1))*float64(searchTrials(0))/2*fitCost(nk*4/5, m.D, m.Classes, 5) + eval
+		// The search in each split: about half its trials on its top
+		// rung's rows (the rest on smaller rungs), on each inner fold;
+		// then, per split, about 7 solves of the final models on all the
+		// split's rows (the best's rounds and refit, the plain kernel's),
+		// by Nyström above finalCenters rows.
+		dz := searchDesign(nk)
+		final := 28 * fitCost(nk, m.D, m.Classes, 1)
+		if nk > finalCenters {
+			final = 28 * nystromCost(nk, finalCenters, m.D, m.Classes)
+		}
+		return 4*float64(max(dz.folds, 1))*float64(searchTrials(0))/2*fitCost(dz.topRows(nk), m.D, m.Classes, 5) + final
 	}
 	if protocol == ProtocolTunedGrid {
 		// The grid runs in both directions; M is then learned again on

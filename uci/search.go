@@ -51,6 +51,19 @@ func searchDesign(n int) design {
 	return design{minRows: 200, maxRows: searchMaxRows}
 }
 
+// topRows is the number of rows of the search's top rung on a training
+// split of n rows: those of a fold, or of the 20% holdout, capped by maxRows.
+func (dz design) topRows(n int) int {
+	top := n * 4 / 5
+	if dz.folds > 1 {
+		top = n * (dz.folds - 1) / dz.folds
+	}
+	if dz.maxRows > 0 {
+		top = min(top, dz.maxRows)
+	}
+	return top
+}
+
 // search runs ProtocolTuned on one set: in each evaluation split, a tune
 // search on its training rows only, then the best configuration (and the
 // best plain kernel of the same search, for the Laplace column) fitted on
@@ -80,16 +93,7 @@ func (j *job) search(ctx context.Context, s *Set, res *Result, save func() error
 		opt := tune.Options{Base: base, Data: map[string]*rfm.Dataset{"": train}, Space: sp,
 			Trials: searchTrials(j.trials), Folds: dz.folds, MinRows: dz.minRows, MaxRows: dz.maxRows,
 			FinalCenters: finalCenters, Jobs: 1}
-		// The search's top rung: the training rows of a fold, or of the
-		// 20% holdout, capped by maxRows (progress units only).
-		top := train.N * 4 / 5
-		if dz.folds > 1 {
-			top = train.N * (dz.folds - 1) / dz.folds
-		}
-		if dz.maxRows > 0 {
-			top = min(top, dz.maxRows)
-		}
-		u := fitCost(top, s.D, s.Classes, 3)
+		u := fitCost(dz.topRows(train.N), s.D, s.Classes, 3) // progress units
 		opt.Done = func(tune.Trial) { j.tell(u, 1) }
 		sr, err := tune.Run(ctx, opt)
 		if err != nil {
