@@ -345,11 +345,12 @@ func krr32(ctx context.Context, ws *Workspace, s kernel.Spec, z kernel.Points[fl
 
 // A refined float32 solution is accepted when its float64 residual
 // ‖y − (K + (λ+δ)I)α‖ is at most RefineTol·‖y‖ (the float64 solve's is
-// about 1e-13). Measured on 1 500 rows (Options.Refine = 1): a Laplace
-// kernel reaches 1e-8 in one step at every ridge down to 1e-7; a Gaussian
-// of L = 20 on 8 unit-variance features reaches 1e-6 at λ = 1e-2 but
-// stalls near 1e-2 at λ ≤ 1e-5, where the float32 coefficients differed
-// from the float64 ones by 90% and an RFM's AGOP by a factor of 50.
+// about 1e-13). Measured on 1 500 rows of 8 unit-variance features: a
+// Laplace kernel (L = 10) reaches 1e-8 in one step at every ridge down to
+// 1e-7; a Gaussian of L = 20 reaches 1e-6 at λ = 1e-2 in one step and
+// 1.5e-3 at λ = 1e-4 in two, but at λ ≤ 1e-5 its float32 factorization
+// needs a jitter of 1e-4 (ten times the ridge, and coefficients 90% off
+// the float64 ones); a Gaussian of L = 3 at λ = 1e-5 stalls at 4e-2.
 const (
 	RefineTol = 1e-5
 	MaxRefine = 8

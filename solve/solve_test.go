@@ -250,8 +250,9 @@ func TestReleasedBufferIsNotShared(t *testing.T) {
 // TestFloat32RefinementChecked: a refined float32 solve either meets
 // RefineTol in the float64 residual or is redone in float64, so its fitted
 // values are the float64 solve's. A Gaussian of L = 20 on 8 unit-variance
-// features with λ = 1e-5 is beyond float32 (its refinement stalls near
-// 1e-2, and once was returned so); a Laplace kernel stays in float32. When
+// features with λ = 1e-5 is beyond float32 (its factorization needs a
+// jitter ten times the ridge, and was once returned so, 143% off); a
+// Laplace kernel stays in float32. When
 // float64 does not fit in memory the float32 solution is returned with its
 // residual.
 func TestFloat32RefinementChecked(t *testing.T) {
