@@ -466,9 +466,10 @@ func describeBest(m *rfm.Model, validated bool) string {
 // The timing columns appear for a fit just made: model files do not store
 // timings (so that equal fits give equal files), and inspect leaves them out.
 func writeHistory(w io.Writer, h []rfm.Round, best int, task rfm.Task, validated bool) {
-	timed := false
+	timed, solved := false, false
 	for _, r := range h {
 		timed = timed || r.FitSeconds > 0
+		solved = solved || solveNote(r) != ""
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "round\tbandwidth\t"
@@ -478,6 +479,9 @@ func writeHistory(w io.Writer, h []rfm.Round, best int, task rfm.Task, validated
 	head += "val_loss\t"
 	if timed {
 		head += "fit_s\tagop_s\t"
+	}
+	if solved {
+		head += "solve\t"
 	}
 	fmt.Fprint(tw, head+"\n")
 	for _, r := range h {
@@ -505,9 +509,33 @@ func writeHistory(w io.Writer, h []rfm.Round, best int, task rfm.Task, validated
 			}
 			row += fmt.Sprintf("%.2f\t%s\t", r.FitSeconds, agop)
 		}
+		if solved {
+			note := solveNote(r)
+			if note == "" {
+				note = "-"
+			}
+			row += note + "\t"
+		}
 		fmt.Fprint(tw, row+"\n")
 	}
 	tw.Flush()
+}
+
+// solveNote says how a round's solve departed from the plain one asked
+// for: a float32 fit solved in float64, a jitter added to the diagonal, a
+// float32 residual left above solve.RefineTol; "" when none.
+func solveNote(r rfm.Round) string {
+	var parts []string
+	if r.Float64Solve {
+		parts = append(parts, "float64")
+	}
+	if r.Jitter > 0 {
+		parts = append(parts, fmt.Sprintf("jitter %.2g", r.Jitter))
+	}
+	if r.Residual > 0 {
+		parts = append(parts, fmt.Sprintf("residual %.2g", r.Residual))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func joinLimited(s []string, most int) string {
