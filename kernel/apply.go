@@ -263,23 +263,3 @@ func SymApply(ctx context.Context, s Spec, z Points[float64], alpha []float64, k
 	}
 	return out, nil
 }
-
-// Apply32 is Apply computed in float32 (query and centre rows, kernel
-// tiles, products): about half the time, for the float32 fits' validation
-// scores. Inputs and output stay float64; the squared norms are taken of
-// the rounded rows so that the distance expansion stays consistent.
-func Apply32(ctx context.Context, s Spec, q, c Points[float64], alpha []float64, k int) ([]float64, error) {
-	a32 := make([]float32, c.N*k)
-	for i, v := range alpha[:c.N*k] {
-		a32[i] = float32(v)
-	}
-	dst := make([]float32, q.N*k)
-	if err := Product(ctx, s, Values, To32(q), To32(c), Stored(a32), k, 0, dst); err != nil {
-		return nil, err
-	}
-	res := make([]float64, len(dst))
-	for i, v := range dst {
-		res[i] = float64(v)
-	}
-	return res, nil
-}

@@ -93,30 +93,6 @@ func TestProductCancelled(t *testing.T) {
 	}
 }
 
-// Apply32 computes in float32 what Apply does in float64: agreement to
-// float32 round-off (sums of 300 terms of size ≤ 1 with |α| ≤ ~3: 1e-4
-// absolute is ~100 ulps of the float32 sums).
-func TestApply32MatchesApply(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 8))
-	nq, nc, d, k := 50, 300, 6, 2
-	q, c, alpha := testutil.Randn(r, nq*d), testutil.Randn(r, nc*d), testutil.Randn(r, nc*k)
-	for _, s := range []Spec{DefaultSpec(), {Kind: Gaussian, Bandwidth: 3}, {Kind: NTK, Depth: 1}} {
-		want, err := Apply(context.Background(), s, NewPoints(q, nq, d), NewPoints(c, nc, d), alpha, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := Apply32(context.Background(), s, NewPoints(q, nq, d), NewPoints(c, nc, d), alpha, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range want {
-			if math.Abs(got[i]-want[i]) > 1e-4 {
-				t.Fatalf("%s: entry %d = %v, want %v", s, i, got[i], want[i])
-			}
-		}
-	}
-}
-
 // ApplyBatch gives a query row the same bits whatever its place in the
 // batch: alone (padded with zero rows to a band) or among others, at
 // widths and depths where OpenBLAS's query-side Gram product rounds a row

@@ -321,7 +321,7 @@ func krr32(ctx context.Context, ws *Workspace, s kernel.Spec, z kernel.Points[fl
 		if it >= opt.Refine && rn <= RefineTol*ynorm {
 			if jit > 0 {
 				// Solved, but for λ+δ: float32 needed a jitter δ that
-				// float64 may not (its are 10⁴ times smaller), and a
+				// float64 may not (float64 jitters are 10⁴ times smaller), and a
 				// larger ridge is another model (at λ = 1e-7 a Gaussian's
 				// validation loss was 0.70 against float64's 0.37).
 				return &Result{Alpha: alpha, Jitter: jit}, fmt.Errorf("solve: float32 needed a jitter of %.2g on the diagonal: %w", jit, errInaccurate)
