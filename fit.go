@@ -117,7 +117,7 @@ func Fit(ctx context.Context, cfg Config, train, valid *Dataset, progress func(P
 		return nil, err
 	}
 	if cfg.Refit && va != nil {
-		if err := f.refit(ctx, m, concat(tr, va)); err != nil {
+		if err := f.refitChecked(ctx, m, tr, va); err != nil {
 			return nil, err
 		}
 	}
@@ -625,6 +625,45 @@ func (f *fitter) refit(ctx context.Context, m *Model, all *Dataset) error {
 	m.Centers = centerRows(x, d, res.index)
 	m.N, m.Alpha, m.Shift, m.YMean, m.YStd, m.Refitted = len(m.Centers)/d, res.alpha, shift, mean, std, true
 	f.steps += 2
+	return nil
+}
+
+// refitHook, set only by tests, sees (and may spoil) each refit model.
+var refitHook func(*Model)
+
+// refitSlack: a refit is kept unless its loss on the validation rows, now
+// among its training rows, exceeds refitSlack × that of the model fitted
+// without them (a healthy refit fits them better, not worse).
+const refitSlack = 1.1
+
+// refitChecked refits α on tr ∪ va (refit) and keeps the refit unless it
+// fits the validation rows, now among its training rows, worse than the
+// model fitted without them did: the new solve went wrong, and nothing
+// else would see it (no rows are left to score it on). Measured on adult
+// (24 421 rows, a Gaussian kernel of L = 35.1 with the logistic head,
+// Nyström on 10 000 centres): the refit scored 66.8% on test against 84.9%
+// for the model it replaced. The model without the refit is then kept,
+// with a note.
+func (f *fitter) refitChecked(ctx context.Context, m *Model, tr, va *Dataset) error {
+	_, before, err := f.scoreOn(ctx, m, va)
+	if err != nil {
+		return err
+	}
+	centers, n, alpha, shift, mean, std := m.Centers, m.N, m.Alpha, m.Shift, m.YMean, m.YStd
+	if err := f.refit(ctx, m, concat(tr, va)); err != nil {
+		return err
+	}
+	if refitHook != nil {
+		refitHook(m)
+	}
+	_, after, err := f.scoreOn(ctx, m, va)
+	if err != nil {
+		return err
+	}
+	if !(after <= refitSlack*before) {
+		m.Centers, m.N, m.Alpha, m.Shift, m.YMean, m.YStd, m.Refitted = centers, n, alpha, shift, mean, std, false
+		m.Note = joinNotes(m.Note, fmt.Sprintf("the refit on all %d rows fitted the %d validation rows worse (loss %.4g) than the model fitted without them (%.4g): that model is kept", tr.N+va.N, va.N, after, before))
+	}
 	return nil
 }
 
