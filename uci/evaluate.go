@@ -317,6 +317,17 @@ func fitCost(n, d, c, rounds int) float64 {
 	return float64(rounds) * (nf*nf*nf/3 + 40*nf*nf*float64(d+c) + 2e6)
 }
 
+// finalFitsCost is the estimated work of one evaluation split's final fits
+// under ProtocolTuned on its n training rows: about 7 solves (the best
+// configuration's rounds and refit, the plain kernel's), by Nyström above
+// finalCenters rows.
+func finalFitsCost(n, d, c int) float64 {
+	if n > finalCenters {
+		return 7 * nystromCost(n, finalCenters, d, c)
+	}
+	return 7 * fitCost(n, d, c, 1)
+}
+
 // nystromCost is fitCost's estimate for one Nyström solve of n rows on m
 // centres: the preconditioner's factorizations (about m³ in all) and some
 // 30 conjugate-gradient passes over the n×m kernel block.
@@ -345,15 +356,9 @@ func setCost(protocol string, m *Meta) float64 {
 	if protocol == ProtocolTuned {
 		// The search in each split: about half its trials on its top
 		// rung's rows (the rest on smaller rungs), on each inner fold;
-		// then, per split, about 7 solves of the final models on all the
-		// split's rows (the best's rounds and refit, the plain kernel's),
-		// by Nyström above finalCenters rows.
+		// then each split's final fits.
 		dz := searchDesign(nk)
-		final := 28 * fitCost(nk, m.D, m.Classes, 1)
-		if nk > finalCenters {
-			final = 28 * nystromCost(nk, finalCenters, m.D, m.Classes)
-		}
-		return 4*float64(max(dz.folds, 1))*float64(searchTrials(0))/2*fitCost(dz.topRows(nk), m.D, m.Classes, 5) + final
+		return 4*float64(max(dz.folds, 1))*float64(searchTrials(0))/2*fitCost(dz.topRows(nk), m.D, m.Classes, 5) + 4*finalFitsCost(nk, m.D, m.Classes)
 	}
 	if protocol == ProtocolTunedGrid {
 		// The grid runs in both directions; M is then learned again on

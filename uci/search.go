@@ -115,6 +115,7 @@ func (j *job) search(ctx context.Context, s *Set, res *Result, save func() error
 		if err != nil {
 			return fmt.Errorf("split %d, best plain kernel: %w", r+1, err)
 		}
+		j.tell(finalFitsCost(train.N, s.D, s.Classes), 1)
 		ar, err := accuracy(ctx, best, test)
 		if err != nil {
 			return err
