@@ -645,9 +645,12 @@ const refitSlack = 1.1
 // for the model it replaced. The model without the refit is then kept,
 // with a note.
 func (f *fitter) refitChecked(ctx context.Context, m *Model, tr, va *Dataset) error {
-	_, before, err := f.scoreOn(ctx, m, va)
-	if err != nil {
-		return err
+	before, known := keptLoss(m)
+	if !known {
+		var err error
+		if _, before, err = f.scoreOn(ctx, m, va); err != nil {
+			return err
+		}
 	}
 	centers, n, alpha, shift, mean, std := m.Centers, m.N, m.Alpha, m.Shift, m.YMean, m.YStd
 	if err := f.refit(ctx, m, concat(tr, va)); err != nil {
@@ -665,6 +668,23 @@ func (f *fitter) refitChecked(ctx context.Context, m *Model, tr, va *Dataset) er
 		m.Note = joinNotes(m.Note, fmt.Sprintf("the refit on all %d rows fitted the %d validation rows worse (loss %.4g) than the model fitted without them (%.4g): that model is kept", tr.N+va.N, va.N, after, before))
 	}
 	return nil
+}
+
+// keptLoss is the validation loss of the model before its refit, as the
+// fit already scored it: its head's (logistic head, final kernel) or its
+// kept round's. Both are scored with the float64 kernel values the
+// predictor uses (TestRoundScoresAreThePredictors), so refitChecked need
+// not pass over the validation rows again.
+func keptLoss(m *Model) (float64, bool) {
+	if m.Head != nil {
+		return m.Head.ValLoss, true
+	}
+	for _, h := range m.History {
+		if h.Round == m.BestRound {
+			return h.ValLoss, true
+		}
+	}
+	return 0, false
 }
 
 // collectIfLarge runs the garbage collector between rounds of a large fit.

@@ -473,6 +473,7 @@ func TestRoundScoresAreThePredictors(t *testing.T) {
 // refit scored 66.8% on test against 84.9%) is undone, with a note; a
 // healthy refit is kept.
 func TestRefitChecked(t *testing.T) {
+	defer func() { refitHook = nil }()
 	ds := cyclicLabels(regression(t, synth.LowRank, 300, 6, 31), 3)
 	for i := 0; i < ds.N; i++ {
 		ds.Labels[i] = 0
@@ -482,29 +483,33 @@ func TestRefitChecked(t *testing.T) {
 			ds.Labels[i] = 2
 		}
 	}
-	cfg := DefaultConfig()
-	cfg.Iters = 1
-	healthy := mustFit(t, cfg, ds, nil)
-	if !healthy.Refitted || strings.Contains(healthy.Note, "refit") {
-		t.Fatalf("healthy refit: refitted %v, note %q", healthy.Refitted, healthy.Note)
-	}
-	noRefit := cfg
-	noRefit.Refit = false
-	want := mustFit(t, noRefit, ds, nil)
-	refitHook = func(m *Model) {
-		for i := range m.Alpha {
-			m.Alpha[i] = -m.Alpha[i]
+	// The squared loss checks against the kept round's score, the
+	// logistic head against its head's (keptLoss).
+	for _, loss := range []Loss{LossSquared, LossLogistic} {
+		cfg := DefaultConfig()
+		cfg.Iters, cfg.Loss = 1, loss
+		healthy := mustFit(t, cfg, ds, nil)
+		if !healthy.Refitted || strings.Contains(healthy.Note, "refit") {
+			t.Fatalf("%v, healthy refit: refitted %v, note %q", loss, healthy.Refitted, healthy.Note)
 		}
-	}
-	defer func() { refitHook = nil }()
-	m := mustFit(t, cfg, ds, nil)
-	if m.Refitted || !strings.Contains(m.Note, "that model is kept") || m.N != want.N {
-		t.Fatalf("spoiled refit kept: refitted %v, %d centres (want %d), note %q", m.Refitted, m.N, want.N, m.Note)
-	}
-	a, _ := m.Predict(context.Background(), ds.X, ds.N)
-	b, _ := want.Predict(context.Background(), ds.X, ds.N)
-	if !slices.Equal(a, b) {
-		t.Error("the model kept predicts otherwise than the fit without refit")
+		noRefit := cfg
+		noRefit.Refit = false
+		want := mustFit(t, noRefit, ds, nil)
+		refitHook = func(m *Model) {
+			for i := range m.Alpha {
+				m.Alpha[i] = -m.Alpha[i]
+			}
+		}
+		m := mustFit(t, cfg, ds, nil)
+		refitHook = nil
+		if m.Refitted || !strings.Contains(m.Note, "that model is kept") || m.N != want.N {
+			t.Fatalf("%v, spoiled refit kept: refitted %v, %d centres (want %d), note %q", loss, m.Refitted, m.N, want.N, m.Note)
+		}
+		a, _ := m.Predict(context.Background(), ds.X, ds.N)
+		b, _ := want.Predict(context.Background(), ds.X, ds.N)
+		if !slices.Equal(a, b) {
+			t.Errorf("%v: the model kept predicts otherwise than the fit without refit", loss)
+		}
 	}
 }
 

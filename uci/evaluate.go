@@ -351,14 +351,14 @@ func setCost(protocol string, m *Meta) float64 {
 	nk := m.N1 - m.N1/4 // evaluation training splits hold about 3/4 of the rows
 	eval := 8 * fitCost(nk, m.D, m.Classes, 1)
 	if protocol == ProtocolClean {
-		return 4*fitCost(nk*4/5, m.D, m.Classes, rounds) + eval
+		return EvalSplits*fitCost(nk*4/5, m.D, m.Classes, rounds) + eval
 	}
 	if protocol == ProtocolTuned {
 		// The search in each split: about half its trials on its top
 		// rung's rows (the rest on smaller rungs), on each inner fold;
 		// then each split's final fits.
 		dz := searchDesign(nk)
-		return 4*float64(max(dz.folds, 1))*float64(searchTrials(0))/2*fitCost(dz.topRows(nk), m.D, m.Classes, 5) + 4*finalFitsCost(nk, m.D, m.Classes)
+		return EvalSplits * (float64(max(dz.folds, 1))*float64(searchTrials(0))/2*fitCost(dz.topRows(nk), m.D, m.Classes, 5) + finalFitsCost(nk, m.D, m.Classes))
 	}
 	if protocol == ProtocolTunedGrid {
 		// The grid runs in both directions; M is then learned again on
