@@ -40,13 +40,15 @@ type NystromKLRResult struct {
 // NystromKLR fits multinomial kernel logistic regression on m Nyström
 // centres: with logits F = K_nm·β it minimizes
 //
-//	Σ_i −log softmax(F)_{i, y_i} + (λ/2)·Σ_k β_kᵀK_mmβ_k,
+//	Σ_i −log softmax(F)_{i, y_i} + (λ/2)·Σ_k β_kᵀ(K_mm + δI)β_k,
 //
-// which with every row a centre is KLR's objective. As in KLR, Böhning's
+// which with every row a centre and δ = 0 is KLR's objective. δ is the
+// preconditioner's jitter (m·eps of the diagonal, or more when K_mm needs
+// it): it keeps the penalty positive in floating point (falkon.kmm). As in KLR, Böhning's
 // bound (the log-loss's Hessian in the logits is at most ½I) gives a
 // quadratic majorizer at β whose minimizer solves
 //
-//	(K_nmᵀK_nm + 2λ·K_mm)Δ = −2g,  g = K_nmᵀ(softmax(F) − Y) + λK_mmβ:
+//	(K_nmᵀK_nm + 2λ·(K_mm + δI))Δ = −2g,  g = K_nmᵀ(softmax(F) − Y) + λ(K_mm + δI)β:
 //
 // Falkon's system with ridge 2λ/n and another right-hand side, solved by
 // the same preconditioned CG (for which the preconditioner is made: a few
@@ -55,8 +57,8 @@ type NystromKLRResult struct {
 // objective along it keeps falling, which costs no kernel pass (the
 // logits along Δ are F + s·K_nmΔ). CG from Δ = 0 lowers the majorizer at
 // every iteration, so a truncated step still lowers the objective: it
-// never rises. K_mm products come from the preconditioner's factor
-// (LLᵀ − δI), and K_nm is kept between passes when it fits in memory, as
+// never rises (a plain step that would, from round-off, ends the fit).
+// K_mm + δI products come from the preconditioner's factor (LLᵀ), and K_nm is kept between passes when it fits in memory, as
 // Nystrom does. (Newton steps were tried: the softmax's Hessian is
 // singular along equal changes of every class's logits and tiny on
 // confident rows, and CG on it stalls.)
@@ -92,7 +94,7 @@ func NystromKLR(ctx context.Context, s kernel.Spec, x kernel.Points[float64], la
 	}
 	no := opt.NystromOptions
 	no.Ridge = 2 * lam / float64(n)
-	// Its K_mm products come from the factor (falkon.kmm), which must then
+	// Its K_mm + δI products come from the factor (falkon.kmm), which must then
 	// be exact to float64 round-off: the factors stay float64.
 	no.Float32 = false
 	sys, err := newNystromSystem(ctx, s, x, c, no, true)
@@ -151,7 +153,7 @@ func NystromKLR(ctx context.Context, s kernel.Spec, x kernel.Points[float64], la
 	if g0 == 0 { // β = 0 is the optimum
 		g0 = 1
 	}
-	// The majorizer's system: (K_nmᵀK_nm + 2λ·K_mm)Δ = −2g, preconditioned.
+	// The majorizer's system: (K_nmᵀK_nm + 2λ·(K_mm + δI))Δ = −2g, preconditioned.
 	apply := sys.operator(ctx, 2*lam)
 	b, kd, ky, ft := make([]float64, m*c), make([]float64, n*c), make([]float64, m*c), make([]float64, n*c)
 	kdd := make([]float64, m*c)
@@ -228,7 +230,12 @@ func NystromKLR(ctx context.Context, s kernel.Spec, x kernel.Points[float64], la
 		for i := range fnext {
 			fnext[i] = fy[i] + sc*kd[i]
 		}
-		if best > obj && theta != 0 {
+		if best > obj {
+			if theta == 0 {
+				// A plain step from β cannot raise the objective but by
+				// round-off in its CG: nothing more to gain.
+				break
+			}
 			t = 1
 			copy(prev, beta)
 			copy(fprev, f)
