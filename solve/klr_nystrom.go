@@ -44,9 +44,9 @@ type NystromKLRResult struct {
 //
 // which with every row a centre and δ = 0 is KLR's objective. δ is the
 // preconditioner's jitter (m·eps of the diagonal, or more when K_mm needs
-// it): it keeps the penalty positive in floating point (falkon.kmm). As in KLR, Böhning's
-// bound (the log-loss's Hessian in the logits is at most ½I) gives a
-// quadratic majorizer at β whose minimizer solves
+// it): it keeps the penalty positive in floating point (falkon.kmm). As
+// in KLR, Böhning's bound (the log-loss's Hessian in the logits is at
+// most ½I) gives a quadratic majorizer at β whose minimizer solves
 //
 //	(K_nmᵀK_nm + 2λ·(K_mm + δI))Δ = −2g,  g = K_nmᵀ(softmax(F) − Y) + λ(K_mm + δI)β:
 //
@@ -58,10 +58,11 @@ type NystromKLRResult struct {
 // logits along Δ are F + s·K_nmΔ). CG from Δ = 0 lowers the majorizer at
 // every iteration, so a truncated step still lowers the objective: it
 // never rises (a plain step that would, from round-off, ends the fit).
-// K_mm + δI products come from the preconditioner's factor (LLᵀ), and K_nm is kept between passes when it fits in memory, as
-// Nystrom does. (Newton steps were tried: the softmax's Hessian is
-// singular along equal changes of every class's logits and tiny on
-// confident rows, and CG on it stalls.)
+// K_mm + δI products come from the preconditioner's factor (LLᵀ), and
+// K_nm is kept between passes when it fits in memory, as Nystrom does.
+// (Newton steps were tried: the softmax's Hessian is singular along
+// equal changes of every class's logits and tiny on confident rows, and
+// CG on it stalls.)
 func NystromKLR(ctx context.Context, s kernel.Spec, x kernel.Points[float64], labels []int, c int, opt NystromKLROptions) (*NystromKLRResult, error) {
 	n := x.N
 	if n < 1 || c < 2 || x.D < 1 || len(x.Z) < n*x.D || len(x.Norms) < n || len(labels) != n {
