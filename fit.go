@@ -645,13 +645,7 @@ const refitSlack = 1.1
 // for the model it replaced. The model without the refit is then kept,
 // with a note.
 func (f *fitter) refitChecked(ctx context.Context, m *Model, tr, va *Dataset) error {
-	before, known := keptLoss(m)
-	if !known {
-		var err error
-		if _, before, err = f.scoreOn(ctx, m, va); err != nil {
-			return err
-		}
-	}
+	before := keptLoss(m)
 	centers, n, alpha, shift, mean, std := m.Centers, m.N, m.Alpha, m.Shift, m.YMean, m.YStd
 	if err := f.refit(ctx, m, concat(tr, va)); err != nil {
 		return err
@@ -672,19 +666,15 @@ func (f *fitter) refitChecked(ctx context.Context, m *Model, tr, va *Dataset) er
 
 // keptLoss is the validation loss of the model before its refit, as the
 // fit already scored it: its head's (logistic head, final kernel) or its
-// kept round's. Both are scored with the float64 kernel values the
-// predictor uses (TestRoundScoresAreThePredictors), so refitChecked need
-// not pass over the validation rows again.
-func keptLoss(m *Model) (float64, bool) {
+// kept round's (History holds every round from 0, in order). Both are
+// scored with the float64 kernel values the predictor uses
+// (TestRoundScoresAreThePredictors), so refitChecked need not pass over
+// the validation rows again.
+func keptLoss(m *Model) float64 {
 	if m.Head != nil {
-		return m.Head.ValLoss, true
+		return m.Head.ValLoss
 	}
-	for _, h := range m.History {
-		if h.Round == m.BestRound {
-			return h.ValLoss, true
-		}
-	}
-	return 0, false
+	return m.History[m.BestRound].ValLoss
 }
 
 // collectIfLarge runs the garbage collector between rounds of a large fit.
