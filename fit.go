@@ -90,16 +90,18 @@ func Fit(ctx context.Context, cfg Config, train, valid *Dataset, progress func(P
 			what = "final kernel " + m.KernelUsed.String()
 		}
 		f.logistic = cfg.Loss == LossLogistic
-		if err := f.refit(ctx, m, tr); err != nil {
+		st, res, err := f.refit(ctx, m, tr)
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
-		m.Refitted = false
+		m.setState(st)
 		if va != nil {
 			acc, loss, err := f.scoreOn(ctx, m, va)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", what, err)
 			}
-			m.Head = &Round{Round: m.BestRound, Bandwidth: m.KernelUsed.Bandwidth, ValAccuracy: acc, ValLoss: loss}
+			m.Head = &Round{Round: m.BestRound, Bandwidth: m.KernelUsed.Bandwidth, ValAccuracy: acc, ValLoss: loss,
+				Jitter: res.jitter, CGIters: res.cgIters, Steps: res.steps, StepLimit: res.atLimit}
 		}
 	}
 	if task == Classification && va != nil && cfg.Calibrate.Enabled() {
@@ -215,6 +217,8 @@ type solution struct {
 	f64      bool    // a float32 solve redone in float64
 	residual float64 // a float32 solve's residual above solve.RefineTol
 	cgIters  int
+	steps    int  // the logistic head's majorization–minimization steps
+	atLimit  bool // the logistic head ran out of steps before its tolerance
 }
 
 // solve fits the kernel machine on the mapped rows z with cfg's solver.
@@ -227,7 +231,7 @@ func (f *fitter) solve(ctx context.Context, spec kernel.Spec, z kernel.Points[fl
 		if err != nil {
 			return nil, err
 		}
-		return &solution{alpha: res.Alpha, centers: z, jitter: res.Jitter}, nil
+		return &solution{alpha: res.Alpha, centers: z, jitter: res.Jitter, steps: res.Iterations, atLimit: res.AtLimit}, nil
 	}
 	if f.cfg.Solver != SolverNystrom {
 		opt := f.solveOptions(stage, round)
@@ -287,7 +291,7 @@ func (f *fitter) solveNystromKLR(ctx context.Context, spec kernel.Spec, z kernel
 	if err != nil {
 		return nil, err
 	}
-	return &solution{alpha: res.Beta, centers: res.Centers, index: res.Index, jitter: res.Jitter, cgIters: res.Iterations}, nil
+	return &solution{alpha: res.Beta, centers: res.Centers, index: res.Index, jitter: res.Jitter, cgIters: res.Iterations, steps: res.Steps, atLimit: res.AtLimit}, nil
 }
 
 // balancedRidgeScale returns 1/w_i for the balanced class weights
@@ -607,8 +611,10 @@ func (f *fitter) calibrate(m *Model) error {
 	return nil
 }
 
-// refit solves for α again on all rows with the selected metric and bandwidth.
-func (f *fitter) refit(ctx context.Context, m *Model, all *Dataset) error {
+// refit solves for α again on the rows of all with the selected metric
+// and bandwidth; it returns what it fitted, which the caller sets on the
+// model (setState), and the solve.
+func (f *fitter) refit(ctx context.Context, m *Model, all *Dataset) (fittedState, *solution, error) {
 	f.report(Progress{Stage: "refit", Round: m.BestRound, Rounds: f.cfg.Iters + 1, Fraction: f.fraction()})
 	d := m.D
 	x := prepareX(all.X, all.N, d, f.cfg.NormalizeRows, nil)
@@ -616,16 +622,15 @@ func (f *fitter) refit(ctx context.Context, m *Model, all *Dataset) error {
 	shift := inputShift(m.KernelUsed, x, all.N, d)
 	fm, err := kernel.NewFeatureMap(m.M, shift)
 	if err != nil {
-		return err
+		return fittedState{}, nil, err
 	}
 	res, err := f.solve(ctx, m.KernelUsed, fm.Map(x, all.N), y, "refit", m.BestRound)
 	if err != nil {
-		return fmt.Errorf("refit: %w", err)
+		return fittedState{}, nil, fmt.Errorf("refit: %w", err)
 	}
-	m.Centers = centerRows(x, d, res.index)
-	m.N, m.Alpha, m.Shift, m.YMean, m.YStd, m.Refitted = len(m.Centers)/d, res.alpha, shift, mean, std, true
 	f.steps += 2
-	return nil
+	centers := centerRows(x, d, res.index)
+	return fittedState{centers: centers, n: len(centers) / d, alpha: res.alpha, shift: shift, yMean: mean, yStd: std}, res, nil
 }
 
 // refitHook, set only by tests, sees (and may spoil) each refit model.
@@ -646,10 +651,13 @@ const refitSlack = 1.1
 // with a note.
 func (f *fitter) refitChecked(ctx context.Context, m *Model, tr, va *Dataset) error {
 	before := keptLoss(m)
-	centers, n, alpha, shift, mean, std := m.Centers, m.N, m.Alpha, m.Shift, m.YMean, m.YStd
-	if err := f.refit(ctx, m, concat(tr, va)); err != nil {
+	kept := m.state()
+	st, _, err := f.refit(ctx, m, concat(tr, va))
+	if err != nil {
 		return err
 	}
+	st.refitted = true
+	m.setState(st)
 	if refitHook != nil {
 		refitHook(m)
 	}
@@ -658,7 +666,7 @@ func (f *fitter) refitChecked(ctx context.Context, m *Model, tr, va *Dataset) er
 		return err
 	}
 	if !(after <= refitSlack*before) {
-		m.Centers, m.N, m.Alpha, m.Shift, m.YMean, m.YStd, m.Refitted = centers, n, alpha, shift, mean, std, false
+		m.setState(kept)
 		m.Note = joinNotes(m.Note, fmt.Sprintf("the refit on all %d rows fitted the %d validation rows worse (loss %.4g) than the model fitted without them (%.4g): that model is kept", tr.N+va.N, va.N, after, before))
 	}
 	return nil

@@ -47,7 +47,7 @@ func TestFitLogistic(t *testing.T) {
 	if len(lg.History) != len(sq.History) || lg.BestRound != sq.BestRound || !slices.Equal(lg.M.Values, sq.M.Values) {
 		t.Fatal("the logistic head changed the rounds")
 	}
-	if lg.Head == nil || lg.Head.ValAccuracy <= 0 || !lg.Refitted {
+	if lg.Head == nil || lg.Head.ValAccuracy <= 0 || !lg.Refitted || lg.Head.Steps < 1 || lg.Head.StepLimit {
 		t.Fatalf("head %+v, refitted %v", lg.Head, lg.Refitted)
 	}
 	if c := lg.Calibration; c == nil || c.Method != CalibrateTemperature || c.Temperature != 1 {

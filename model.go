@@ -28,6 +28,10 @@ type Round struct {
 	Residual float64 `json:"residual,omitempty"`
 	// CGIters: the conjugate-gradient iterations of a Nyström solve.
 	CGIters int `json:"cg_iters,omitempty"`
+	// Steps: the logistic head's majorization–minimization steps (Head);
+	// StepLimit: they ran out before the gradient reached its tolerance.
+	Steps     int  `json:"steps,omitempty"`
+	StepLimit bool `json:"step_limit,omitempty"`
 	// Wall-clock timings, for reports: model files leave them out (ToFile)
 	// so that equal fits give equal bytes.
 	FitSeconds  float64 `json:"fit_seconds,omitempty"`
@@ -79,6 +83,27 @@ type Model struct {
 	once  sync.Once
 	cache *mapped
 	err   error
+}
+
+// fittedState is the part of a model that a refit replaces: the centres
+// and their coefficients, with the centring and target scaling they were
+// fitted with. Model holds a sync.Once and cannot be copied whole; the
+// fit saves and restores this instead (refitChecked).
+type fittedState struct {
+	centers     []float64
+	n           int
+	alpha       []float64
+	shift       []float64
+	yMean, yStd []float64
+	refitted    bool
+}
+
+func (m *Model) state() fittedState {
+	return fittedState{centers: m.Centers, n: m.N, alpha: m.Alpha, shift: m.Shift, yMean: m.YMean, yStd: m.YStd, refitted: m.Refitted}
+}
+
+func (m *Model) setState(s fittedState) {
+	m.Centers, m.N, m.Alpha, m.Shift, m.YMean, m.YStd, m.Refitted = s.centers, s.n, s.alpha, s.shift, s.yMean, s.yStd, s.refitted
 }
 
 // heldOut is a fit's validation rows: the scores of the model fitted

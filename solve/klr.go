@@ -30,6 +30,9 @@ type KLRResult struct {
 	Residual float64
 	// Loss is the mean log-loss of the training rows at the end.
 	Loss float64
+	// AtLimit: the iterations stopped at MaxIter with Residual still at or
+	// above the tolerance.
+	AtLimit bool
 }
 
 // KLR fits multinomial kernel logistic regression on the mapped points z
@@ -159,6 +162,7 @@ func KLR(ctx context.Context, ws *Workspace, s kernel.Spec, z kernel.Points[floa
 		t = tn
 	}
 	res.Iterations, res.Residual, res.Loss = it, worst, loss/float64(n)
+	res.AtLimit = worst >= tol
 	if err := checkFinite(alpha); err != nil {
 		return nil, err
 	}

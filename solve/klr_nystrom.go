@@ -35,6 +35,10 @@ type NystromKLRResult struct {
 	GradRelative float64
 	// Loss is the mean log-loss of the training rows at the end.
 	Loss float64
+	// AtLimit: the steps ran out (Steps, or 100) with the gradient above
+	// GradTol of its start; a fit that stopped because a plain step no
+	// longer lowered the objective (round-off) is not at its limit.
+	AtLimit bool
 }
 
 // NystromKLR fits multinomial kernel logistic regression on m Nyström
@@ -163,6 +167,7 @@ func NystromKLR(ctx context.Context, s kernel.Spec, x kernel.Points[float64], la
 	// cannot), as in KLR: the objective never rises.
 	t := 1.0
 	step := 0
+	stopped := false // by a plain step that did not lower the objective
 	for ; step < steps && gn > gradTol*g0; step++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -235,6 +240,7 @@ func NystromKLR(ctx context.Context, s kernel.Spec, x kernel.Points[float64], la
 			if theta == 0 {
 				// A plain step from β cannot raise the objective but by
 				// round-off in its CG: nothing more to gain.
+				stopped = true
 				break
 			}
 			t = 1
@@ -260,6 +266,7 @@ func NystromKLR(ctx context.Context, s kernel.Spec, x kernel.Points[float64], la
 		// round-off ends the fit (the gradient can stall above GradTol).
 		if stalled && theta == 0 {
 			step++
+			stopped = true
 			break
 		}
 	}
@@ -269,5 +276,6 @@ func NystromKLR(ctx context.Context, s kernel.Spec, x kernel.Points[float64], la
 	res.Beta, res.Steps, res.Loss = beta, step, loss
 	res.GradRelative = gn / g0
 	res.Converged = gn <= gradTol*g0
+	res.AtLimit = !res.Converged && !stopped
 	return res, nil
 }

@@ -119,6 +119,9 @@ func TestNystromKLRMonotone(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if res.Steps == steps && !res.AtLimit {
+				t.Fatalf("%d steps of %d with GradTol 1e-300: AtLimit false", res.Steps, steps)
+			}
 			obj := nysKLRObjective(s, pts, res.Index, res.Beta, labels, c, lam)
 			if cache && obj != prev {
 				// The cached K_nm holds the same kernel values: the same fit.

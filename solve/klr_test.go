@@ -75,6 +75,9 @@ func TestKLROptimalAndMonotone(t *testing.T) {
 			t.Fatal(err)
 		}
 		obj, _ := klrObjective(k, n, c, res.Alpha, labels, lam)
+		if !res.AtLimit || res.Iterations != it {
+			t.Fatalf("stopped by MaxIter %d: %d iterations, AtLimit %v", it, res.Iterations, res.AtLimit)
+		}
 		if obj > prev+1e-9 {
 			t.Fatalf("iteration %d raised the objective: %.12g > %.12g", it, obj, prev)
 		}
@@ -86,7 +89,7 @@ func TestKLROptimalAndMonotone(t *testing.T) {
 	}
 	obj, worst := klrObjective(k, n, c, res.Alpha, labels, lam)
 	t.Logf("%d iterations, residual %.2e (explicit %.2e), objective %.6f, mean log-loss %.4f", res.Iterations, res.Residual, worst, obj, res.Loss)
-	if res.Residual > 1e-9 || worst > 1e-8 {
+	if res.Residual > 1e-9 || worst > 1e-8 || res.AtLimit {
 		t.Fatalf("not at the optimum after %d iterations: residual %.2e, explicit %.2e", res.Iterations, res.Residual, worst)
 	}
 	if obj > prev {

@@ -448,6 +448,13 @@ func describeBest(m *rfm.Model, validated bool) string {
 			} else {
 				head = "logistic head"
 			}
+			if h.Steps > 0 {
+				head += fmt.Sprintf(" (%d steps", h.Steps)
+				if h.StepLimit {
+					head += ", stopped at the limit before its tolerance"
+				}
+				head += ")"
+			}
 		}
 		if m.Task == rfm.Classification {
 			fmt.Fprintf(&b, "; %s on that M: validation accuracy %.4f", head, h.ValAccuracy)
