@@ -317,15 +317,36 @@ func fitCost(n, d, c, rounds int) float64 {
 	return float64(rounds) * (nf*nf*nf/3 + 40*nf*nf*float64(d+c) + 2e6)
 }
 
+// tunedFitCost is fitCost weighted for the tuned protocol, whose fits
+// cost more than their solves (halving rungs, scoring, data preparation):
+// fitted to the measured seconds of the 118 sets in results/ (least
+// squares in log seconds), a fixed 9·10⁷ per round and 200·n²·(d+c) for
+// the kernel passes. With fitCost's weights the sets of 1 500–10 000 rows
+// counted 3.6× more per second than the smaller ones, and the ETA after
+// the small sets read 10 h for a run of 58 min; now 2.1×.
+func tunedFitCost(n, d, c, rounds int) float64 {
+	nf := float64(n)
+	return float64(rounds) * (nf*nf*nf/3 + 200*nf*nf*float64(d+c) + 9e7)
+}
+
+// searchTrialCost is the estimated work of one configuration of the
+// tuned protocol's search in a split of n training rows: about half the
+// trials reach the top rung (the rest stop on smaller ones), each fitted
+// on every inner fold with up to 5 rounds.
+func searchTrialCost(n, d, c int) float64 {
+	dz := searchDesign(n)
+	return float64(max(dz.folds, 1)) / 2 * tunedFitCost(dz.topRows(n), d, c, 5)
+}
+
 // finalFitsCost is the estimated work of one evaluation split's final fits
 // under ProtocolTuned on its n training rows: about 7 solves (the best
 // configuration's rounds and refit, the plain kernel's), by Nyström above
-// finalCenters rows.
+// finalCenters rows (measured at 5× nystromCost).
 func finalFitsCost(n, d, c int) float64 {
 	if n > finalCenters {
-		return 7 * nystromCost(n, finalCenters, d, c)
+		return 7 * (5*nystromCost(n, finalCenters, d, c) + tunedFitCost(0, d, c, 1))
 	}
-	return 7 * fitCost(n, d, c, 1)
+	return 7 * tunedFitCost(n, d, c, 1)
 }
 
 // nystromCost is fitCost's estimate for one Nyström solve of n rows on m
@@ -354,11 +375,8 @@ func setCost(protocol string, m *Meta) float64 {
 		return EvalSplits*fitCost(nk*4/5, m.D, m.Classes, rounds) + eval
 	}
 	if protocol == ProtocolTuned {
-		// The search in each split: about half its trials on its top
-		// rung's rows (the rest on smaller rungs), on each inner fold;
-		// then each split's final fits.
-		dz := searchDesign(nk)
-		return EvalSplits * (float64(max(dz.folds, 1))*float64(searchTrials(0))/2*fitCost(dz.topRows(nk), m.D, m.Classes, 5) + finalFitsCost(nk, m.D, m.Classes))
+		// The search in each split, then its final fits.
+		return EvalSplits * (float64(searchTrials(0))*searchTrialCost(nk, m.D, m.Classes) + finalFitsCost(nk, m.D, m.Classes))
 	}
 	if protocol == ProtocolTunedGrid {
 		// The grid runs in both directions; M is then learned again on

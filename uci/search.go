@@ -93,7 +93,7 @@ func (j *job) search(ctx context.Context, s *Set, res *Result, save func() error
 		opt := tune.Options{Base: base, Data: map[string]*rfm.Dataset{"": train}, Space: sp,
 			Trials: searchTrials(j.trials), Folds: dz.folds, MinRows: dz.minRows, MaxRows: dz.maxRows,
 			FinalCenters: finalCenters, Jobs: 1}
-		u := fitCost(dz.topRows(train.N), s.D, s.Classes, 3) // progress units
+		u := searchTrialCost(train.N, s.D, s.Classes) // progress units
 		opt.Done = func(tune.Trial) { j.tell(u, 1) }
 		sr, err := tune.Run(ctx, opt)
 		if err != nil {
