@@ -58,6 +58,7 @@ type inspectJSON struct {
 	Metric      string           `json:"metric"`
 	Centers     int              `json:"centers"`
 	History     []rfm.Round      `json:"history"`
+	Head        *rfm.Round       `json:"head,omitempty"`
 	BestRound   int              `json:"best_round"`
 	Refitted    bool             `json:"refitted"`
 	Calibration *rfm.Calibration `json:"calibration,omitempty"`
@@ -146,7 +147,7 @@ func inspectModel(lm *loadedModel, top, eig int) (*inspectJSON, error) {
 	res := &inspectJSON{
 		fileJSON: newFileJSON(lm), Features: m.D,
 		Config: m.Config, KernelUsed: m.KernelUsed, Metric: string(m.M.Form), Centers: m.N,
-		History: m.History, BestRound: m.BestRound, Refitted: m.Refitted, Note: m.Note,
+		History: m.History, Head: m.Head, BestRound: m.BestRound, Refitted: m.Refitted, Note: m.Note,
 		Calibration: m.Calibration,
 	}
 	names := featureNames(lm)
@@ -269,6 +270,7 @@ func writeInspectText(w io.Writer, r *inspectJSON, lm *loadedModel, header bool)
 	validated := r.Training == nil || !strings.HasPrefix(r.Training.Validation, "none")
 	b.WriteString("\nRounds (* = kept):\n")
 	writeHistory(&b, r.History, r.BestRound, m.Task, validated)
+	b.WriteString(describeBest(m, validated))
 
 	fmt.Fprintf(&b, "\nFeatures by diag(M) (top %d of %d):\n", len(r.TopFeatures), r.Features)
 	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)

@@ -32,6 +32,10 @@ func TestLogisticNystromCLI(t *testing.T) {
 		if !headLine.MatchString(r.stderr + r.stdout) {
 			t.Errorf("%s: fit output does not name the logistic head and its steps:\n%s%s", solver, r.stdout, r.stderr)
 		}
+		// inspect says it too, from the model file.
+		if ri := mustRun(t, dir, "inspect", "--model", solver+".rfm"); !headLine.MatchString(ri.stdout) {
+			t.Errorf("%s: inspect does not name the logistic head and its steps:\n%s", solver, ri.stdout)
+		}
 		mustRun(t, dir, "predict", "--model", solver+".rfm", "--data", "test.csv", "--proba", "--out", solver+".csv")
 		recs := readCSV(t, readFile(t, filepath.Join(dir, solver+".csv")))
 		for _, v := range column(t, recs, "proba_yes") {
