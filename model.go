@@ -65,9 +65,10 @@ type Model struct {
 	YMean   []float64 `json:"y_mean,omitempty"`
 	YStd    []float64 `json:"y_std,omitempty"`
 	History []Round   `json:"history"`
-	// Head, with Config.FinalKernel and validation rows: the final
-	// kernel's validation score with the selected M, fitted on the training
-	// rows (History scores the base kernel's rounds, which chose M).
+	// Head, with Config.FinalKernel or the logistic loss and validation
+	// rows: the final kernel's or logistic head's validation score with the
+	// selected M, fitted on the training rows (History scores the base
+	// kernel's rounds, which chose M), and its solve (Steps, StepLimit).
 	Head      *Round `json:"head,omitempty"`
 	BestRound int    `json:"best_round"`
 	Refitted  bool   `json:"refitted"`
