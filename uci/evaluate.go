@@ -323,7 +323,8 @@ func fitCost(n, d, c, rounds int) float64 {
 // squares in log seconds), a fixed 9·10⁷ per round and 200·n²·(d+c) for
 // the kernel passes. With fitCost's weights the sets of 1 500–10 000 rows
 // counted 3.6× more per second than the smaller ones, and the ETA after
-// the small sets read 10 h for a run of 58 min; now 2.1×.
+// the small sets read 10 h for a run of 58 min; 2.1× with these weights on
+// the files they were fitted to (TestTunedCostFollowsMeasuredTime).
 func tunedFitCost(n, d, c, rounds int) float64 {
 	nf := float64(n)
 	return float64(rounds) * (nf*nf*nf/3 + 200*nf*nf*float64(d+c) + 9e7)
@@ -341,7 +342,7 @@ func searchTrialCost(n, d, c int) float64 {
 // finalFitsCost is the estimated work of one evaluation split's final fits
 // under ProtocolTuned on its n training rows: about 7 solves (the best
 // configuration's rounds and refit, the plain kernel's), by Nyström above
-// finalCenters rows (measured at 5× nystromCost).
+// finalCenters rows (measured at 5× nystromCost, plus a round's fixed cost).
 func finalFitsCost(n, d, c int) float64 {
 	if n > finalCenters {
 		return 7 * (5*nystromCost(n, finalCenters, d, c) + tunedFitCost(0, d, c, 1))
