@@ -327,8 +327,12 @@ func fitCost(n, d, c, rounds int) float64 {
 // the files they were fitted to (TestTunedCostFollowsMeasuredTime).
 func tunedFitCost(n, d, c, rounds int) float64 {
 	nf := float64(n)
-	return float64(rounds) * (nf*nf*nf/3 + 200*nf*nf*float64(d+c) + 9e7)
+	return float64(rounds) * (nf*nf*nf/3 + 200*nf*nf*float64(d+c) + tunedRoundOverhead)
 }
+
+// tunedRoundOverhead is tunedFitCost's fixed cost of a round, also added
+// to each Nyström final fit.
+const tunedRoundOverhead = 9e7
 
 // searchTrialCost is the estimated work of one configuration of the
 // tuned protocol's search in a split of n training rows: about half the
@@ -342,10 +346,11 @@ func searchTrialCost(n, d, c int) float64 {
 // finalFitsCost is the estimated work of one evaluation split's final fits
 // under ProtocolTuned on its n training rows: about 7 solves (the best
 // configuration's rounds and refit, the plain kernel's), by Nyström above
-// finalCenters rows (measured at 5× nystromCost, plus a round's fixed cost).
+// finalCenters rows (measured at 5× nystromCost, plus a round's fixed
+// cost).
 func finalFitsCost(n, d, c int) float64 {
 	if n > finalCenters {
-		return 7 * (5*nystromCost(n, finalCenters, d, c) + tunedFitCost(0, d, c, 1))
+		return 7 * (5*nystromCost(n, finalCenters, d, c) + tunedRoundOverhead)
 	}
 	return 7 * tunedFitCost(n, d, c, 1)
 }
