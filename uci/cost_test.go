@@ -37,14 +37,14 @@ func TestTunedCostFollowsMeasuredTime(t *testing.T) {
 			} else if r.N >= 1500 {
 				g = 1
 			}
-			groupCost[g] += setCost(ProtocolTuned, &Meta{Name: r.Name, N1: r.N, D: r.D, Classes: r.Classes})
+			groupCost[g] += setCost(ProtocolTuned, &Meta{Name: r.Name, N1: r.N, D: r.D, Classes: r.Classes}, 0)
 			groupSeconds[g] += r.Seconds
 		}
 		// Sets of a few hundred rows take seconds, mostly fixed costs.
 		if r.Status != StatusOK || r.N < 1500 || r.Seconds <= 0 {
 			continue
 		}
-		ratio := setCost(ProtocolTuned, &Meta{Name: r.Name, N1: r.N, D: r.D, Classes: r.Classes}) / r.Seconds
+		ratio := setCost(ProtocolTuned, &Meta{Name: r.Name, N1: r.N, D: r.D, Classes: r.Classes}, 0) / r.Seconds
 		if lo == "" || ratio < minR {
 			lo, minR = r.Name, ratio
 		}
@@ -66,5 +66,20 @@ func TestTunedCostFollowsMeasuredTime(t *testing.T) {
 	}
 	if maxR > 30*minR {
 		t.Errorf("the cost estimate per measured second spans %.0f× (%s %.3g, %s %.3g)", maxR/minR, lo, minR, hi, maxR)
+	}
+}
+
+// TestSetCostCountsTrials: the tuned protocol's estimate follows
+// --trials (it once counted 30 configurations per split whatever the run
+// drew, so a run of 60 read an ETA half its length).
+func TestSetCostCountsTrials(t *testing.T) {
+	m := &Meta{Name: "x", N1: 2000, D: 20, Classes: 3}
+	def, thirty, sixty := setCost(ProtocolTuned, m, 0), setCost(ProtocolTuned, m, 30), setCost(ProtocolTuned, m, 60)
+	if def != thirty {
+		t.Errorf("the default budget costs %.4g, 30 trials %.4g", def, thirty)
+	}
+	// The final fits do not grow with the trials: a bit under twice.
+	if r := sixty / thirty; r < 1.5 || r >= 2 {
+		t.Errorf("60 trials cost %.3g× 30", r)
 	}
 }

@@ -363,8 +363,10 @@ func nystromCost(n, m, d, c int) float64 {
 	return mf*mf*mf + 60*nf*mf*float64(d+c)
 }
 
-// setCost is the estimated work of a whole data set under a protocol.
-func setCost(protocol string, m *Meta) float64 {
+// setCost is the estimated work of a whole data set under a protocol;
+// trials is Options.Trials (ProtocolTuned's configurations per split, 0:
+// the default).
+func setCost(protocol string, m *Meta, trials int) float64 {
 	g, _ := Grid(protocol, m.Name)
 	// Identical grid points are fitted once.
 	uniq := map[Setting]bool{}
@@ -382,7 +384,7 @@ func setCost(protocol string, m *Meta) float64 {
 	}
 	if protocol == ProtocolTuned {
 		// The search in each split, then its final fits.
-		return EvalSplits * (float64(searchTrials(0))*searchTrialCost(nk, m.D, m.Classes) + finalFitsCost(nk, m.D, m.Classes))
+		return EvalSplits * (float64(searchTrials(trials))*searchTrialCost(nk, m.D, m.Classes) + finalFitsCost(nk, m.D, m.Classes))
 	}
 	if protocol == ProtocolTunedGrid {
 		// The grid runs in both directions; M is then learned again on

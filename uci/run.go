@@ -245,7 +245,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	}
 	r := &runner{opt: opt, store: store, path: resultsPath, start: start, total: len(todo), inflight: map[string]float64{}}
 	for _, e := range todo {
-		c := setCost(opt.Protocol, &e.Meta)
+		c := setCost(opt.Protocol, &e.Meta, opt.Trials)
 		if p, ok := store[e.Meta.Name]; ok && p.Status == StatusPartial {
 			c *= float64(EvalSplits-min(len(p.TestAccuracies), EvalSplits-1)) / EvalSplits // the splits left
 		}

@@ -98,19 +98,22 @@ func TestReadLegacyResults(t *testing.T) {
 
 func TestCalibrationSummary(t *testing.T) {
 	rs := []Result{
-		{Name: "a", Status: StatusOK, LogLosses: []float64{1, 3}, CalLogLosses: []float64{0.5, 0.5}},
+		{Name: "a", Status: StatusOK, LogLosses: []float64{1, 3, 0.7}, CalLogLosses: []float64{0.5, 0.5, 0.7}},
 		{Name: "b", Status: StatusOK, LogLosses: []float64{0.2}, CalLogLosses: []float64{0.3}},
 		{Name: "c", Status: StatusOK}, // no log-losses (another protocol)
 		{Name: "d", Status: StatusFailed, LogLosses: []float64{9}, CalLogLosses: []float64{9}},
 	}
 	cs := calibrationSummary(rs)
-	if cs == nil || cs.Datasets != 2 || math.Abs(cs.LogLoss-1.1) > 1e-12 || math.Abs(cs.CalLogLoss-0.4) > 1e-12 {
+	if cs == nil || cs.Datasets != 2 || math.Abs(cs.LogLoss-(1.5666666666666667+0.2)/2) > 1e-12 || math.Abs(cs.CalLogLoss-(0.5666666666666667+0.3)/2) > 1e-12 {
 		t.Fatalf("summary %+v", cs)
 	}
 	if len(cs.Worse) != 1 || cs.Worse[0].Name != "b" {
 		t.Fatalf("worse %+v", cs.Worse)
 	}
-	if s := cs.String(); !strings.Contains(s, "no worse on 1 of 2") || !strings.Contains(s, "b 0.2000 → 0.3000") {
+	if cs.Splits != 4 || cs.Changed != 3 || cs.Lowered != 2 {
+		t.Errorf("splits %d, changed %d, lowered %d: want 4, 3, 2", cs.Splits, cs.Changed, cs.Lowered)
+	}
+	if s := cs.String(); !strings.Contains(s, "no worse on 1 of 2") || !strings.Contains(s, "changed the model in 3 of the 4 evaluation splits (elsewhere its check on the training split left it out or it fitted the identity) and lowered the test log-loss in 2 of those.") || !strings.Contains(s, "b 0.2000 → 0.3000") {
 		t.Errorf("text %q", s)
 	}
 	if calibrationSummary(rs[2:3]) != nil {
