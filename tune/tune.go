@@ -110,6 +110,16 @@ const finalCentersWant = "0 (the base configuration's solver) or M > 0 centres"
 // DefaultMinRows is Options.MinRows's default.
 const DefaultMinRows = 400
 
+// LargeMaxRows and LargeCenters are how a table too large for an exact fit
+// is tuned unless told otherwise (rfm tune with --solver auto, the tuned
+// UCI protocol's largest sets): the search fits stratified samples of at
+// most LargeMaxRows rows (Options.MaxRows), and the saved model is fitted
+// on every row by Nyström on LargeCenters centres (Options.FinalCenters).
+const (
+	LargeMaxRows = 4000
+	LargeCenters = 10000
+)
+
 // OptionError is a field of Options out of its range: Check's error, for a
 // caller that names its own settings (the CLI's flags) after the fields.
 type OptionError struct {

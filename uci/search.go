@@ -30,7 +30,7 @@ type design struct {
 // larger sets of the 118: letter, adult, statlog-shuttle...); the chosen
 // configuration is then fitted on the whole training split. No set of
 // Arora's 90 reaches it (at most 3 000 rows after the holdout).
-const searchMaxRows = 4000
+const searchMaxRows = tune.LargeMaxRows
 
 // finalCenters bounds the exact final fits of the tuned protocol: a split
 // of more training rows (magic, letter, chess-krvk, adult, statlog-shuttle:
@@ -38,7 +38,7 @@ const searchMaxRows = 4000
 // (tune.Options.FinalCenters); an exact fit there takes minutes per round
 // and the protocol fits four models per split. Every other set of the 118
 // (nursery's 9 720 rows the largest) is fitted exactly.
-const finalCenters = 10000
+const finalCenters = tune.LargeCenters
 
 // searchDesign: small splits are scored by 4-fold cross-validation (a
 // 20% holdout of a few hundred rows is too noisy to choose among dozens of

@@ -44,20 +44,25 @@ type tuneOptions struct {
 // tuneJSON is what 'rfm tune --json' prints.
 type tuneJSON struct {
 	fitData
-	Design    string        `json:"design"`
-	Rungs     []int         `json:"rungs"`
-	Jobs      int           `json:"jobs"`
-	Drawn     int           `json:"configurations"`
-	Local     int           `json:"local_configurations"`
-	Fits      int           `json:"trials"`
-	Cached    int           `json:"cached"`
-	Best      tuneTrialJSON `json:"best"`
-	Plain     tuneTrialJSON `json:"plain_kernel"`
-	Default   *tuneScore    `json:"base,omitempty"`
-	Config    rfm.Config    `json:"config"`
-	Scaling   string        `json:"scaling"`
-	BestRound int           `json:"best_round"`
-	Refitted  bool          `json:"refitted"`
+	Design string `json:"design"`
+	Rungs  []int  `json:"rungs"`
+	// MaxRows and FinalCenters are the search's sample size and the saved
+	// model's Nyström centres (0: every row, the search's solver), given or
+	// chosen for a large table.
+	MaxRows      int           `json:"max_rows,omitempty"`
+	FinalCenters int           `json:"final_centers,omitempty"`
+	Jobs         int           `json:"jobs"`
+	Drawn        int           `json:"configurations"`
+	Local        int           `json:"local_configurations"`
+	Fits         int           `json:"trials"`
+	Cached       int           `json:"cached"`
+	Best         tuneTrialJSON `json:"best"`
+	Plain        tuneTrialJSON `json:"plain_kernel"`
+	Default      *tuneScore    `json:"base,omitempty"`
+	Config       rfm.Config    `json:"config"`
+	Scaling      string        `json:"scaling"`
+	BestRound    int           `json:"best_round"`
+	Refitted     bool          `json:"refitted"`
 	// Members lists the trials an --ensemble model averages, best first.
 	Members []int `json:"ensemble_trials,omitempty"`
 	Asked   int   `json:"ensemble_asked"`
@@ -102,7 +107,11 @@ Successive halving cuts bad settings early: each bracket fits its configurations
 on a small stratified share of the training rows, keeps the best third and
 gives them three times the rows, up to every training row (or --max-rows of
 them: on a large table the search then stays cheap, and only the final fit
-sees every row). Fits run side by side as far as threads and memory allow. Every fit is scored on validation rows
+sees every row). A table that --solver auto would fit by a tree (more than 25 000
+rows, or an exact solve that does not fit in memory) is searched on samples of
+4 000 rows and its model fitted by Nyström on 10 000 centres (fewer if they do
+not fit) unless --max-rows or --final-centers says otherwise; tune says so.
+Fits run side by side as far as threads and memory allow. Every fit is scored on validation rows
 it does not train on (a seeded holdout, --folds K, or --valid): the selection
 never sees a test file. The round of each fit is chosen there too, so round 0,
 the plain kernel, is always a candidate.
@@ -134,7 +143,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	f.Int(&o.localAfter, "local-after", tune.DefaultLocalAfter, "configurations `N` drawn at random before half the draws perturb one of the three best so far (0: 30; -1: never)")
 	f.Int(&o.minRows, "min-rows", tune.DefaultMinRows, "fewest training rows `N` ≥ 10 of the first rung (0: 400)")
 	f.Int(&o.maxRows, "max-rows", 0, "most training rows `N` of the top rung (0: all): on a large table the search scores stratified samples of N rows, and the best configuration is then fitted on every row")
-	f.Int(&o.finalCtrs, "final-centers", 0, "fit the saved model by Nyström on `M` centres when it has more rows than M (the search stays exact on --max-rows samples; 0: the search's solver)")
+	f.Int(&o.finalCtrs, "final-centers", 0, "fit the saved model by Nyström on `M` centres when it has more rows than M (the search stays exact on --max-rows samples; 0: the search's solver, or 10 000 with --max-rows 4 000 on a table --solver auto would fit by a tree)")
 	f.List(&o.scales, "scales", "column scalings `LIST` to search (default: standard,none,minmax,robust; --scale fixes one)")
 	f.Int(&o.ensemble, "ensemble", 1, "save the mean of the `K` best configurations (1: the best alone)")
 	f.Bool(&o.resume, "resume", false, "read the trials table and fit only the trials it has not scored")
@@ -172,6 +181,8 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 		return err
 	}
 	n := t.NRows()
+	large := largeTableDefaults(f, &opt, n, fitShape(n, p.Width(), tg))
+	o.maxRows, o.finalCtrs = opt.MaxRows, opt.FinalCenters
 	// With a Nyström final fit (--final-centers), the search's own fits
 	// are at most --max-rows rows: they pick the solver and are planned on
 	// that, the final fit on every row.
@@ -182,12 +193,12 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	if tune.NystromFinal(opt, n) && opt.Base.ClassWeight == rfm.ClassWeightBalanced {
 		return usagef("--final-centers %d and --class-weight balanced exclude each other on %d rows: the Nyström solver weights rows equally", o.finalCtrs, n)
 	}
-	solver, _ := rfm.ChooseSolver(opt.Base, fitShape(searchRows, p.Width(), tg))
+	solver, why := rfm.ChooseSolver(opt.Base, fitShape(searchRows, p.Width(), tg))
 	if solver == rfm.SolverTree && o.finalCtrs >= n {
-		return usagef("--final-centers %d: the final fit is Nyström only on more rows than M; the table has %d (and more than --solver auto fits exactly, %d): give M below %d", o.finalCtrs, n, rfm.AutoExactRows, n)
+		return usagef("--final-centers %d: the final fit is Nyström only on more rows than M; the table has %d (and --solver auto would fit them by a tree: %s): give M below %d", o.finalCtrs, n, why, n)
 	}
 	if solver == rfm.SolverTree {
-		return usagef("tune fits exact RFMs (or --solver nystrom); %d rows are more than --solver auto fits exactly (%d): use --max-rows N --final-centers M to search exactly on samples of N rows and fit the model by Nyström on M centres, or --solver nystrom, or --solver exact --float32 if it fits", searchRows, rfm.AutoExactRows)
+		return usagef("tune fits exact RFMs (or --solver nystrom), and --solver auto would fit the search's %d rows by a tree (%s): use --max-rows N --final-centers M to search exactly on samples of N rows and fit the model by Nyström on M centres, or --solver nystrom, or --solver exact --float32 if it fits", searchRows, why)
 	}
 	opt.Base.Solver = solver
 	if err := planFit(opt.Base, searchRows, p.Width(), tg); err != nil {
@@ -196,9 +207,20 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	if tune.NystromFinal(opt, n) {
 		fc := opt.Base
 		fc.Solver, fc.Centers = rfm.SolverNystrom, o.finalCtrs
-		if err := planFit(fc, n, p.Width(), tg); err != nil {
-			return fmt.Errorf("the final fit on %d Nyström centres: %w", o.finalCtrs, err)
+		err := planFit(fc, n, p.Width(), tg)
+		// Centres chosen here, not given: as many as fit, down to 1 000.
+		for large != "" && err != nil && fc.Centers/2 >= 1000 {
+			fc.Centers /= 2
+			err = planFit(fc, n, p.Width(), tg)
 		}
+		if err != nil {
+			return fmt.Errorf("the final fit on %d Nyström centres (--final-centers): %w", fc.Centers, err)
+		}
+		o.finalCtrs, opt.FinalCenters = fc.Centers, fc.Centers
+	}
+	if large != "" && !o.common.quiet {
+		fmt.Fprintf(e.stderr, "tune: %s, so the search fits stratified samples of at most %d rows (--max-rows) and the saved model is fitted on all %d rows by Nyström on %d centres (--final-centers)\n",
+			large, opt.MaxRows, n, opt.FinalCenters)
 	}
 	pipelines := map[string]*dataset.Pipeline{}
 	opt.Data = map[string]*rfm.Dataset{}
@@ -328,7 +350,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 
 	out := tuneJSON{
 		fitData: newFitData(&o.fitOptions, opt.Data[res.Best.Scaling], sp, tg),
-		Design:  res.Design, Rungs: res.Rungs, Jobs: res.Jobs, Drawn: res.Drawn, Local: res.Local, Fits: fits, Cached: cached,
+		Design:  res.Design, Rungs: res.Rungs, MaxRows: opt.MaxRows, FinalCenters: opt.FinalCenters, Jobs: res.Jobs, Drawn: res.Drawn, Local: res.Local, Fits: fits, Cached: cached,
 		Best:   trialJSON(res.Best, res.Best.Accuracy, res.Best.Loss, res.Best.Round, classification),
 		Plain:  trialJSON(res.Plain, res.Plain.PlainAccuracy, res.Plain.PlainLoss, 0, classification),
 		Config: rm.Config, Scaling: res.Best.Scaling, BestRound: rm.BestRound, Refitted: rm.Refitted, Members: members, Asked: o.ensemble,
@@ -346,6 +368,26 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 		return nil
 	}
 	return writeTuneText(e.stdout, res, &out, classification)
+}
+
+// largeTableDefaults sets opt's MaxRows and FinalCenters to
+// tune.LargeMaxRows and tune.LargeCenters (fewer centres when they do not
+// fit in memory: cmdTune halves them) when --solver auto would fit the
+// table of the given shape by a tree (which tune does not produce) and
+// neither --max-rows nor --final-centers is given, and returns why auto
+// chose the tree ("" when it sets nothing). With class weights (exact
+// solves only), or on fewer rows than the centres, it leaves them: the
+// table is then refused.
+func largeTableDefaults(f *flagSet, opt *tune.Options, n int, shape rfm.FitShape) string {
+	if f.IsSet("max-rows") || f.IsSet("final-centers") || opt.Base.ClassWeight == rfm.ClassWeightBalanced || n <= tune.LargeCenters {
+		return ""
+	}
+	s, why := rfm.ChooseSolver(opt.Base, shape)
+	if s != rfm.SolverTree {
+		return ""
+	}
+	opt.MaxRows, opt.FinalCenters = max(tune.LargeMaxRows, opt.MinRows), tune.LargeCenters
+	return "--solver auto would fit a tree (" + why + ")"
 }
 
 // tuneFlags names the flag of each tune.Options field that tune.Options.Check

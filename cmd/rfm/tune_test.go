@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"encoding/csv"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -225,15 +228,46 @@ func TestTuneInterrupted(t *testing.T) {
 	}
 }
 
-// A table beyond what --solver auto fits exactly is refused before any
-// fit, with the ways to tune it.
+// A table beyond what --solver auto fits exactly is tuned on samples of
+// tune.LargeMaxRows rows and saved as a Nyström fit on tune.LargeCenters
+// centres (fewer when they do not fit in memory), and tune says so before
+// it starts (the run is interrupted there: the fits take minutes). With
+// class weights (exact solves only) it is refused before any fit, with the
+// ways to tune it.
 func TestTuneRefusesTreeSizedTable(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "big.csv"), churnCSV(rfm.AutoExactRows+1, 15))
-	r := rfmCmd(t, dir, "tune", "--data", "big.csv", "--target", "churn", "--out", "m.rfm", "--trials", "2", "--time", "0")
-	want := "more than --solver auto fits exactly (25000): use --max-rows N --final-centers M to search exactly on samples of N rows and fit the model by Nyström on M centres, or --solver nystrom"
-	if r.code == 0 || !strings.Contains(r.stderr, want) {
-		t.Fatalf("exit %d, stderr %q; want %q", r.code, r.stderr, want)
+	cmd := exec.Command(binary, "tune", "--data", "big.csv", "--target", "churn", "--out", "m.rfm", "--time", "10m")
+	cmd.Dir = dir
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	want := regexp.MustCompile(`^tune: --solver auto would fit a tree \(25001 rows are more than an exact solve takes quickly \(25000\)\), so the search fits stratified samples of at most 4000 rows \(--max-rows\) and the saved model is fitted on all 25001 rows by Nyström on (10000|5000|2500|1250) centres \(--final-centers\)$`)
+	var first string
+	sc := bufio.NewScanner(pipe)
+	if sc.Scan() {
+		first = sc.Text()
+	}
+	cmd.Process.Signal(os.Interrupt)
+	io.Copy(io.Discard, pipe)
+	werr := cmd.Wait()
+	if !want.MatchString(first) {
+		t.Fatalf("tune's first line on stderr: %q; want %s", first, want)
+	}
+	if werr == nil {
+		t.Error("an interrupted tune exited 0")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "m.rfm")); err == nil {
+		t.Error("an interrupted tune wrote a model")
+	}
+	r := rfmCmd(t, dir, "tune", "--data", "big.csv", "--target", "churn", "--out", "m.rfm", "--trials", "2", "--time", "0", "--class-weight", "balanced")
+	refusal := "--solver auto would fit the search's 25001 rows by a tree (25001 rows are more than an exact solve takes quickly (25000)): use --max-rows N --final-centers M to search exactly on samples of N rows and fit the model by Nyström on M centres, or --solver nystrom"
+	if r.code == 0 || !strings.Contains(r.stderr, refusal) {
+		t.Fatalf("exit %d, stderr %q; want %q", r.code, r.stderr, refusal)
 	}
 	// --final-centers not below the rows: the final fit would be exact.
 	r = rfmCmd(t, dir, "tune", "--data", "big.csv", "--target", "churn", "--out", "m.rfm", "--trials", "2", "--time", "0",
