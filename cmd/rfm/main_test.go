@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -69,6 +70,22 @@ func rfmCmd(t *testing.T, dir string, args ...string) result {
 		t.Fatalf("rfm %s panicked:\n%s", strings.Join(args, " "), r.stderr)
 	}
 	return r
+}
+
+// startRFM starts the built binary in dir and returns it with a pipe of
+// its stderr (for tests that watch a long-running command as it goes).
+func startRFM(t *testing.T, dir string, args ...string) (*exec.Cmd, io.ReadCloser) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, stderr
 }
 
 // mustRun runs the binary and fails the test unless it exits 0.

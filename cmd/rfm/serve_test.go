@@ -7,7 +7,6 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -26,15 +25,7 @@ func TestServeCommand(t *testing.T) {
 	mustRun(t, dir, "fit", "--data", "train.csv", "--target", "y", "--iters", "1", "--out", "m.rfm", "--quiet")
 	want := mustRun(t, dir, "predict", "--model", "m.rfm", "--data", "test.csv", "--quiet")
 
-	cmd := exec.Command(binary, "serve", "--model", "m.rfm", "--addr", "127.0.0.1:0")
-	cmd.Dir = dir
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stderr := startRFM(t, dir, "serve", "--model", "m.rfm", "--addr", "127.0.0.1:0")
 	defer cmd.Process.Kill()
 	logs := make(chan string, 100)
 	go func() {

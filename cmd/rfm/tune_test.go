@@ -237,15 +237,11 @@ func TestTuneInterrupted(t *testing.T) {
 func TestTuneTreeSizedTable(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "big.csv"), churnCSV(rfm.AutoExactRows+1, 15))
-	cmd := exec.Command(binary, "tune", "--data", "big.csv", "--target", "churn", "--out", "m.rfm", "--time", "10m")
-	cmd.Dir = dir
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, pipe := startRFM(t, dir, "tune", "--data", "big.csv", "--target", "churn", "--out", "m.rfm", "--time", "10m")
+	// Without the line the search would run for minutes: killed, the
+	// pipe ends and the test fails on the empty line instead of hanging.
+	deadline := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() })
+	defer deadline.Stop()
 	want := regexp.MustCompile(`^tune: --solver auto would fit a tree \(25001 rows are more than an exact solve takes quickly \(25000\)\), so the search fits stratified samples of at most 4000 rows \(--max-rows\) and the saved model is fitted on all 25001 rows by Nyström on (10000|5000|2500|1250) centres \(--final-centers\)$`)
 	var first string
 	sc := bufio.NewScanner(pipe)
