@@ -63,7 +63,8 @@ type NystromKLRResult struct {
 // every iteration, so a truncated step still lowers the objective: it
 // never rises (a plain step that would, from round-off, ends the fit).
 // K_mm + δI products come from the preconditioner's factor (LLᵀ), and
-// K_nm is kept between passes when it fits in memory, as Nystrom does.
+// K_nm is kept between passes when it fits in memory, as Nystrom does, in
+// a larger share of it (knmCacheShareKLR: the steps make far more passes).
 // (Newton steps were tried: the softmax's Hessian is singular along
 // equal changes of every class's logits and tiny on confident rows, and
 // CG on it stalls.)
@@ -102,7 +103,7 @@ func NystromKLR(ctx context.Context, s kernel.Spec, x kernel.Points[float64], la
 	// Its K_mm + δI products come from the factor (falkon.kmm), which must then
 	// be exact to float64 round-off: the factors stay float64.
 	no.Float32 = false
-	sys, err := newNystromSystem(ctx, s, x, c, no, true)
+	sys, err := newNystromSystem(ctx, s, x, c, no, knmCacheShareKLR)
 	if err != nil {
 		return nil, err
 	}

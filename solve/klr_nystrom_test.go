@@ -4,8 +4,10 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
+	"github.com/rfmkit/rfm/internal/linalg"
 	"github.com/rfmkit/rfm/kernel"
 )
 
@@ -197,5 +199,43 @@ func TestNystromKLRPenaltyBounded(t *testing.T) {
 	t.Logf("%d steps: objective %.6g (%.6g at β = 0), log-loss %.4g, largest |β| %.3g", res.Steps, obj, start, res.Loss, big)
 	if !(obj < start) || !(res.Loss < math.Log(float64(c))) {
 		t.Fatalf("the fit ran away: objective %.4g (start %.4g), mean log-loss %.4g, largest |β| %.3g", obj, start, res.Loss, big)
+	}
+}
+
+// The logistic head keeps K_nm in a larger share of the memory than the
+// squared loss's solve: with room for the block three times beyond the
+// solver's buffers, NystromKLR keeps it (a half) and Nystrom does not (a
+// quarter). Both fits are the same bits as without the cache.
+func TestNystromKLRCacheShare(t *testing.T) {
+	n, d, c, m := 600, 4, 2, 60
+	pts, labels := klrProblem(n, d, c, 21)
+	s := kernel.DefaultSpec()
+	workers := linalg.Workers((n + nysBand - 1) / nysBand)
+	limit := NystromBytes(n, m, c, d, workers, false) + 3*knmCacheBytes(n, m)
+	fit := func(noCache bool) *NystromKLRResult {
+		res, err := NystromKLR(context.Background(), s, pts, labels, c, NystromKLROptions{
+			NystromOptions: NystromOptions{M: m, Ridge: 1e-3, Seed: 2, MemoryLimit: limit, NoCache: noCache}, Steps: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	cached, plain := fit(false), fit(true)
+	if !cached.CachedKnm {
+		t.Fatalf("NystromKLR did not keep K_nm with room for it %d times beyond its buffers", 3)
+	}
+	if !slices.Equal(cached.Beta, plain.Beta) {
+		t.Error("the cached K_nm changed the logistic fit")
+	}
+	y := make([]float64, n*c)
+	for i, l := range labels {
+		y[i*c+l] = 1
+	}
+	ridge, err := Nystrom(context.Background(), s, pts, y, c, NystromOptions{M: m, Ridge: 1e-3, Seed: 2, MemoryLimit: limit, MaxIter: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ridge.CachedKnm {
+		t.Errorf("Nystrom kept K_nm in more than 1/%d of the memory its buffers leave", knmCacheShare)
 	}
 }
