@@ -462,7 +462,11 @@ func describeBest(m *rfm.Model, validated bool) string {
 			fmt.Fprintf(&b, "; %s on that M: validation loss %.4g", head, h.ValLoss)
 		}
 	}
-	if m.Refitted {
+	switch {
+	case m.Refitted && m.Config.Solver == rfm.SolverNystrom:
+		// m.N counts the centres: the model does not keep the rows' count.
+		fmt.Fprintf(&b, "; α refitted on all training rows (Nyström on %d centres)", m.N)
+	case m.Refitted:
 		fmt.Fprintf(&b, "; α refitted on all %d rows", m.N)
 	}
 	b.WriteString("\n")
