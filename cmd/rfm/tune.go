@@ -134,7 +134,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	o.registerData(f, true)
 	o.eng.register(f)
 	f.Section("Search")
-	f.String(&o.budget, "time", "10m", "time `BUDGET` of the search, e.g. 90s, 20m, 2h (0: no limit; then give --trials)")
+	f.String(&o.budget, "time", "10m", "time `BUDGET` of the search, e.g. 90s, 20m, 2h (0: no limit; then give --trials); the final fit on every row comes after it")
 	f.Int(&o.trials, "trials", 0, "most configurations `N` to draw (0: until the time is up)")
 	f.Int(&o.folds, "folds", 0, "score every fit by `K`-fold cross-validation of the training rows (0: one holdout, see --val-fraction)")
 	f.Int(&o.repeats, "repeats", 0, "repeat the --folds cross-validation `R` times with other seeded folds and average (steadier choices on small tables, R times the fits; 0: once)")
@@ -302,7 +302,11 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 		return err
 	}
 	searchTime := time.Since(start)
-	bar.Update(0.99, "final fit of the best configuration")
+	// The search's end is a line of its own: --time bounds the search, and
+	// the final fit on every row can take longer (its own bar and ETA).
+	bar.Finish(fmt.Sprintf("tune: %d configurations, %d fits in %s; best trial %d; fitting %s on all %d rows",
+		res.Drawn, fits, seconds(searchTime), res.Best.Index, finalWhat(len(tune.Top(res, o.ensemble))), n))
+	bar = newProgress(e.stderr, e.tty(), o.common.quiet)
 	finalStart := time.Now()
 	var model predictor.FileModel
 	var rm *rfm.Model
@@ -310,10 +314,12 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	// One model, or the mean of the --ensemble best (the best alone when
 	// only it reached the top rung, or when the mean lost to it on the
 	// validation rows).
-	fm, err := tune.FinalModel(e.ctx, opt, res, o.ensemble, func(i, k int, _ rfm.Progress) {
+	fm, err := tune.FinalModel(e.ctx, opt, res, o.ensemble, func(i, k int, p rfm.Progress) {
+		label := "final fit: " + roundLabel(p)
 		if k > 1 {
-			bar.Update(0.99, fmt.Sprintf("final fit of the ensemble: member %d of %d", i+1, k))
+			label = fmt.Sprintf("final fit, member %d of %d: %s", i+1, k, roundLabel(p))
 		}
+		bar.Update((float64(i)+p.Fraction)/float64(k), label)
 	})
 	var validation *ensemble.Validation
 	if err == nil {
@@ -346,7 +352,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 			return err
 		}
 	}
-	bar.Finish(fmt.Sprintf("tune: %d configurations, %d fits in %s; best trial %d; model written to %s", res.Drawn, fits, seconds(searchTime), res.Best.Index, o.out))
+	bar.Finish(fmt.Sprintf("tune: final fit in %s; model written to %s", seconds(finalTime), o.out))
 
 	out := tuneJSON{
 		fitData: newFitData(&o.fitOptions, opt.Data[res.Best.Scaling], sp, tg),
@@ -368,6 +374,15 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 		return nil
 	}
 	return writeTuneText(e.stdout, res, &out, classification)
+}
+
+// finalWhat names what the final fit fits: the best configuration, or the
+// ensemble of k.
+func finalWhat(k int) string {
+	if k > 1 {
+		return fmt.Sprintf("the %d best configurations", k)
+	}
+	return "the best configuration"
 }
 
 // largeTableDefaults sets opt's MaxRows and FinalCenters to

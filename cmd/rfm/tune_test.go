@@ -40,6 +40,12 @@ func TestTune(t *testing.T) {
 	if !res.Config.Diag || res.Config.Iters != 2 || !res.Refitted || res.Rows != 300 {
 		t.Fatalf("the fixed settings or the final fit: %+v", res)
 	}
+	// --time bounds the search only: its end and the final fit's are two
+	// lines, so a long final fit is not taken for the search.
+	ends := regexp.MustCompile(`(?m)^tune: 9 configurations, \d+ fits in [^;]+; best trial \d+; fitting the best configuration on all 300 rows\n(.*\n)*tune: final fit in [^;]+; model written to t\.rfm$`)
+	if !ends.MatchString(r.stderr) {
+		t.Fatalf("stderr does not end the search and then the final fit:\n%s", r.stderr)
+	}
 	if len(res.Figures) != 3 {
 		t.Fatalf("figures %v", res.Figures)
 	}
