@@ -222,7 +222,7 @@ func TestNystromKLRCacheShare(t *testing.T) {
 	}
 	cached, plain := fit(false), fit(true)
 	if !cached.CachedKnm {
-		t.Fatalf("NystromKLR did not keep K_nm with room for it %d times beyond its buffers", 3)
+		t.Fatal("NystromKLR did not keep K_nm with room for it three times beyond its buffers")
 	}
 	if !slices.Equal(cached.Beta, plain.Beta) {
 		t.Error("the cached K_nm changed the logistic fit")
