@@ -59,9 +59,9 @@ type NystromOptions struct {
 // NystromKLR, whose up to 100 steps make about six passes each, may spend
 // knmCacheShareKLR: at a quarter, the logistic head of an RFM fitted on
 // 39 992 rows and 10 000 centres (ijcnn1) missed the cache by 2% of the
-// limit, the memory the rounds' own solves still held (a pooled K_nm, the
-// factors), and formed K_nm again at every pass: the fit took 34 min 43 s,
-// 21 min 56 s with the larger share.
+// limit (the available memory had fallen during the rounds, presumably by
+// their pooled K_nm and factors; not itemized) and formed K_nm again at
+// every pass: the fit took 34 min 43 s, 21 min 56 s with the larger share.
 const (
 	knmCacheShare    = 4
 	knmCacheShareKLR = 2

@@ -182,20 +182,19 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	}
 	n := t.NRows()
 	large := largeTableDefaults(f, &opt, n, fitShape(n, p.Width(), tg))
-	o.maxRows, o.finalCtrs = opt.MaxRows, opt.FinalCenters
 	// With a Nyström final fit (--final-centers), the search's own fits
 	// are at most --max-rows rows: they pick the solver and are planned on
 	// that, the final fit on every row.
 	searchRows := n
-	if tune.NystromFinal(opt, n) && o.maxRows > 0 {
-		searchRows = min(n, o.maxRows)
+	if tune.NystromFinal(opt, n) && opt.MaxRows > 0 {
+		searchRows = min(n, opt.MaxRows)
 	}
 	if tune.NystromFinal(opt, n) && opt.Base.ClassWeight == rfm.ClassWeightBalanced {
-		return usagef("--final-centers %d and --class-weight balanced exclude each other on %d rows: the Nyström solver weights rows equally", o.finalCtrs, n)
+		return usagef("--final-centers %d and --class-weight balanced exclude each other on %d rows: the Nyström solver weights rows equally", opt.FinalCenters, n)
 	}
 	solver, why := rfm.ChooseSolver(opt.Base, fitShape(searchRows, p.Width(), tg))
-	if solver == rfm.SolverTree && o.finalCtrs >= n {
-		return usagef("--final-centers %d: the final fit is Nyström only on more rows than M; the table has %d (and --solver auto would fit them by a tree: %s): give M below %d", o.finalCtrs, n, why, n)
+	if solver == rfm.SolverTree && opt.FinalCenters >= n {
+		return usagef("--final-centers %d: the final fit is Nyström only on more rows than M; the table has %d (and --solver auto would fit them by a tree: %s): give M below %d", opt.FinalCenters, n, why, n)
 	}
 	if solver == rfm.SolverTree {
 		return usagef("tune fits exact RFMs (or --solver nystrom), and --solver auto would fit the search's %d rows by a tree (%s): use --max-rows N --final-centers M to search exactly on samples of N rows and fit the model by Nyström on M centres, or --solver nystrom, or --solver exact --float32 if it fits", searchRows, why)
@@ -206,7 +205,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	}
 	if tune.NystromFinal(opt, n) {
 		fc := opt.Base
-		fc.Solver, fc.Centers = rfm.SolverNystrom, o.finalCtrs
+		fc.Solver, fc.Centers = rfm.SolverNystrom, opt.FinalCenters
 		err := planFit(fc, n, p.Width(), tg)
 		// Centres chosen here, not given: as many as fit, down to 1 000.
 		for large != "" && err != nil && fc.Centers/2 >= 1000 {
@@ -216,7 +215,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 		if err != nil {
 			return fmt.Errorf("the final fit on %d Nyström centres (--final-centers): %w", fc.Centers, err)
 		}
-		o.finalCtrs, opt.FinalCenters = fc.Centers, fc.Centers
+		opt.FinalCenters = fc.Centers
 	}
 	if large != "" && !o.common.quiet {
 		fmt.Fprintf(e.stderr, "tune: %s, so the search fits stratified samples of at most %d rows (--max-rows) and the saved model is fitted on all %d rows by Nyström on %d centres (--final-centers)\n",
