@@ -62,9 +62,12 @@ type NystromKLRResult struct {
 // logits along Δ are F + s·K_nmΔ). CG from Δ = 0 lowers the majorizer at
 // every iteration, so a truncated step still lowers the objective: it
 // never rises (a plain step that would, from round-off, ends the fit).
-// K_mm + δI products come from the preconditioner's factor (LLᵀ), and
-// K_nm is kept between passes when it fits in memory, as Nystrom does, in
-// a larger share of it (knmCacheShareKLR: the steps make far more passes).
+// K_mm + δI products come from the preconditioner's factor (LLᵀ), one a
+// step (of Δ; the iterates' follow by linearity), and K_nm is kept
+// between passes when it fits in memory, as Nystrom does, in a larger
+// share of it (knmCacheShareKLR: the steps make far more passes). A step
+// makes CG's passes over K_nm, one for K_nmΔ and one for the gradients at
+// the new β and at the point the next step extrapolates to.
 // (Newton steps were tried: the softmax's Hessian is singular along
 // equal changes of every class's logits and tiny on confident rows, and
 // CG on it stalls.)
@@ -111,58 +114,58 @@ func NystromKLR(ctx context.Context, s kernel.Spec, x kernel.Points[float64], la
 	m := sys.cen.N
 	res := &NystromKLRResult{NystromResult: NystromResult{Kernel: s, Index: sys.idx, Centers: sys.cen, C: c, Jitter: sys.pre.jitter, CachedKnm: sys.op.cache != nil}}
 
-	r := make([]float64, n*c) // softmax(F) − Y
-	tmp, kb := make([]float64, m*c), make([]float64, m*c)
-	// logLoss is Σ_i −log softmax(F)_{i, y_i}; with keep it also stores
-	// the residual softmax(F) − Y in r.
+	// logLoss is Σ_i −log softmax(F)_{i, y_i}; with r non-nil it also
+	// stores the residual softmax(F) − Y there, row i's in
+	// r[i*stride+off:], so that two residuals can share one n×2c block.
 	q := make([]float64, c)
-	logLoss := func(f []float64, keep bool) float64 {
+	logLoss := func(f, r []float64, stride, off int) float64 {
 		loss := 0.0
 		for i := 0; i < n; i++ {
 			loss += softmaxLoss(f[i*c:i*c+c], labels[i], q)
-			if keep {
-				copy(r[i*c:i*c+c], q)
-				r[i*c+labels[i]]--
+			if r != nil {
+				ri := r[i*stride+off : i*stride+off+c]
+				copy(ri, q)
+				ri[labels[i]]--
 			}
 		}
 		return loss
 	}
-	// state evaluates the objective at (β, F = K_nm·β), keeps the
-	// probabilities, K_mm·β in kb and the gradient in g; it returns the
-	// objective, the mean log-loss and ‖g‖.
-	state := func(beta, f, g []float64) (obj, loss, gn float64, err error) {
-		loss = logLoss(f, true)
-		if err := sys.op.product(ctx, nil, r, g); err != nil {
-			return 0, 0, 0, err
+	dot := func(a, b []float64) float64 {
+		v := 0.0
+		for i := range a {
+			v += a[i] * b[i]
 		}
-		sys.pre.kmm(beta, tmp, kb, c)
-		pen := 0.0
-		for i, v := range kb {
-			pen += beta[i] * v
-			g[i] += lam * v
-			gn += g[i] * g[i]
-		}
-		return loss + lam/2*pen, loss / float64(n), math.Sqrt(gn), nil
+		return v
 	}
-	// Iterates: β and F = K_nm·β, the previous ones, the extrapolated point
-	// and the next; g and gy the gradients at β and at the extrapolation.
-	beta, f := make([]float64, m*c), make([]float64, n*c)
-	prev, fprev := make([]float64, m*c), make([]float64, n*c)
-	y, fy := make([]float64, m*c), make([]float64, n*c)
-	next, fnext := make([]float64, m*c), make([]float64, n*c)
-	g, gy, gnext := make([]float64, m*c), make([]float64, m*c), make([]float64, m*c)
-	obj, loss, gn, err := state(beta, f, g)
-	if err != nil {
+	// Iterates, each with its logits F = K_nm·β and its K_mm·β (K_mm + δI,
+	// as everywhere here): β, the previous one, the extrapolated point y
+	// and the next. Both products are linear, so they follow the iterates'
+	// combinations and neither needs a kernel pass; only the gradients do
+	// (the softmax is not linear), and the gradient at an accepted step and
+	// at the point extrapolated from it share one pass over K_nm (2c
+	// columns: the pass is bound by memory traffic, not flops). g and gy
+	// are the gradients at β and at y.
+	beta, f, kbeta := make([]float64, m*c), make([]float64, n*c), make([]float64, m*c)
+	prev, fprev, kprev := make([]float64, m*c), make([]float64, n*c), make([]float64, m*c)
+	y, fy, ky := make([]float64, m*c), make([]float64, n*c), make([]float64, m*c)
+	next, fnext, knext := make([]float64, m*c), make([]float64, n*c), make([]float64, m*c)
+	g, gy := make([]float64, m*c), make([]float64, m*c)
+	rr, g2 := make([]float64, n*2*c), make([]float64, m*2*c)
+	// At β = 0: F = 0 and K_mm·β = 0.
+	loss := logLoss(f, rr, c, 0)
+	if err := sys.op.transposed(ctx, rr, c, g); err != nil {
 		return nil, err
 	}
+	obj, gn := loss, math.Sqrt(dot(g, g))
+	loss /= float64(n)
 	g0 := gn
 	if g0 == 0 { // β = 0 is the optimum
 		g0 = 1
 	}
 	// The majorizer's system: (K_nmᵀK_nm + 2λ·(K_mm + δI))Δ = −2g, preconditioned.
 	apply := sys.operator(ctx, 2*lam)
-	b, kd, ky, ft := make([]float64, m*c), make([]float64, n*c), make([]float64, m*c), make([]float64, n*c)
-	kdd := make([]float64, m*c)
+	b, kd, kdd, ft := make([]float64, m*c), make([]float64, n*c), make([]float64, m*c), make([]float64, n*c)
+	tmp := make([]float64, m*c)
 	// Nesterov's extrapolation of the MM steps, restarted whenever a step
 	// would raise the objective (then a plain MM step from β, which
 	// cannot), as in KLR: the objective never rises.
@@ -175,53 +178,35 @@ func NystromKLR(ctx context.Context, s kernel.Spec, x kernel.Points[float64], la
 		}
 		tn := (1 + math.Sqrt(1+4*t*t)) / 2
 		theta := (t - 1) / tn
-		grad := g
-		if theta != 0 {
-			for i := range y {
-				y[i] = beta[i] + theta*(beta[i]-prev[i])
-			}
-			for i := range fy {
-				fy[i] = f[i] + theta*(f[i]-fprev[i])
-			}
-			if _, _, _, err := state(y, fy, gy); err != nil {
-				return nil, err
-			}
-			grad = gy
-		} else {
+		grad := gy // y, F_y, K_mm·y and gy were formed with this θ after the last step
+		if theta == 0 {
 			copy(y, beta)
 			copy(fy, f)
+			copy(ky, kbeta)
+			grad = g
 		}
-		sys.pre.kmm(y, tmp, ky, c)
 		for i, v := range grad {
 			b[i] = -2 * v
 		}
 		sys.pre.applyBt(b, n, c)
 		var cgr NystromResult
-		delta, err := cg(ctx, apply, b, m, c, inner, innerTol, &cgr, nil)
+		delta, err := cg(ctx, apply, b, m, c, inner, innerTol, &cgr, nil, kd)
 		if err != nil {
 			return nil, err
 		}
 		res.Iterations += cgr.Iterations
-		sys.pre.applyB(delta, n, c)
-		if err := sys.op.forward(ctx, delta, kd); err != nil {
-			return nil, err
-		}
+		sys.pre.applyB(delta, n, c) // and kd = K_nm·Δ
 		// The majorizer is loose where the predictions are confident: the
 		// objective along y + sΔ (no kernel pass: the logits are
 		// F_y + s·K_nmΔ, the penalty a quadratic in s) often keeps falling
 		// past s = 1. Double s while it does.
 		sys.pre.kmm(delta, tmp, kdd, c)
-		ykd, dkd, yky := 0.0, 0.0, 0.0
-		for i := range delta {
-			ykd += y[i] * kdd[i]
-			dkd += delta[i] * kdd[i]
-			yky += y[i] * ky[i]
-		}
+		ykd, dkd, yky := dot(y, kdd), dot(delta, kdd), dot(y, ky)
 		along := func(sc float64) float64 {
 			for i := range ft {
 				ft[i] = fy[i] + sc*kd[i]
 			}
-			return logLoss(ft, false) + lam/2*(yky+2*sc*ykd+sc*sc*dkd)
+			return logLoss(ft, nil, 0, 0) + lam/2*(yky+2*sc*ykd+sc*sc*dkd)
 		}
 		sc, best := 1.0, along(1)
 		for k := 0; k < 8; k++ {
@@ -230,12 +215,6 @@ func NystromKLR(ctx context.Context, s kernel.Spec, x kernel.Points[float64], la
 				break
 			}
 			sc, best = 2*sc, v
-		}
-		for i := range next {
-			next[i] = y[i] + sc*delta[i]
-		}
-		for i := range fnext {
-			fnext[i] = fy[i] + sc*kd[i]
 		}
 		if best > obj {
 			if theta == 0 {
@@ -247,18 +226,46 @@ func NystromKLR(ctx context.Context, s kernel.Spec, x kernel.Points[float64], la
 			t = 1
 			copy(prev, beta)
 			copy(fprev, f)
+			copy(kprev, kbeta)
 			continue
 		}
-		objN, lossN, gnN, err := state(next, fnext, gnext)
-		if err != nil {
-			return nil, err
+		for i := range next {
+			next[i] = y[i] + sc*delta[i]
+			knext[i] = ky[i] + sc*kdd[i]
 		}
-		stalled := obj-objN <= 1e-13*math.Abs(obj)
+		for i := range fnext {
+			fnext[i] = fy[i] + sc*kd[i]
+		}
 		prev, beta, next = beta, next, prev
 		fprev, f, fnext = f, fnext, fprev
-		g, gnext = gnext, g
-		obj, loss, gn = objN, lossN, gnN
+		kprev, kbeta, knext = kbeta, knext, kprev
 		t = tn
+		// The point the next step extrapolates to (its θ follows from t),
+		// and the residuals at β and there, in one block.
+		th := (t - 1) / ((1 + math.Sqrt(1+4*t*t)) / 2)
+		for i := range y {
+			y[i] = beta[i] + th*(beta[i]-prev[i])
+			ky[i] = kbeta[i] + th*(kbeta[i]-kprev[i])
+		}
+		for i := range fy {
+			fy[i] = f[i] + th*(f[i]-fprev[i])
+		}
+		lossN := logLoss(f, rr, 2*c, 0)
+		logLoss(fy, rr, 2*c, c)
+		if err := sys.op.transposed(ctx, rr, 2*c, g2); err != nil {
+			return nil, err
+		}
+		gnN := 0.0
+		for i := 0; i < m; i++ {
+			for k := 0; k < c; k++ {
+				g[i*c+k] = g2[i*2*c+k] + lam*kbeta[i*c+k]
+				gy[i*c+k] = g2[i*2*c+c+k] + lam*ky[i*c+k]
+				gnN += g[i*c+k] * g[i*c+k]
+			}
+		}
+		objN := lossN + lam/2*dot(beta, kbeta)
+		stalled := obj-objN <= 1e-13*math.Abs(obj)
+		obj, loss, gn = objN, lossN/float64(n), math.Sqrt(gnN)
 		res.Residuals = append(res.Residuals, gn/g0)
 		if opt.Progress != nil {
 			opt.Progress(NystromProgress{Iter: step + 1, MaxIter: steps, Residual: gn / g0})

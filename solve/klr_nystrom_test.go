@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/rfmkit/rfm/internal/linalg"
 	"github.com/rfmkit/rfm/kernel"
 )
@@ -238,4 +240,131 @@ func TestNystromKLRCacheShare(t *testing.T) {
 	if ridge.CachedKnm {
 		t.Errorf("Nystrom kept K_nm in more than 1/%d of the memory its buffers leave", knmCacheShare)
 	}
+}
+
+// The steps themselves, against the same method written densely (K_nm and
+// K_mm + δI formed, each step's system solved by Cholesky): with CG run to
+// convergence, the objective after every number of steps must agree. It
+// pins what the solver carries between steps instead of recomputing (the
+// logits and K_mm products of the iterates, the gradient at the
+// extrapolated point taken in the previous step's pass): a wrong one still
+// converges, in a step or two more, so the other tests pass regardless.
+func TestNystromKLRStepsMatchDense(t *testing.T) {
+	n, c, m := 240, 3, 30
+	pts, labels := klrProblem(n, 3, c, 17)
+	s := kernel.Spec{Kind: kernel.Laplace, Bandwidth: 2}
+	const lam = 0.02
+	opt := NystromKLROptions{NystromOptions: NystromOptions{M: m, Ridge: lam, MaxIter: 200, Tol: 1e-13, Seed: 2}, GradTol: 1e-300}
+	first, err := NystromKLR(context.Background(), s, pts, labels, c, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cen := pts.Gather(first.Index, kernel.Points[float64]{})
+	knm, kmm := make([]float64, n*m), make([]float64, m*m)
+	kernel.Cross(s, pts, cen, knm, m)
+	kernel.Cross(s, cen, cen, kmm, m)
+	for i := 0; i < m; i++ {
+		kmm[i*m+i] += first.Jitter
+	}
+	K, Kmm := mat.NewDense(n, m, knm), mat.NewSymDense(m, kmm)
+	var h mat.SymDense
+	h.SymOuterK(1, K.T())
+	h.AddSym(&h, scaledSym(Kmm, 2*lam))
+	var ch mat.Cholesky
+	if !ch.Factorize(&h) {
+		t.Fatal("dense majorizer not positive definite")
+	}
+	objGrad := func(beta []float64, grad []float64) float64 {
+		var f, pen, gr mat.Dense
+		B := mat.NewDense(m, c, beta)
+		f.Mul(K, B)
+		pen.Mul(Kmm, B)
+		obj := 0.0
+		res := mat.NewDense(n, c, nil)
+		p := make([]float64, c)
+		for i := 0; i < n; i++ {
+			obj += softmaxLoss(f.RawRowView(i), labels[i], p)
+			p[labels[i]]--
+			res.SetRow(i, p)
+		}
+		for i := range beta {
+			obj += lam / 2 * beta[i] * pen.RawMatrix().Data[i]
+		}
+		if grad != nil {
+			gr.Mul(K.T(), res)
+			for i := range grad {
+				grad[i] = gr.RawMatrix().Data[i] + lam*pen.RawMatrix().Data[i]
+			}
+		}
+		return obj
+	}
+	// The method of NystromKLR's comment, step by step.
+	beta, prev := make([]float64, m*c), make([]float64, m*c)
+	obj := objGrad(beta, nil)
+	tt := 1.0
+	var want []float64
+	for step := 0; step < 12; step++ {
+		tn := (1 + math.Sqrt(1+4*tt*tt)) / 2
+		theta := (tt - 1) / tn
+		y := make([]float64, m*c)
+		for i := range y {
+			y[i] = beta[i] + theta*(beta[i]-prev[i])
+		}
+		g := make([]float64, m*c)
+		objGrad(y, g)
+		rhs := mat.NewDense(m, c, nil)
+		for i, v := range g {
+			rhs.RawMatrix().Data[i] = -2 * v
+		}
+		var d mat.Dense
+		if err := ch.SolveTo(&d, rhs); err != nil {
+			t.Fatal(err)
+		}
+		at := func(sc float64) ([]float64, float64) {
+			b := make([]float64, m*c)
+			for i := range b {
+				b[i] = y[i] + sc*d.RawMatrix().Data[i]
+			}
+			return b, objGrad(b, nil)
+		}
+		sc := 1.0
+		next, best := at(1)
+		for k := 0; k < 8; k++ {
+			b, v := at(2 * sc)
+			if !(v < best) {
+				break
+			}
+			sc, next, best = 2*sc, b, v
+		}
+		if best > obj {
+			if theta == 0 {
+				t.Fatalf("dense reference: a plain step raised the objective at step %d", step+1)
+			}
+			tt = 1
+			copy(prev, beta)
+			want = append(want, obj)
+			continue
+		}
+		prev, beta, obj, tt = beta, next, best, tn
+		want = append(want, obj)
+	}
+	for k, w := range want {
+		o := opt
+		o.Steps = k + 1
+		res, err := NystromKLR(context.Background(), s, pts, labels, c, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := nysKLRObjective(s, pts, res.Index, res.Beta, labels, c, lam)
+		if math.Abs(got-w) > 1e-8*math.Abs(w) {
+			t.Fatalf("after %d steps: objective %.12g, the dense method's %.12g", k+1, got, w)
+		}
+	}
+}
+
+// scaledSym returns a·s.
+func scaledSym(s *mat.SymDense, a float64) *mat.SymDense {
+	var r mat.SymDense
+	r.ScaleSym(a, s)
+	return &r
 }
