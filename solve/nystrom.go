@@ -140,7 +140,7 @@ const (
 	// at n = 40 000, m = 10 000 (stored K_nm, float64 factors; medians of
 	// 2–3 runs): 0.48 s an iteration against 0.88 s with whole bands
 	// (0.98 with whole bands and K_mm formed, as before both changes);
-	// 0.55–0.60 at 256 KB, 0.48–0.50 at 1 MB, 0.52–0.55 at 2 MB.
+	// 0.55–0.60 at 256 KB, 0.44–0.53 at 1 MB, 0.52–0.55 at 2 MB.
 	nysSubBytes = 512 << 10
 )
 
