@@ -143,9 +143,9 @@ func NystromKLR(ctx context.Context, s kernel.Spec, x kernel.Points[float64], la
 	// combinations and neither needs a kernel pass; only the gradients do
 	// (the softmax is not linear), and the gradient at an accepted step and
 	// at the point extrapolated from it share one pass over K_nm (2c
-	// columns) instead of two. (Profiled on ijcnn1, that pass still costs
-	// about two of CG's products, which each read the block once too.) g
-	// and gy are the gradients at β and at y.
+	// columns) instead of two. (Profiled on ijcnn1, that pass cost about
+	// two of CG's products until knm.transposed formed its sums as yᵀK_nm.)
+	// g and gy are the gradients at β and at y.
 	beta, f, kbeta := make([]float64, m*c), make([]float64, n*c), make([]float64, m*c)
 	prev, fprev, kprev := make([]float64, m*c), make([]float64, n*c), make([]float64, m*c)
 	y, fy, ky := make([]float64, m*c), make([]float64, n*c), make([]float64, m*c)
