@@ -157,7 +157,7 @@ const leveragePilot = 512
 func NystromBytes(n, m, c, d, workers int, leverage bool) uint64 {
 	f := 2*float64(m)*float64(m) + // T and A
 		float64(workers)*(float64(nysBand)*float64(m+c)+float64(m*c)) +
-		float64(12+workers)*float64(m)*float64(c) + float64(m)*float64(d+1) + float64(m)
+		float64(15+workers)*float64(m)*float64(c) + float64(m)*float64(d+1) + float64(m)
 	if leverage {
 		s := float64(min(m, leveragePilot))
 		f += s*s + float64(workers)*float64(nysBand)*s + 2*float64(n)
@@ -521,8 +521,9 @@ type knm struct {
 	c       int
 	workers int
 	bands   [][]float64 // per worker: nysBand×m kernel values, then nysBand×c
-	acc     [][]float64 // per worker: m×cols partial sums (cols ≥ c)
-	tr      []float64   // transposed's cols×m sums
+	acc     [][]float64 // per worker: cols×m partial sums (cols ≥ c), transposed
+	tr      []float64   // sumsTransposed's cols×m sums
+	vt      []float64   // product's vᵀ (c×m)
 	// cache, when set, holds K_nm (n×m): the first product fills it band
 	// by band (the same kernel.Cross calls, so the same values), the later
 	// ones read it.
@@ -535,39 +536,68 @@ type knm struct {
 // cache), and then, by sub-bands that stay in the core's cache between
 // their two GEMMs (a band of 10 000 columns is 10 MB), multiplied by v and
 // back by the sub-band's transpose into the worker's accumulator: each
-// element of K_nm comes from memory once, not twice.
+// element of K_nm comes from memory once, not twice. Both GEMMs run in the
+// c×m layout (vᵀ·Kᵀ, then (K·v)ᵀ·K, see sumsTransposed): with OpenBLAS, 100
+// bands of 128×10 000 (1 GB) times 4 columns by sub-bands of 6 rows took
+// 97–125 ms this way, 196–223 ms as K·v and Kᵀ·(K·v) in the m×c layout.
 //
 // With fwd non-nil (n×c) the intermediate K_nm·v is kept there.
 func (o *knm) product(ctx context.Context, v, out, fwd []float64) error {
 	m, c := o.cen.N, o.c
-	return o.accumulate(ctx, c, out, func(w int, kb []float64, rows, r0 int) {
-		u := o.bands[w][nysBand*m:]
+	if len(o.vt) < m*c {
+		o.vt = make([]float64, m*c)
+	}
+	vt := o.vt[:m*c]
+	for i := 0; i < m; i++ {
+		for k := 0; k < c; k++ {
+			vt[k*m+i] = v[i*c+k]
+		}
+	}
+	return o.sumsTransposed(ctx, c, out, func(w int, kb []float64, rows, r0 int, acc []float64) {
+		ut := o.bands[w][nysBand*m:]
 		sub := max(1, min(rows, nysSubBytes/(8*m)))
 		for s0 := 0; s0 < rows; s0 += sub {
 			sr := min(sub, rows-s0)
 			blk := kb[s0*m:]
+			linalg.Gemm(false, true, c, sr, m, 1, vt, m, blk, m, 0, ut, sr)
+			linalg.Gemm(false, false, c, m, sr, 1, ut, sr, blk, m, 1, acc, m)
 			if fwd != nil {
-				u = fwd[(r0+s0)*c:]
+				f := fwd[(r0+s0)*c:]
+				for k := 0; k < c; k++ {
+					for i, x := range ut[k*sr : k*sr+sr] {
+						f[i*c+k] = x
+					}
+				}
 			}
-			linalg.Gemm(false, false, sr, c, m, 1, blk, m, v, c, 0, u, c)
-			linalg.Gemm(true, false, m, c, sr, 1, blk, m, u, c, 1, o.acc[w], c)
 		}
 	})
 }
 
 // transposed sets out (m×cols) = K_nmᵀy for y n×cols: cols need not be the
 // system's c (NystromKLR takes two gradients, 2c columns, in one pass).
-// The sums are formed as yᵀK_nm (cols×m) and transposed at the end: with
-// OpenBLAS, 100 bands of 128×10 000 (1 GB) times 4 columns took 59–63 ms
-// this way, 245–251 ms as K_nmᵀy into an m×cols accumulator.
+// With OpenBLAS, 100 bands of 128×10 000 (1 GB) times 4 columns took
+// 59–63 ms as yᵀK_nm (see sumsTransposed), 245–251 ms as K_nmᵀy into an
+// m×cols accumulator.
 func (o *knm) transposed(ctx context.Context, y []float64, cols int, out []float64) error {
+	m := o.cen.N
+	return o.sumsTransposed(ctx, cols, out, func(w int, kb []float64, rows, r0 int, acc []float64) {
+		linalg.Gemm(true, false, cols, m, rows, 1, y[r0*cols:], cols, kb, m, 1, acc, m)
+	})
+}
+
+// sumsTransposed runs task over the bands of K_nm as accumulate does, each
+// adding into its cols×m accumulator (the transpose of the sums), and
+// writes the total, transposed, to out (m×cols): OpenBLAS forms the
+// product of a few rows by a wide block several times faster than that of
+// the block's transpose by a few columns.
+func (o *knm) sumsTransposed(ctx context.Context, cols int, out []float64, task func(w int, kb []float64, rows, r0 int, acc []float64)) error {
 	m := o.cen.N
 	if len(o.tr) < m*cols {
 		o.tr = make([]float64, m*cols)
 	}
 	t := o.tr[:m*cols]
 	err := o.accumulate(ctx, cols, t, func(w int, kb []float64, rows, r0 int) {
-		linalg.Gemm(true, false, cols, m, rows, 1, y[r0*cols:], cols, kb, m, 1, o.acc[w][:m*cols], m)
+		task(w, kb, rows, r0, o.acc[w][:m*cols])
 	})
 	if err != nil {
 		return err

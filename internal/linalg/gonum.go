@@ -83,26 +83,8 @@ func trsmRightLowerTrans[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
 // potrfSmall factors one diagonal block (lower, row-major).
 func potrfSmall[T Float](n int, a []T, lda int) int { return chol2(n, a, lda) }
 
-// CholSolve overwrites B (n×nrhs) by (L·Lᵀ)⁻¹B, L from Cholesky.
-func CholSolve[T Float](n, nrhs int, l []T, ldl int, b []T, ldb int) {
-	switch l := any(l).(type) {
-	case []float64:
-		bb := any(b).([]float64)
-		impl.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n, nrhs, 1, l, ldl, bb, ldb)
-		impl.Dtrsm(blas.Left, blas.Lower, blas.Trans, blas.NonUnit, n, nrhs, 1, l, ldl, bb, ldb)
-	case []float32:
-		bb := any(b).([]float32)
-		impl.Strsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n, nrhs, 1, l, ldl, bb, ldb)
-		impl.Strsm(blas.Left, blas.Lower, blas.Trans, blas.NonUnit, n, nrhs, 1, l, ldl, bb, ldb)
-	}
-}
-
-// TriSolve overwrites B (n×nrhs) by L⁻¹B, or by L⁻ᵀB with trans, for the
-// lower-triangular L of Cholesky (its strict upper triangle is not read).
-func TriSolve[T Float](trans bool, n, nrhs int, l []T, ldl int, b []T, ldb int) {
-	if n == 0 || nrhs == 0 {
-		return
-	}
+// trsm is TriSolve by the backend.
+func trsm[T Float](trans bool, n, nrhs int, l []T, ldl int, b []T, ldb int) {
 	switch l := any(l).(type) {
 	case []float64:
 		impl.Dtrsm(blas.Left, blas.Lower, tr(trans), blas.NonUnit, n, nrhs, 1, l, ldl, any(b).([]float64), ldb)

@@ -126,7 +126,7 @@ func TestSyrkLowerTrans(t *testing.T) {
 
 func TestCholeskySolve(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, n := range []int{1, 2, 127, 129, 300} {
+	for _, n := range []int{1, 2, 127, 129, 300, triFewMin + 300} {
 		a := spd(r, n)
 		orig := append([]float64(nil), a...)
 		nrhs := 3
@@ -157,12 +157,14 @@ func TestCholeskySolve(t *testing.T) {
 }
 
 // TriSolve must invert the lower factor and its transpose alone, reading
-// nothing above the diagonal (filled with garbage here), with a leading
-// dimension wider than n.
+// nothing above the diagonal (filled with garbage here), with leading
+// dimensions wider than n and nrhs, on both of its paths: triSolveFew (n ≥
+// triFewMin, few columns, several blocks and a partial last one) and the
+// backend's trsm; in float32 too.
 func TestTriSolve(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
-	for _, n := range []int{1, 5, 130} {
-		ld, nrhs := n+3, 2
+	for _, n := range []int{1, 5, 130, triFewMin + 2*triBlock + 7} {
+		ld := n + 3
 		l := testutil.Randn(r, n*ld)
 		lower := make([]float64, n*n) // clean copy for the reference product
 		for i := 0; i < n; i++ {
@@ -176,14 +178,35 @@ func TestTriSolve(t *testing.T) {
 				l[i*ld+j], lower[i*n+j] = v, v
 			}
 		}
-		x := testutil.Randn(r, n*nrhs)
-		for _, trans := range []bool{false, true} {
-			b := naiveGemm(trans, false, n, nrhs, n, lower, n, x, nrhs)
-			TriSolve(trans, n, nrhs, l, ld, b, nrhs)
-			// Well conditioned: substitution loses a few ulps; 1e-9 is ample.
-			for i := range b {
-				if d := math.Abs(b[i] - x[i]); d > 1e-9*(1+math.Abs(x[i])) {
-					t.Fatalf("n=%d trans=%v: x[%d] = %v want %v", n, trans, i, b[i], x[i])
+		l32 := to32(l)
+		for _, nrhs := range []int{1, 2, triFewCols + 1} {
+			x := testutil.Randn(r, n*nrhs)
+			ldb := nrhs + 1
+			for _, trans := range []bool{false, true} {
+				prod := naiveGemm(trans, false, n, nrhs, n, lower, n, x, nrhs)
+				b := make([]float64, n*ldb)
+				for i := 0; i < n; i++ {
+					copy(b[i*ldb:], prod[i*nrhs:(i+1)*nrhs])
+					b[i*ldb+nrhs] = 7 // outside B: must stay
+				}
+				b32 := to32(b)
+				TriSolve(trans, n, nrhs, l, ld, b, ldb)
+				TriSolve(trans, n, nrhs, l32, ld, b32, ldb)
+				for i := 0; i < n; i++ {
+					if b[i*ldb+nrhs] != 7 || b32[i*ldb+nrhs] != 7 {
+						t.Fatalf("n=%d nrhs=%d trans=%v: row %d's padding overwritten", n, nrhs, trans, i)
+					}
+					for k := 0; k < nrhs; k++ {
+						want := x[i*nrhs+k]
+						// Well conditioned: substitution loses a few ulps;
+						// 1e-9 is ample (1e-3 in float32).
+						if d := math.Abs(b[i*ldb+k] - want); d > 1e-9*(1+math.Abs(want)) {
+							t.Fatalf("n=%d nrhs=%d trans=%v: x[%d,%d] = %v want %v", n, nrhs, trans, i, k, b[i*ldb+k], want)
+						}
+						if d := math.Abs(float64(b32[i*ldb+k]) - want); d > 1e-3*(1+math.Abs(want)) {
+							t.Fatalf("float32 n=%d nrhs=%d trans=%v: x[%d,%d] = %v want %v", n, nrhs, trans, i, k, b32[i*ldb+k], want)
+						}
+					}
 				}
 			}
 		}

@@ -127,33 +127,8 @@ func trsmRightLowerTrans[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
 // benchmark that compares it with CholeskyCtx.
 func lapackCholesky[T Float](n int, a []T, lda int) int { return potrfSmall(n, a, lda) }
 
-// CholSolve overwrites B (n×nrhs) by (L·Lᵀ)⁻¹B, L from Cholesky.
-func CholSolve[T Float](n, nrhs int, l []T, ldl int, b []T, ldb int) {
-	if n == 0 || nrhs == 0 {
-		return
-	}
-	switch l := any(l).(type) {
-	case []float64:
-		bb := any(b).([]float64)
-		for _, t := range []uint32{C.CblasNoTrans, C.CblasTrans} {
-			C.cblas_dtrsm(C.CblasRowMajor, C.CblasLeft, C.CblasLower, t, C.CblasNonUnit, C.blasint(n), C.blasint(nrhs), 1,
-				p64(l), C.blasint(ldl), p64(bb), C.blasint(ldb))
-		}
-	case []float32:
-		bb := any(b).([]float32)
-		for _, t := range []uint32{C.CblasNoTrans, C.CblasTrans} {
-			C.cblas_strsm(C.CblasRowMajor, C.CblasLeft, C.CblasLower, t, C.CblasNonUnit, C.blasint(n), C.blasint(nrhs), 1,
-				p32(l), C.blasint(ldl), p32(bb), C.blasint(ldb))
-		}
-	}
-}
-
-// TriSolve overwrites B (n×nrhs) by L⁻¹B, or by L⁻ᵀB with trans, for the
-// lower-triangular L of Cholesky (its strict upper triangle is not read).
-func TriSolve[T Float](trans bool, n, nrhs int, l []T, ldl int, b []T, ldb int) {
-	if n == 0 || nrhs == 0 {
-		return
-	}
+// trsm is TriSolve by the backend.
+func trsm[T Float](trans bool, n, nrhs int, l []T, ldl int, b []T, ldb int) {
 	switch l := any(l).(type) {
 	case []float64:
 		C.cblas_dtrsm(C.CblasRowMajor, C.CblasLeft, C.CblasLower, ctr(trans), C.CblasNonUnit, C.blasint(n), C.blasint(nrhs), 1,
