@@ -267,6 +267,9 @@ func (f *fitter) nystromOptions(n int, stage string, round int) solve.NystromOpt
 		M: min(m, n), MaxIter: f.cfg.CGIters, Seed: f.cfg.Seed + uint64(round),
 		Leverage: f.cfg.CenterChoice == CentersLeverage, MemoryLimit: f.cfg.MemoryLimit,
 		Float32: f.cfg.Float32 && !f.nys64,
+		// The rounds, the head and the refit keep K_nm's block and the
+		// factors in the fit's workspace (released when the fit returns).
+		Workspace: &f.ws,
 	}
 	if f.progress != nil {
 		base := f.steps

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"unsafe"
@@ -50,6 +51,104 @@ type NystromOptions struct {
 	// how fast it converges. The memory is the same (the float32 factors
 	// are computed in the float64 buffers and widened in place).
 	Float32 bool
+	// Workspace, when set, supplies the stored K_nm and the two factors
+	// and keeps them after the solve for the next one (the rounds of an
+	// RFM solve with the same n and m): instead of the pools, which the
+	// garbage collector empties, so that a round reallocated them (a fit
+	// on ijcnn1 with 2 rounds allocated 13.7 GB for them where its blocks
+	// and factors come to 8.8) and the dead ones stayed resident until a
+	// collection (peak RSS 9.9 and 12.8 GB in two runs of the same 5-round
+	// fit, 6.0 GB with the workspace; its live heap stayed under 6.2). Its
+	// buffers count as available memory when MemoryLimit is 0. Not for
+	// concurrent solves.
+	Workspace *Workspace
+}
+
+// limit is the memory the solver may use (see MemoryLimit), counting what
+// the workspace holds for it as available.
+func (o *NystromOptions) limit() (uint64, bool) {
+	limit, ok := defaultLimit(o.MemoryLimit)
+	if ok && o.MemoryLimit == 0 {
+		limit += o.Workspace.nystromHeld()
+	}
+	return limit, ok
+}
+
+// Nyström buffer slots of a Workspace.
+const (
+	slotL = iota
+	slotLA
+	slotKnm
+)
+
+func (w *Workspace) nysSlot(i int) *[]float64 {
+	if i == slotKnm {
+		return &w.knm
+	}
+	return &w.fac[i]
+}
+
+func nysPool(i int) *sync.Pool {
+	if i == slotKnm {
+		return &poolKnm
+	}
+	return &poolFactor
+}
+
+// nystromHeld is the memory of the Nyström buffers w holds (w may be nil).
+func (w *Workspace) nystromHeld() uint64 {
+	if w == nil {
+		return 0
+	}
+	return 8 * uint64(cap(w.knm)+cap(w.fac[0])+cap(w.fac[1]))
+}
+
+// takeNystrom returns a buffer of n float64 for slot i: from w when w holds
+// one large enough (w keeps nothing until putNystrom), from the pool when w
+// is nil. A held buffer too small is dropped and returned to the operating
+// system first (dropLarge): the refit after the rounds solves on more rows.
+func (w *Workspace) takeNystrom(i, n int) []float64 {
+	if w == nil {
+		return take[float64](nysPool(i), n)
+	}
+	held := w.nysSlot(i)
+	if cap(*held) >= n {
+		b := (*held)[:n]
+		*held = nil
+		return b
+	}
+	w.dropNystrom(i)
+	return make([]float64, n)
+}
+
+// putNystrom hands buffer b of slot i back to w, or to the pool when w is nil.
+func (w *Workspace) putNystrom(i int, b []float64) {
+	if w == nil {
+		nysPool(i).Put(&b)
+		return
+	}
+	*w.nysSlot(i) = b
+}
+
+// dropNystrom releases w's buffer of slot i (w may be nil).
+func (w *Workspace) dropNystrom(i int) {
+	if w == nil {
+		return
+	}
+	held := w.nysSlot(i)
+	bytes := 8 * uint64(cap(*held))
+	*held = nil
+	dropLarge(bytes)
+}
+
+// dropLarge returns the memory of a buffer of the given size, just made
+// unreachable, to the operating system at once when it is large: a heap
+// of several GB is otherwise collected only when it doubles, and the
+// next large buffer comes on top of the dead one.
+func dropLarge(bytes uint64) {
+	if bytes >= 256<<20 {
+		debug.FreeOSMemory()
+	}
 }
 
 // knmCacheShare is the share of the memory limit, beyond the solver's own
@@ -252,6 +351,7 @@ type nystromSystem struct {
 	pre *falkon
 	op  *knm
 	s   kernel.Spec
+	ws  *Workspace // nil: the pools
 }
 
 // newNystromSystem draws opt.M centres (uniformly or by leverage), factors
@@ -276,7 +376,7 @@ func newNystromSystem(ctx context.Context, s kernel.Spec, x kernel.Points[float6
 		idx = uniformCentres(n, m, opt.Seed)
 	}
 	cen := x.Gather(idx, kernel.Points[float64]{})
-	pre, err := newFalkon(ctx, s, cen, opt.Ridge, opt.Float32)
+	pre, err := newFalkon(ctx, s, cen, opt.Ridge, opt.Float32, opt.Workspace)
 	if err != nil {
 		return nil, err
 	}
@@ -287,30 +387,33 @@ func newNystromSystem(ctx context.Context, s kernel.Spec, x kernel.Points[float6
 	// time in a process costs about 2.5 s more (8 iterations' saving),
 	// hence the cache only when 10 or more passes may run.
 	if !opt.NoCache && share > 0 {
-		limit, ok := defaultLimit(opt.MemoryLimit)
+		limit, ok := opt.limit()
 		need := NystromBytes(n, m, c, x.D, workers, opt.Leverage)
 		if ok && need < limit && knmCacheBytes(n, m) <= (limit-need)/share {
-			op.cache = take[float64](&poolKnm, n*m)
+			op.cache = opt.Workspace.takeNystrom(slotKnm, n*m)
 		}
 	}
-	return &nystromSystem{n: n, idx: idx, cen: cen, pre: pre, op: op, s: s}, nil
+	if op.cache == nil {
+		// Not stored this time: a block the workspace holds is dead weight.
+		opt.Workspace.dropNystrom(slotKnm)
+	}
+	return &nystromSystem{n: n, idx: idx, cen: cen, pre: pre, op: op, s: s, ws: opt.Workspace}, nil
 }
 
 // poolFactor and poolKnm keep the preconditioner's m×m factors and the
-// K_nm cache between solves (the RFM's rounds solve with the same m and n):
+// K_nm cache between solves without a Workspace, and between fits:
 // fresh buffers of this size cost page faults (measured: the float32
 // factorizations at m = 10 000 took 13.6 s in fresh memory, 7.0 s in
 // reused). As with pool64, the garbage collector empties them when idle.
 var poolFactor, poolKnm sync.Pool
 
-// release hands the system's large buffers to the pools; the system must
-// not be used afterwards.
+// release hands the system's large buffers to its workspace or the pools;
+// the system must not be used afterwards.
 func (y *nystromSystem) release() {
-	for _, b := range [][]float64{y.pre.l, y.pre.la} {
-		poolFactor.Put(&b)
-	}
+	y.ws.putNystrom(slotL, y.pre.l)
+	y.ws.putNystrom(slotLA, y.pre.la)
 	if b := y.op.cache; b != nil {
-		poolKnm.Put(&b)
+		y.ws.putNystrom(slotKnm, b)
 	}
 	y.pre, y.op = nil, nil
 }
@@ -380,7 +483,7 @@ func (y *nystromSystem) operator(ctx context.Context, r float64) cgOperator {
 
 func planNystrom(n, m, c, d, workers int, opt NystromOptions) error {
 	need := NystromBytes(n, m, c, d, workers, opt.Leverage)
-	limit, ok := defaultLimit(opt.MemoryLimit)
+	limit, ok := opt.limit()
 	if !ok {
 		return nil
 	}
@@ -697,9 +800,9 @@ type falkon struct {
 // m·eps times the diagonal, as in Falkon. With single, the factorizations
 // run in float32 (see NystromOptions.Float32, factor32), falling back to
 // float64 when K_mm's pivots are too small for it.
-func newFalkon(ctx context.Context, s kernel.Spec, cen kernel.Points[float64], ridge float64, single bool) (*falkon, error) {
+func newFalkon(ctx context.Context, s kernel.Spec, cen kernel.Points[float64], ridge float64, single bool, ws *Workspace) (*falkon, error) {
 	m := cen.N
-	f := &falkon{l: take[float64](&poolFactor, m*m), la: take[float64](&poolFactor, m*m), m: m}
+	f := &falkon{l: ws.takeNystrom(slotL, m*m), la: ws.takeNystrom(slotLA, m*m), m: m}
 	if single {
 		err := f.factor32(ctx, s, cen, ridge)
 		if err == nil {

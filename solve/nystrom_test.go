@@ -459,6 +459,75 @@ func TestNystromCachedKnm(t *testing.T) {
 	}
 }
 
+// With a Workspace, a second solve of the same size reuses the first's
+// K_nm block and factors (the same memory), a solve on more rows replaces
+// the block, a solve that stores none drops it, and the fits are those
+// without a workspace; Release empties it.
+func TestNystromWorkspaceReuse(t *testing.T) {
+	n, d, c := 900, 3, 2
+	z, y1 := smooth(n, d, 0.1, 17)
+	y := make([]float64, n*c)
+	for i := 0; i < n; i++ {
+		y[i*c], y[i*c+1] = y1[i], -y1[i]
+	}
+	x := kernel.NewPoints(z, n, d)
+	s := kernel.DefaultSpec()
+	ws := &Workspace{}
+	opt := NystromOptions{M: 150, Ridge: 1e-4, Seed: 3, MaxIter: 30}
+	plain, err := Nystrom(context.Background(), s, x, y, c, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Workspace = ws
+	var first *float64
+	for run := 0; run < 2; run++ {
+		res, err := Nystrom(context.Background(), s, x, y, c, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.CachedKnm || !slices.Equal(res.Beta, plain.Beta) {
+			t.Fatalf("run %d: cached %v, the same β as without a workspace: %v", run, res.CachedKnm, slices.Equal(res.Beta, plain.Beta))
+		}
+		if len(ws.knm) != n*150 || len(ws.fac[0]) != 150*150 || len(ws.fac[1]) != 150*150 {
+			t.Fatalf("run %d: the workspace holds %d, %d and %d values", run, len(ws.knm), len(ws.fac[0]), len(ws.fac[1]))
+		}
+		if run == 0 {
+			first = &ws.knm[0]
+		} else if &ws.knm[0] != first {
+			t.Fatal("the second solve did not reuse the first's K_nm block")
+		}
+	}
+	if got, want := ws.nystromHeld(), uint64(8*(n*150+2*150*150)); got != want {
+		t.Errorf("held %d bytes, want %d", got, want)
+	}
+	// More rows: a new block, large enough.
+	n2 := n + 100
+	z2, y2 := smooth(n2, d, 0.1, 18)
+	yy := make([]float64, n2*c)
+	for i := 0; i < n2; i++ {
+		yy[i*c], yy[i*c+1] = y2[i], -y2[i]
+	}
+	x2 := kernel.NewPoints(z2, n2, d)
+	if _, err := Nystrom(context.Background(), s, x2, yy, c, opt); err != nil {
+		t.Fatal(err)
+	}
+	if len(ws.knm) != n2*150 {
+		t.Fatalf("after a solve on %d rows the workspace holds a block of %d values", n2, len(ws.knm))
+	}
+	// No block stored (too few iterations to be worth it): none kept.
+	opt.MaxIter = 5
+	if res, err := Nystrom(context.Background(), s, x2, yy, c, opt); err != nil || res.CachedKnm {
+		t.Fatalf("5 iterations: cached %v, err %v", res != nil && res.CachedKnm, err)
+	}
+	if ws.knm != nil || ws.fac[0] == nil {
+		t.Errorf("a solve without a stored block left one (%d values) or took the factors (%v)", len(ws.knm), ws.fac[0] == nil)
+	}
+	ws.Release()
+	if ws.nystromHeld() != 0 {
+		t.Error("Release left buffers in the workspace")
+	}
+}
+
 // NystromOptions.Float32 factors the preconditioner in float32 where K_mm's
 // pivots allow it (Laplace: its spectrum decays slowly) and falls back to
 // float64 where they do not (a smooth Gaussian: eigenvalues far below

@@ -53,11 +53,15 @@ type Result struct {
 // definite even with the largest jitter.
 var ErrNotPD = errors.New("kernel matrix is not positive definite")
 
-// Workspace holds the n×n buffer between fits so that RFM rounds reuse it.
-// The zero value is ready to use. It is not safe for concurrent fits.
+// Workspace holds the n×n buffer between fits so that RFM rounds reuse it,
+// and the Nyström solver's large buffers when it is given one
+// (NystromOptions.Workspace). The zero value is ready to use. It is not
+// safe for concurrent fits.
 type Workspace struct {
 	f64 []float64
 	f32 []float32
+	knm []float64    // a stored K_nm (n·m)
+	fac [2][]float64 // the two m×m factors
 }
 
 // Release hands the buffer back for the next fit in the process (see
@@ -72,7 +76,15 @@ func (w *Workspace) Release() {
 	if b := w.f32; b != nil {
 		pool32.Put(&b)
 	}
-	w.f64, w.f32 = nil, nil
+	if b := w.knm; b != nil {
+		poolKnm.Put(&b)
+	}
+	for _, b := range w.fac {
+		if b != nil {
+			poolFactor.Put(&b)
+		}
+	}
+	w.f64, w.f32, w.knm, w.fac = nil, nil, nil, [2][]float64{}
 }
 
 // Scratch64 returns the workspace's float64 buffer (nil if it holds none):
