@@ -704,7 +704,8 @@ func TestNystromSmoothKernelConverges(t *testing.T) {
 // The preconditioned operator Bᵀ(K_nmᵀK_nm + r(K_mm + δI))B against the
 // same product with K_nm and K_mm formed densely, for float64 factors
 // (where the penalty's part comes from the factors, (r/n)·LA⁻¹LA⁻ᵀ) and
-// float32 ones (where K_mm is applied from the kernel), at both the
+// float32 ones (where K_mm is applied from the kernel, or from the rows of
+// the stored K_nm when the block is kept), at both the
 // Falkon ridge's r and the logistic head's; and the K_nm·B·p it keeps
 // for CG's caller. (The two forms of the operator agree with each other as
 // closely as with the dense product: about 2e-9 at r = 0.02, the
@@ -721,50 +722,52 @@ func TestNystromOperatorMatchesDense(t *testing.T) {
 	}
 	for _, single := range []bool{false, true} {
 		for _, r := range []float64{1e-3, 2e-2} {
-			sys, err := newNystromSystem(context.Background(), s, x, c, NystromOptions{M: m, Ridge: r / float64(n), Seed: 5, Float32: single}, 0)
-			if err != nil {
-				t.Fatal(err)
+			for _, share := range []uint64{0, 1} { // K_nm formed each time, or stored (then K_mm from its rows)
+				sys, err := newNystromSystem(context.Background(), s, x, c, NystromOptions{M: m, Ridge: r / float64(n), Seed: 5, Float32: single}, share)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if sys.pre.single != single || (sys.op.cache != nil) != (share > 0) {
+					t.Fatalf("float32 factors %v, asked %v; K_nm stored %v with share %d", sys.pre.single, single, sys.op.cache != nil, share)
+				}
+				got, fwd := make([]float64, m*c), make([]float64, n*c)
+				if err := sys.operator(context.Background(), r)(p, got, fwd); err != nil {
+					t.Fatal(err)
+				}
+				knm := make([]float64, n*m)
+				kernel.Cross(s, x, sys.cen, knm, m)
+				kmm := make([]float64, m*m)
+				kernel.Cross(s, sys.cen, sys.cen, kmm, m)
+				w := slices.Clone(p)
+				sys.pre.applyB(w, n, c)
+				var u, v, km mat.Dense
+				K, W := mat.NewDense(n, m, knm), mat.NewDense(m, c, w)
+				u.Mul(K, W)
+				v.Mul(K.T(), &u)
+				km.Mul(mat.NewDense(m, m, kmm), W)
+				want := make([]float64, m*c)
+				for i := range want {
+					want[i] = v.RawMatrix().Data[i] + r*(km.RawMatrix().Data[i]+sys.pre.jitter*w[i])
+				}
+				sys.pre.applyBt(want, n, c)
+				num, den := 0.0, 0.0
+				for i := range want {
+					num += (got[i] - want[i]) * (got[i] - want[i])
+					den += want[i] * want[i]
+				}
+				if rel := math.Sqrt(num / den); !(rel < 1e-7) {
+					t.Errorf("float32 factors %v, r = %g, share %d: operator off the dense product by %.3g (relative)", single, r, share, rel)
+				}
+				num, den = 0, 0
+				for i, v := range u.RawMatrix().Data {
+					num += (fwd[i] - v) * (fwd[i] - v)
+					den += v * v
+				}
+				if rel := math.Sqrt(num / den); !(rel < 1e-12) {
+					t.Errorf("float32 factors %v, r = %g: K_nm·B·p kept on the way off by %.3g (relative)", single, r, rel)
+				}
+				sys.release()
 			}
-			if sys.pre.single != single {
-				t.Fatalf("float32 factors %v, asked %v", sys.pre.single, single)
-			}
-			got, fwd := make([]float64, m*c), make([]float64, n*c)
-			if err := sys.operator(context.Background(), r)(p, got, fwd); err != nil {
-				t.Fatal(err)
-			}
-			knm := make([]float64, n*m)
-			kernel.Cross(s, x, sys.cen, knm, m)
-			kmm := make([]float64, m*m)
-			kernel.Cross(s, sys.cen, sys.cen, kmm, m)
-			w := slices.Clone(p)
-			sys.pre.applyB(w, n, c)
-			var u, v, km mat.Dense
-			K, W := mat.NewDense(n, m, knm), mat.NewDense(m, c, w)
-			u.Mul(K, W)
-			v.Mul(K.T(), &u)
-			km.Mul(mat.NewDense(m, m, kmm), W)
-			want := make([]float64, m*c)
-			for i := range want {
-				want[i] = v.RawMatrix().Data[i] + r*(km.RawMatrix().Data[i]+sys.pre.jitter*w[i])
-			}
-			sys.pre.applyBt(want, n, c)
-			num, den := 0.0, 0.0
-			for i := range want {
-				num += (got[i] - want[i]) * (got[i] - want[i])
-				den += want[i] * want[i]
-			}
-			if rel := math.Sqrt(num / den); !(rel < 1e-7) {
-				t.Errorf("float32 factors %v, r = %g: operator off the dense product by %.3g (relative)", single, r, rel)
-			}
-			num, den = 0, 0
-			for i, v := range u.RawMatrix().Data {
-				num += (fwd[i] - v) * (fwd[i] - v)
-				den += v * v
-			}
-			if rel := math.Sqrt(num / den); !(rel < 1e-12) {
-				t.Errorf("float32 factors %v, r = %g: K_nm·B·p kept on the way off by %.3g (relative)", single, r, rel)
-			}
-			sys.release()
 		}
 	}
 }

@@ -27,8 +27,10 @@ const (
 	// triFewCols and triFewMin bound where triSolveFew replaces trsm.
 	// With OpenBLAS 0.3.21, n = 10 000 (a factor of 400 MB): trsm took
 	// 85–145 ms a solve for 1, 2 or 4 columns, about 4 GB/s of the factor;
-	// triSolveFew 27–38 ms with blocks of 256 rows.
-	triFewCols = 8
+	// triSolveFew 27–38 ms with blocks of 256 rows. At 16 columns 46–69 ms
+	// against 98–104, at 32 columns 69–103 against 117–136 (its diagonal
+	// blocks, solved in scalar Go, grow with the columns).
+	triFewCols = 16
 	triFewMin  = 1024
 	// triBlock is triSolveFew's block of rows: 256 rows of the diagonal
 	// block (256 KB in float64) stay in a core's level-2 cache while its
