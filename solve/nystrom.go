@@ -55,12 +55,12 @@ type NystromOptions struct {
 	// and keeps them after the solve for the next one (the rounds of an
 	// RFM solve with the same n and m): instead of the pools, which the
 	// garbage collector empties, so that a round reallocated them (a fit
-	// on ijcnn1 with 2 rounds allocated 13.7 GB for them where its blocks
-	// and factors come to 8.8) and the dead ones stayed resident until a
-	// collection (peak RSS 9.9 and 12.8 GB in two runs of the same 5-round
-	// fit, 6.0 GB with the workspace; its live heap stayed under 6.2). Its
-	// buffers count as available memory when MemoryLimit is 0. Not for
-	// concurrent solves.
+	// on ijcnn1 with 2 rounds allocated 13 731 MiB for them where its
+	// blocks and factors come to 8 391) and the dead ones stayed resident
+	// until a collection (peak RSS 9.9 and 12.8 GB in two runs of the same
+	// 5-round fit, 6.0 GB with the workspace; its live heap stayed under
+	// 6 171 MiB). Its buffers count as available memory when MemoryLimit
+	// is 0. Not for concurrent solves.
 	Workspace *Workspace
 }
 
@@ -632,7 +632,7 @@ type knm struct {
 	bands   [][]float64 // per worker: nysBand×m kernel values, then nysBand×c
 	acc     [][]float64 // per worker: cols×m partial sums (cols ≥ c), transposed
 	tr      []float64   // sumsTransposed's cols×m sums
-	vt      []float64   // product's vᵀ (c×m)
+	vt      []float64   // transpose's vᵀ (c×m)
 	// cache, when set, holds K_nm (n×m): the first product fills it band
 	// by band (the same kernel.Cross calls, so the same values), the later
 	// ones read it.
@@ -653,15 +653,7 @@ type knm struct {
 // With fwd non-nil (n×c) the intermediate K_nm·v is kept there.
 func (o *knm) product(ctx context.Context, v, out, fwd []float64) error {
 	m, c := o.cen.N, o.c
-	if len(o.vt) < m*c {
-		o.vt = make([]float64, m*c)
-	}
-	vt := o.vt[:m*c]
-	for i := 0; i < m; i++ {
-		for k := 0; k < c; k++ {
-			vt[k*m+i] = v[i*c+k]
-		}
-	}
+	vt := o.transpose(v)
 	return o.sumsTransposed(ctx, c, out, func(w int, kb []float64, rows, r0 int, acc []float64) {
 		ut := o.bands[w][nysBand*m:]
 		sub := max(1, min(rows, nysSubBytes/(8*m)))
@@ -682,6 +674,21 @@ func (o *knm) product(ctx context.Context, v, out, fwd []float64) error {
 	})
 }
 
+// transpose returns vᵀ (c×m) for v m×c, in the knm's scratch o.vt.
+func (o *knm) transpose(v []float64) []float64 {
+	m, c := o.cen.N, o.c
+	if len(o.vt) < m*c {
+		o.vt = make([]float64, m*c)
+	}
+	vt := o.vt[:m*c]
+	for i := 0; i < m; i++ {
+		for k := 0; k < c; k++ {
+			vt[k*m+i] = v[i*c+k]
+		}
+	}
+	return vt
+}
+
 // centreRows sets out (m×c) = K_mm·v from the stored block when it is
 // filled (ok false otherwise): the centres are the rows idx of x, so K_mm's
 // rows are those rows of K_nm (the same kernel, computed by kernel.Cross as
@@ -694,15 +701,7 @@ func (o *knm) centreRows(ctx context.Context, idx []int, v, out []float64) (bool
 		return false, nil
 	}
 	m, c := o.cen.N, o.c
-	if len(o.vt) < m*c {
-		o.vt = make([]float64, m*c)
-	}
-	vt := o.vt[:m*c]
-	for i := 0; i < m; i++ {
-		for k := 0; k < c; k++ {
-			vt[k*m+i] = v[i*c+k]
-		}
-	}
+	vt := o.transpose(v)
 	const chunk = 64
 	err := linalg.Striped(ctx, o.workers, (m+chunk-1)/chunk, func(_, b int) {
 		for k := b * chunk; k < min(b*chunk+chunk, m); k++ {

@@ -19,7 +19,9 @@ import (
 //	go test -bench Nystrom -run '^$' -benchtime 1x ./solve
 //
 // NYSTROM_N and NYSTROM_M override n and m; NYSTROM_NOCACHE=1 recomputes
-// K_nm at every iteration (by default it is kept when it fits).
+// K_nm at every iteration (by default it is kept when it fits);
+// NYSTROM_F32=1 factors the preconditioner in float32 (the operator then
+// applies K_mm itself: from the stored block's rows, or from the kernel).
 func BenchmarkNystrom(b *testing.B) {
 	n, d, m, iters := 100_000, 20, 2_000, 10
 	if v, err := strconv.Atoi(os.Getenv("NYSTROM_N")); err == nil && v > 0 {
@@ -37,7 +39,7 @@ func BenchmarkNystrom(b *testing.B) {
 		start := time.Now()
 		var first, last time.Time
 		opt := NystromOptions{M: m, Ridge: 1e-3 / float64(n), Tol: 1e-300, MaxIter: iters, Seed: uint64(i),
-			NoCache: os.Getenv("NYSTROM_NOCACHE") == "1",
+			NoCache: os.Getenv("NYSTROM_NOCACHE") == "1", Float32: os.Getenv("NYSTROM_F32") == "1",
 			Progress: func(p NystromProgress) {
 				if p.Iter == 1 {
 					first = time.Now()
