@@ -239,7 +239,11 @@ const (
 	// at n = 40 000, m = 10 000 (stored K_nm, float64 factors; medians of
 	// 2–3 runs): 0.48 s an iteration against 0.88 s with whole bands
 	// (0.98 with whole bands and K_mm formed, as before both changes);
-	// 0.55–0.60 at 256 KB, 0.44–0.53 at 1 MB, 0.52–0.55 at 2 MB.
+	// 0.55–0.60 at 256 KB, 0.44–0.53 at 1 MB, 0.52–0.55 at 2 MB (all with
+	// the m×c layout and OpenBLAS's trsm, before the c×m products and the
+	// blocked triangular solves; in the c×m layout a throwaway test of 1 GB
+	// of bands times 4 columns took 94–125 ms at 6 to 20 rows a sub-band
+	// (87–108 at 13), 189–194 at 26; not rerun in the benchmark).
 	nysSubBytes = 512 << 10
 )
 
