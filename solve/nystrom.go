@@ -105,10 +105,11 @@ func (w *Workspace) nystromHeld() uint64 {
 
 // takeNystrom returns a buffer of n float64 for slot i: from w when w holds
 // one large enough (w keeps nothing until putNystrom), from the pool when w
-// is nil. A held buffer too small is dropped and returned to the operating
-// system first (dropLarge): the refit after the rounds solves on more rows.
+// is nil or holds none (a previous fit's, released). A held buffer too
+// small is dropped and returned to the operating system first (dropLarge):
+// the refit after the rounds solves on more rows.
 func (w *Workspace) takeNystrom(i, n int) []float64 {
-	if w == nil {
+	if w == nil || *w.nysSlot(i) == nil {
 		return take[float64](nysPool(i), n)
 	}
 	held := w.nysSlot(i)

@@ -497,8 +497,10 @@ func TestNystromWorkspaceReuse(t *testing.T) {
 			t.Fatal("the second solve did not reuse the first's K_nm block")
 		}
 	}
-	if got, want := ws.nystromHeld(), uint64(8*(n*150+2*150*150)); got != want {
-		t.Errorf("held %d bytes, want %d", got, want)
+	// At least these bytes: the first solve may have taken larger buffers
+	// that an earlier solve left in the pools.
+	if got, want := ws.nystromHeld(), uint64(8*(n*150+2*150*150)); got < want {
+		t.Errorf("held %d bytes, want at least %d", got, want)
 	}
 	// More rows: a new block, large enough.
 	n2 := n + 100
