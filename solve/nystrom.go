@@ -74,33 +74,26 @@ func (o *NystromOptions) limit() (uint64, bool) {
 	return limit, ok
 }
 
-// Nyström buffer slots of a Workspace.
+// Nyström buffer slots of a Workspace (Workspace.nys) and the pool each
+// slot's buffers go to without one.
 const (
 	slotL = iota
 	slotLA
 	slotKnm
 )
 
-func (w *Workspace) nysSlot(i int) *[]float64 {
-	if i == slotKnm {
-		return &w.knm
-	}
-	return &w.fac[i]
-}
-
-func nysPool(i int) *sync.Pool {
-	if i == slotKnm {
-		return &poolKnm
-	}
-	return &poolFactor
-}
+var nysPools = [...]*sync.Pool{slotL: &poolFactor, slotLA: &poolFactor, slotKnm: &poolKnm}
 
 // nystromHeld is the memory of the Nyström buffers w holds (w may be nil).
 func (w *Workspace) nystromHeld() uint64 {
 	if w == nil {
 		return 0
 	}
-	return 8 * uint64(cap(w.knm)+cap(w.fac[0])+cap(w.fac[1]))
+	var n int
+	for _, b := range w.nys {
+		n += cap(b)
+	}
+	return 8 * uint64(n)
 }
 
 // takeNystrom returns a buffer of n float64 for slot i: from w when w holds
@@ -109,14 +102,12 @@ func (w *Workspace) nystromHeld() uint64 {
 // small is dropped and returned to the operating system first (dropLarge):
 // the refit after the rounds solves on more rows.
 func (w *Workspace) takeNystrom(i, n int) []float64 {
-	if w == nil || *w.nysSlot(i) == nil {
-		return take[float64](nysPool(i), n)
+	if w == nil || w.nys[i] == nil {
+		return take[float64](nysPools[i], n)
 	}
-	held := w.nysSlot(i)
-	if cap(*held) >= n {
-		b := (*held)[:n]
-		*held = nil
-		return b
+	if b := w.nys[i]; cap(b) >= n {
+		w.nys[i] = nil
+		return b[:n]
 	}
 	w.dropNystrom(i)
 	return make([]float64, n)
@@ -125,10 +116,10 @@ func (w *Workspace) takeNystrom(i, n int) []float64 {
 // putNystrom hands buffer b of slot i back to w, or to the pool when w is nil.
 func (w *Workspace) putNystrom(i int, b []float64) {
 	if w == nil {
-		nysPool(i).Put(&b)
+		nysPools[i].Put(&b)
 		return
 	}
-	*w.nysSlot(i) = b
+	w.nys[i] = b
 }
 
 // dropNystrom releases w's buffer of slot i (w may be nil).
@@ -136,9 +127,8 @@ func (w *Workspace) dropNystrom(i int) {
 	if w == nil {
 		return
 	}
-	held := w.nysSlot(i)
-	bytes := 8 * uint64(cap(*held))
-	*held = nil
+	bytes := 8 * uint64(cap(w.nys[i]))
+	w.nys[i] = nil
 	dropLarge(bytes)
 }
 
@@ -636,7 +626,7 @@ type knm struct {
 	workers int
 	bands   [][]float64 // per worker: nysBand×m kernel values, then nysBand×c
 	acc     [][]float64 // per worker: cols×m partial sums (cols ≥ c), transposed
-	tr      []float64   // sumsTransposed's cols×m sums
+	tr      []float64   // sumsTransposed's cols×m total
 	vt      []float64   // transpose's vᵀ (c×m)
 	// cache, when set, holds K_nm (n×m): the first product fills it band
 	// by band (the same kernel.Cross calls, so the same values), the later
@@ -686,11 +676,7 @@ func (o *knm) transpose(v []float64) []float64 {
 		o.vt = make([]float64, m*c)
 	}
 	vt := o.vt[:m*c]
-	for i := 0; i < m; i++ {
-		for k := 0; k < c; k++ {
-			vt[k*m+i] = v[i*c+k]
-		}
-	}
+	linalg.Transpose(m, c, v, c, vt, m)
 	return vt
 }
 
@@ -729,36 +715,14 @@ func (o *knm) transposed(ctx context.Context, y []float64, cols int, out []float
 	})
 }
 
-// sumsTransposed runs task over the bands of K_nm as accumulate does, each
-// adding into its cols×m accumulator (the transpose of the sums), and
-// writes the total, transposed, to out (m×cols): OpenBLAS forms the
-// product of a few rows by a wide block several times faster than that of
-// the block's transpose by a few columns.
+// sumsTransposed runs task over the bands of K_nm, striped over workers,
+// each adding into its cols×m accumulator acc (the transpose of the sums:
+// OpenBLAS forms the product of a few rows by a wide block several times
+// faster than that of the block's transpose by a few columns), sums the
+// accumulators in worker order (the same result every run with the same
+// thread count) and writes the total, transposed, to out (m×cols). ctx is
+// checked between bands.
 func (o *knm) sumsTransposed(ctx context.Context, cols int, out []float64, task func(w int, kb []float64, rows, r0 int, acc []float64)) error {
-	m := o.cen.N
-	if len(o.tr) < m*cols {
-		o.tr = make([]float64, m*cols)
-	}
-	t := o.tr[:m*cols]
-	err := o.accumulate(ctx, cols, t, func(w int, kb []float64, rows, r0 int) {
-		task(w, kb, rows, r0, o.acc[w][:m*cols])
-	})
-	if err != nil {
-		return err
-	}
-	for k := 0; k < cols; k++ {
-		for i, v := range t[k*m : k*m+m] {
-			out[i*cols+k] = v
-		}
-	}
-	return nil
-}
-
-// accumulate runs task over the bands of K_nm, striped over workers, each
-// adding into its m×cols accumulator, and sums the accumulators into out
-// in worker order: the same result every run with the same thread count.
-// ctx is checked between bands.
-func (o *knm) accumulate(ctx context.Context, cols int, out []float64, task func(w int, kb []float64, rows, r0 int)) error {
 	n, m := o.x.N, o.cen.N
 	bands := (n + nysBand - 1) / nysBand
 	o.ensureBuffers()
@@ -774,21 +738,26 @@ func (o *knm) accumulate(ctx context.Context, cols int, out []float64, task func
 		}
 		r0 := b * nysBand
 		r1 := min(r0+nysBand, n)
-		task(w, o.band(w, r0, r1), r1-r0, r0)
+		task(w, o.band(w, r0, r1), r1-r0, r0, o.acc[w][:m*cols])
 	})
 	if err != nil {
 		return err
 	}
 	o.filled = o.cache != nil
-	clear(out[:m*cols])
+	if len(o.tr) < m*cols {
+		o.tr = make([]float64, m*cols)
+	}
+	t := o.tr[:m*cols]
+	clear(t)
 	for _, a := range o.acc {
 		if a == nil {
 			continue
 		}
 		for i, v := range a[:m*cols] {
-			out[i] += v
+			t[i] += v
 		}
 	}
+	linalg.Transpose(cols, m, t, m, out, cols)
 	return nil
 }
 

@@ -488,12 +488,12 @@ func TestNystromWorkspaceReuse(t *testing.T) {
 		if !res.CachedKnm || !slices.Equal(res.Beta, plain.Beta) {
 			t.Fatalf("run %d: cached %v, the same β as without a workspace: %v", run, res.CachedKnm, slices.Equal(res.Beta, plain.Beta))
 		}
-		if len(ws.knm) != n*150 || len(ws.fac[0]) != 150*150 || len(ws.fac[1]) != 150*150 {
-			t.Fatalf("run %d: the workspace holds %d, %d and %d values", run, len(ws.knm), len(ws.fac[0]), len(ws.fac[1]))
+		if len(ws.nys[slotKnm]) != n*150 || len(ws.nys[slotL]) != 150*150 || len(ws.nys[slotLA]) != 150*150 {
+			t.Fatalf("run %d: the workspace holds %d, %d and %d values", run, len(ws.nys[slotKnm]), len(ws.nys[slotL]), len(ws.nys[slotLA]))
 		}
 		if run == 0 {
-			first = &ws.knm[0]
-		} else if &ws.knm[0] != first {
+			first = &ws.nys[slotKnm][0]
+		} else if &ws.nys[slotKnm][0] != first {
 			t.Fatal("the second solve did not reuse the first's K_nm block")
 		}
 	}
@@ -513,16 +513,16 @@ func TestNystromWorkspaceReuse(t *testing.T) {
 	if _, err := Nystrom(context.Background(), s, x2, yy, c, opt); err != nil {
 		t.Fatal(err)
 	}
-	if len(ws.knm) != n2*150 {
-		t.Fatalf("after a solve on %d rows the workspace holds a block of %d values", n2, len(ws.knm))
+	if len(ws.nys[slotKnm]) != n2*150 {
+		t.Fatalf("after a solve on %d rows the workspace holds a block of %d values", n2, len(ws.nys[slotKnm]))
 	}
 	// No block stored (too few iterations to be worth it): none kept.
 	opt.MaxIter = 5
 	if res, err := Nystrom(context.Background(), s, x2, yy, c, opt); err != nil || res.CachedKnm {
 		t.Fatalf("5 iterations: cached %v, err %v", res != nil && res.CachedKnm, err)
 	}
-	if ws.knm != nil || ws.fac[0] == nil {
-		t.Errorf("a solve without a stored block left one (%d values) or took the factors (%v)", len(ws.knm), ws.fac[0] == nil)
+	if ws.nys[slotKnm] != nil || ws.nys[slotL] == nil {
+		t.Errorf("a solve without a stored block left one (%d values) or took the factors (%v)", len(ws.nys[slotKnm]), ws.nys[slotL] == nil)
 	}
 	ws.Release()
 	if ws.nystromHeld() != 0 {

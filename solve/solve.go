@@ -60,8 +60,7 @@ var ErrNotPD = errors.New("kernel matrix is not positive definite")
 type Workspace struct {
 	f64 []float64
 	f32 []float32
-	knm []float64    // a stored K_nm (n·m)
-	fac [2][]float64 // the two m×m factors
+	nys [3][]float64 // Nyström's two m×m factors and stored K_nm (n·m), by slot
 }
 
 // Release hands the buffer back for the next fit in the process (see
@@ -76,15 +75,12 @@ func (w *Workspace) Release() {
 	if b := w.f32; b != nil {
 		pool32.Put(&b)
 	}
-	if b := w.knm; b != nil {
-		poolKnm.Put(&b)
-	}
-	for _, b := range w.fac {
+	for i, b := range w.nys {
 		if b != nil {
-			poolFactor.Put(&b)
+			nysPools[i].Put(&b)
 		}
 	}
-	w.f64, w.f32, w.knm, w.fac = nil, nil, nil, [2][]float64{}
+	w.f64, w.f32, w.nys = nil, nil, [3][]float64{}
 }
 
 // Scratch64 returns the workspace's float64 buffer (nil if it holds none):

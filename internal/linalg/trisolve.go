@@ -51,11 +51,7 @@ const (
 // diagonal blocks are solved element by element.
 func triSolveFew[T Float](trans bool, n, nrhs int, l []T, ldl int, b []T, ldb int) {
 	xt := make([]T, nrhs*n)
-	for i := 0; i < n; i++ {
-		for k, v := range b[i*ldb : i*ldb+nrhs] {
-			xt[k*n+i] = v
-		}
-	}
+	Transpose(n, nrhs, b, ldb, xt, n)
 	if !trans {
 		for s := 0; s < n; s += triBlock {
 			e := min(s+triBlock, n)
@@ -93,9 +89,15 @@ func triSolveFew[T Float](trans bool, n, nrhs int, l []T, ldl int, b []T, ldb in
 			}
 		}
 	}
-	for i := 0; i < n; i++ {
-		for k := range b[i*ldb : i*ldb+nrhs] {
-			b[i*ldb+k] = xt[k*n+i]
+	Transpose(nrhs, n, xt, n, b, ldb)
+}
+
+// Transpose writes the transpose of a (rows×cols, leading dimension lda)
+// to dst (cols×rows, leading dimension ldd).
+func Transpose[T Float](rows, cols int, a []T, lda int, dst []T, ldd int) {
+	for i := 0; i < rows; i++ {
+		for k, v := range a[i*lda : i*lda+cols] {
+			dst[k*ldd+i] = v
 		}
 	}
 }
