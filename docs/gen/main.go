@@ -248,7 +248,7 @@ type uciRun struct {
 // older folders (uci-115, the partial 60-trial run, the lp-laplace cap
 // trial) are history: results/README.md describes them.
 var uciRuns = []uciRun{
-	{dir: "uci-arora90-paper", sets: "Arora's 90", command: "--subset arora90 --protocol paper --float32", optional: true},
+	{dir: "uci-arora90-paper", sets: "Arora's 90", command: "--subset arora90 --protocol paper --float32", note: "the papers' grid, 5 rounds", optional: true},
 	{dir: "uci-arora90", sets: "Arora's 90", command: "--subset arora90 --protocol tuned --float32", note: "mean of the 3 best (the default)", leakFree: true},
 	{dir: "uci-arora90-ensemble5", sets: "Arora's 90", command: "--subset arora90 --protocol tuned --float32 --ensemble 5", note: "mean of the 5 best", leakFree: true},
 	{dir: "uci-others23", sets: "the 23 others", command: "--subset NAMES --protocol tuned --float32", note: "mean of the 3 best", leakFree: true},
@@ -329,8 +329,10 @@ func (r *reader) uciSection(b *bytes.Buffer) {
 	}
 	b.WriteString("\n`paper` learns M on rows that reappear in the test splits (the papers' protocol); " +
 		"`tuned` runs `rfm tune`'s search inside each training split, so no test row influences any choice. " +
+		"*The 23 others* are the sets outside Arora's 90 but for the five largest (their names are in " +
+		"[results/README.md](../results/README.md)). " +
 		"`--combine` rows have no time: they compute nothing and summarize the rows of the runs they name " +
-		"(the folder's summary.md gives the exact command).\n\n")
+		"([results/README.md](../results/README.md) gives the exact command).\n\n")
 	if last == nil {
 		return
 	}
