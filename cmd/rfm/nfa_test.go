@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rfmkit/rfm/hyperbf"
 )
 
 // rfm nfa trains, measures every layer at initialization and at the
@@ -79,7 +81,7 @@ func TestHyperBFCommand(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	var res hyperbfJSON
+	var res hyperbf.StudyResult
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatal(err)
 	}
