@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/rfmkit/rfm/internal/experiment"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -377,7 +378,7 @@ func runNFA(ctx context.Context, cfg nn.Config, tr, te *nfaData, classes int, o 
 		testMSE, _ := nn.MSE(testOut, te.Y)
 		acc := 0.0
 		if classes > 0 {
-			acc = accuracyPct(testOut, rfm.Argmax(te.Y, te.N, classes), classes)
+			acc = experiment.AccuracyPct(testOut, rfm.Argmax(te.Y, te.N, classes), classes)
 		}
 		var parts []string
 		for _, lf := range feats {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rfmkit/rfm/hyperbf"
+	"github.com/rfmkit/rfm/science/phenomena"
 )
 
 // rfm nfa trains, measures every layer at initialization and at the
@@ -111,11 +112,11 @@ func TestPhenomenaCommand(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	var res phenomenaJSON
+	var res phenomena.Result
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatal(err)
 	}
-	var r0, r1 phenomenonPoint
+	var r0, r1 phenomena.Point
 	for _, p := range res.Points {
 		if p.Model == "rfm" && p.Time == 0 {
 			r0 = p
@@ -135,7 +136,7 @@ func TestPhenomenaCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatal(err)
 	}
-	last := map[string]phenomenonPoint{}
+	last := map[string]phenomena.Point{}
 	for _, p := range res.Points {
 		last[p.Model] = p
 	}
