@@ -12,7 +12,7 @@ import (
 )
 
 // imageDims is the --image-shape of pixel inputs.
-type imageDims struct{ h, w, c int }
+type imageDims = plot.ImageShape
 
 func parseImageShape(s string) (*imageDims, error) {
 	parts := strings.Split(strings.ToLower(s), "x")
@@ -31,7 +31,7 @@ func parseImageShape(s string) (*imageDims, error) {
 	if c := dims[2]; c != 1 && c != 3 {
 		return nil, usagef("--image-shape %q: %d channels; images have 1 (grey) or 3 (RGB)", s, c)
 	}
-	return &imageDims{h: dims[0], w: dims[1], c: dims[2]}, nil
+	return &imageDims{H: dims[0], W: dims[1], C: dims[2]}, nil
 }
 
 // writeFigures draws what the model learned into dir and returns the files.
@@ -39,8 +39,8 @@ func writeFigures(dir string, lm *loadedModel, names []string, top int, shape *i
 	// Check everything that can fail on the arguments before the first file
 	// is written, so that a bad call leaves no partial set of figures.
 	if shape != nil {
-		if px := shape.h * shape.w * shape.c; px != lm.RFM.D {
-			return nil, usagef("--image-shape %dx%dx%d has %d pixels but the model has %d features", shape.h, shape.w, shape.c, px, lm.RFM.D)
+		if px := shape.H * shape.W * shape.C; px != lm.RFM.D {
+			return nil, usagef("--image-shape %dx%dx%d has %d pixels but the model has %d features", shape.H, shape.W, shape.C, px, lm.RFM.D)
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -140,25 +140,25 @@ func writeFigures(dir string, lm *loadedModel, names []string, top int, shape *i
 
 	if shape != nil {
 		if err := add("diag_image.png", func(p string) error {
-			return plot.Image(p, diag, shape.h, shape.w, shape.c, base+": diag(M)"+learned)
+			return plot.Image(p, diag, shape.H, shape.W, shape.C, base+": diag(M)"+learned)
 		}); err != nil {
 			return nil, err
 		}
-		if shape.c == 1 {
+		if shape.C == 1 {
 			images := append([][]float64{diag}, top4...)
 			titles := []string{"diag(M)"}
 			for j := range top4 {
 				titles = append(titles, eigenTitle(j, topVals[j], trace))
 			}
 			if err := add("eigenvector_images.png", func(p string) error {
-				return plot.ImageGrid(p, images, shape.h, shape.w, titles, base+": what M weighs"+learned)
+				return plot.ImageGrid(p, images, shape.H, shape.W, titles, base+": what M weighs"+learned)
 			}); err != nil {
 				return nil, err
 			}
 		} else {
 			for j, v := range top4 {
 				if err := add(fmt.Sprintf("eigenvector%d_image.png", j+1), func(p string) error {
-					return plot.Image(p, v, shape.h, shape.w, shape.c, fmt.Sprintf("%s: eigenvector %s", base, eigenTitle(j, topVals[j], trace)))
+					return plot.Image(p, v, shape.H, shape.W, shape.C, fmt.Sprintf("%s: eigenvector %s", base, eigenTitle(j, topVals[j], trace)))
 				}); err != nil {
 					return nil, err
 				}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rfmkit/rfm/hyperbf"
+	"github.com/rfmkit/rfm/science/nfa"
 	"github.com/rfmkit/rfm/science/phenomena"
 )
 
@@ -22,7 +23,7 @@ func TestNFACommand(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	var res nfaJSON
+	var res nfa.Result
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestNFATestRowsShareTheTarget(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	var res nfaJSON
+	var res nfa.Result
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatal(err)
 	}
