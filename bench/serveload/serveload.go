@@ -43,6 +43,8 @@ type Phase struct {
 	OfflineRatio   float64 `json:"served_over_offline"`
 }
 
+// Result is what Run measured: the model, offline prediction speed and one
+// Phase per request size.
 type Result struct {
 	Model          string         `json:"model"`
 	Centers        int            `json:"centers"`
