@@ -1,14 +1,13 @@
 // Package experiment holds the small measures the research harnesses
 // (package hyperbf's study, science/nfa, science/phenomena) share: the
-// accuracy of class scores, log-spaced measurement epochs and a feature
-// matrix as a dense matrix. It is not a public API.
+// accuracy of class scores and log-spaced measurement epochs. It is not a
+// public API.
 package experiment
 
 import (
 	"math"
 
 	"github.com/rfmkit/rfm"
-	"github.com/rfmkit/rfm/kernel"
 	"github.com/rfmkit/rfm/metrics"
 )
 
@@ -29,24 +28,6 @@ func LogEpochs(epochs, k int) map[int]bool {
 	for i := 0; i < k; i++ {
 		e := int(math.Round(math.Pow(float64(epochs), float64(i)/float64(max(1, k-1)))))
 		out[min(max(e, 1), epochs)] = true
-	}
-	return out
-}
-
-// DenseM is a feature matrix as a dense d×d matrix.
-func DenseM(m kernel.FeatureMatrix, d int) []float64 {
-	out := make([]float64, d*d)
-	switch m.Form {
-	case kernel.Full:
-		copy(out, m.Values)
-	case kernel.Diagonal:
-		for i, v := range m.Values {
-			out[i*d+i] = v
-		}
-	default:
-		for i := 0; i < d; i++ {
-			out[i*d+i] = 1
-		}
 	}
 	return out
 }

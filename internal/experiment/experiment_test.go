@@ -3,8 +3,6 @@ package experiment
 import (
 	"slices"
 	"testing"
-
-	"github.com/rfmkit/rfm/kernel"
 )
 
 func TestAccuracyPct(t *testing.T) {
@@ -29,18 +27,5 @@ func TestLogEpochs(t *testing.T) {
 	}
 	if got := LogEpochs(1, 5); len(got) != 1 || !got[1] {
 		t.Errorf("one epoch: %v", got)
-	}
-}
-
-func TestDenseM(t *testing.T) {
-	if got := DenseM(kernel.FeatureMatrix{Form: kernel.Diagonal, Values: []float64{2, 3}}, 2); !slices.Equal(got, []float64{2, 0, 0, 3}) {
-		t.Errorf("diagonal: %v", got)
-	}
-	if got := DenseM(kernel.FeatureMatrix{}, 2); !slices.Equal(got, []float64{1, 0, 0, 1}) {
-		t.Errorf("identity: %v", got)
-	}
-	full := []float64{1, 2, 2, 5}
-	if got := DenseM(kernel.FeatureMatrix{Form: kernel.Full, Values: full}, 2); !slices.Equal(got, full) {
-		t.Errorf("full: %v", got)
 	}
 }

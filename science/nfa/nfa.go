@@ -229,7 +229,7 @@ func (res *Result) compare(ctx context.Context, tr *Data, o Options) error {
 	if err != nil {
 		return fmt.Errorf("--rfm: %w", err)
 	}
-	m := experiment.DenseM(model.M, tr.D)
+	m := model.M.Dense()
 	res.RFMM = m
 	for name, a := range map[string][]float64{"rfm_m_vs_nfm": first.NFM, "rfm_m_vs_agop": first.AGOP, "rfm_m_vs_cnfm": first.CNFM, "rfm_m_vs_egop": o.EGOP} {
 		if a == nil {

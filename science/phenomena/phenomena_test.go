@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rfmkit/rfm/mnist"
@@ -122,5 +123,36 @@ func TestBadOptions(t *testing.T) {
 	good.Kind = Halves
 	if _, err := Run(context.Background(), few, few, good); err == nil {
 		t.Error("halves without 1, 3 and 5: no error")
+	}
+}
+
+// On the shared MNIST digits, the halves: both models weigh the simple
+// half and fall toward chance when it is scrambled.
+func TestHalvesMNIST(t *testing.T) {
+	train, test, err := mnist.Load("../../../shared/data/mnist")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), train, test, Options{Kind: Halves, N: 300, Epochs: 10, Rounds: 2, LR: 0.05, WeightDecay: 0.001, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := map[string]Point{}
+	for _, p := range res.Points {
+		last[p.Model] = p
+	}
+	for _, m := range []string{"network", "rfm"} {
+		p := last[m]
+		if !(p.TestAcc > 97 && p.TestAcc2 < 70 && p.FocusMass > 0.55) {
+			t.Errorf("halves, %s: %+v", m, p)
+		}
+	}
+}
+
+// A learning rate that blows the network up is an error naming it.
+func TestDivergence(t *testing.T) {
+	_, err := Run(context.Background(), digits(200, 1), digits(200, 2), Options{Kind: Marker, N: 100, Epochs: 3, Rounds: 1, LR: 1000, Seed: 1})
+	if err == nil || !strings.Contains(err.Error(), "diverged") {
+		t.Errorf("lr 1000: %v", err)
 	}
 }
