@@ -13,7 +13,8 @@ import (
 )
 
 // TestMain lets this test binary be its own Options.Exe: run as
-// "bench _peak FILE CMD ARGS..." it is RunMeasured, as rfm is.
+// "bench _peak FILE CMD ARGS..." it is RunMeasured, as rfm is, and as
+// "fit" or "predict" a stand-in for rfm's (fakeChild).
 func TestMain(m *testing.M) {
 	if len(os.Args) > 4 && os.Args[1] == "bench" && os.Args[2] == PeakCommand {
 		code, err := RunMeasured(context.Background(), os.Args[3], os.Args[4], os.Args[5:], os.Stdout, os.Stderr)
@@ -23,7 +24,98 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(code)
 	}
+	if len(os.Args) > 1 && (os.Args[1] == "fit" || os.Args[1] == "predict") {
+		if err := fakeChild(os.Args[1], os.Args[2:]); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
+}
+
+// fakeChild stands in for 'rfm fit' (it writes the model file) and 'rfm
+// predict --keep COL' (it predicts every row's target exactly), so that
+// Bench's running, scoring and bookkeeping are tested without fitting.
+func fakeChild(cmd string, args []string) error {
+	flag := func(name string) string {
+		for i, a := range args {
+			if a == name && i+1 < len(args) {
+				return args[i+1]
+			}
+		}
+		return ""
+	}
+	if cmd == "fit" {
+		if _, err := os.Stat(flag("--data")); err != nil {
+			return err
+		}
+		return os.WriteFile(flag("--out"), []byte("model"), 0o644)
+	}
+	if _, err := os.Stat(flag("--model")); err != nil {
+		return err
+	}
+	data, err := os.ReadFile(flag("--data"))
+	if err != nil {
+		return err
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	header := strings.Split(lines[0], ",")
+	col := len(header) - 1
+	for i, h := range header {
+		if h == flag("--keep") {
+			col = i
+		}
+	}
+	var b strings.Builder
+	b.WriteString(header[col] + ",prediction\n")
+	for _, l := range lines[1:] {
+		y := strings.Split(l, ",")[col]
+		b.WriteString(y + "," + y + "\n")
+	}
+	return os.WriteFile(flag("--out"), []byte(b.String()), 0o644)
+}
+
+// Bench writes the synthetic sets, runs every method of each size in a
+// child, scores the predictions, records the runs, and reuses them on a
+// rerun unless forced.
+func TestBenchSynthetic(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	var reported []Run
+	opt := Options{Exe: exe, OutDir: out, Sets: []string{"synth"}, Sizes: []int{200, 300}, ExactRows: 250, Quick: true, Seed: 1,
+		Progress: func(r Run) { reported = append(reported, r) }}
+	runs, err := Bench(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 6 || len(reported) != 6 {
+		t.Fatalf("%d runs, %d reported", len(runs), len(reported))
+	}
+	for _, r := range runs {
+		train := map[string]int{"synth-200": 200, "synth-300": 300}[r.Set]
+		if r.Method == "exact" {
+			train = min(train, 250) // the seeded subset
+		}
+		if r.Error != "" || r.Metric != "mse" || r.Value != 0 || r.Train != train || r.Test != 2000 || r.FitSeconds <= 0 || r.PeakRSSMB <= 0 || r.PredictRowsPerSec <= 0 {
+			t.Errorf("%+v", r)
+		}
+	}
+	subset, err := os.ReadFile(filepath.Join(out, "data", "synth-300-subset250.csv"))
+	if err != nil || strings.Count(string(subset), "\n") != 251 {
+		t.Errorf("exact subset: %v, %d lines", err, strings.Count(string(subset), "\n"))
+	}
+	reported = nil
+	if again, err := Bench(context.Background(), opt); err != nil || len(again) != 6 || len(reported) != 0 {
+		t.Errorf("rerun: %v, %d runs, %d computed again", err, len(again), len(reported))
+	}
+	opt.Force = true
+	if _, err := Bench(context.Background(), opt); err != nil || len(reported) != 6 {
+		t.Errorf("forced rerun: %v, %d computed", err, len(reported))
+	}
 }
 
 // The peak RSS measured for a child is the child's own, not this process's
