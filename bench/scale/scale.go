@@ -699,6 +699,7 @@ func Table(runs []Run) [][]string {
 	return rows
 }
 
+// WriteTable prints the runs as an aligned text table.
 func WriteTable(w io.Writer, runs []Run) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, row := range Table(runs) {
