@@ -10,6 +10,12 @@
 // the W that gradient descent learns compares with the AGOP of the
 // function it computes.
 //
+// Study is the experiment of 'rfm hyperbf' as a Go call: it trains
+// GD-HyperBF on encoded rows, measures each epoch's test score and the
+// alignment of WᵀW with the AGOP, and can fit a Laplace machine, an RFM and
+// AGOP-HyperBF beside it. Reading and encoding tables, and printing, are the
+// command's.
+//
 // It is for the science tools (rfm hyperbf), not a production model.
 package hyperbf
 

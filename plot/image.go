@@ -311,3 +311,10 @@ func ImageGrid(path string, images [][]float64, h, w int, titles []string, title
 		return nil
 	})
 }
+
+// ImageShape is the height, width and channels (1 grey, 3 RGB) of inputs
+// that are the pixels of an image, row by row.
+type ImageShape struct{ H, W, C int }
+
+// Pixels is the number of inputs the shape covers: H·W·C.
+func (s ImageShape) Pixels() int { return s.H * s.W * s.C }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/rfmkit/rfm/bench/scale"
 	"io"
 	"strconv"
 )
@@ -46,7 +47,7 @@ Example:
 			return exitCode(code)
 		}
 		return nil
-	case peakCommand: // internal, run by bench scale: not listed
+	case scale.PeakCommand: // internal, run by bench scale: not listed
 		return runMeasured(e, args[1:])
 	}
 	return usagef("unknown benchmark suite %q; the suites are: uci, scale, serve", args[0])

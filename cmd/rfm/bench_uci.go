@@ -77,6 +77,62 @@ rfm bench uci --data ../shared/data/uci121 --combine out/a,out/b --out out/both`
 	if err != nil {
 		return err
 	}
+	if err := checkBenchUCI(f, &opt, pos); err != nil {
+		return err
+	}
+	if combine != "" {
+		return benchUCICombine(e, f, opt, combine, asJSON)
+	}
+	if err := solver.Validate(); err != nil {
+		return paramUsage(err)
+	}
+	opt.Float32, opt.Refine = solver.Float32, &solver.Refine
+	// Names are checked up front so that a typo is a usage error.
+	layout, err := uci.FindLayout(opt.DataDir)
+	if err != nil {
+		return err
+	}
+	entries, err := uci.Discover(layout.SetsDir)
+	if err != nil {
+		return err
+	}
+	if _, err := uci.Select(entries, opt.Subset); err != nil {
+		return usagef("--subset: %v", err)
+	}
+	if opt.OutDir == "" {
+		opt.OutDir = uci.DefaultOutDir(opt.Protocol, opt.Subset)
+	}
+	tty := e.tty()
+	if !quiet {
+		opt.Progress = benchProgress(e.stderr, tty)
+	}
+	rep, err := uci.Run(e.ctx, opt)
+	if !quiet && tty {
+		fmt.Fprint(e.stderr, "\r\033[K")
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) && e.ctx.Err() != nil {
+			fmt.Fprintf(e.stderr, "rfm bench uci: interrupted; results so far are in %s (rerun the same command to resume)\n", filepath.Join(opt.OutDir, uci.ResultsName))
+			return exitCode(exitInterrupt)
+		}
+		return err
+	}
+	if asJSON {
+		err = writeJSON(e.stdout, rep)
+	} else {
+		err = rep.WriteText(e.stdout)
+	}
+	if err != nil {
+		return err
+	}
+	if rep.Failed > 0 {
+		return fmt.Errorf("%d data set(s) failed (see %s); rerun to retry them", rep.Failed, filepath.Join(rep.OutDir, uci.SummaryMDName))
+	}
+	return nil
+}
+
+// checkBenchUCI refuses flags that do not fit together or are out of range.
+func checkBenchUCI(f *flagSet, opt *uci.Options, pos []string) error {
 	switch {
 	case len(pos) > 0:
 		return usagef("unexpected argument %q", pos[0])
@@ -101,74 +157,27 @@ rfm bench uci --data ../shared/data/uci121 --combine out/a,out/b --out out/both`
 	case f.IsSet("ensemble") && opt.Protocol != uci.ProtocolTuned:
 		return usagef("--ensemble applies to --protocol tuned only")
 	}
-	if combine != "" {
-		for _, fl := range []string{"subset", "protocol", "jobs", "threads", "force", "seed", "trials", "ensemble", "float32", "refine"} {
-			if f.IsSet(fl) {
-				return usagef("--%s: --combine computes nothing, it summarizes the results files as they are", fl)
-			}
+	return nil
+}
+
+// benchUCICombine summarizes earlier runs' results files (--combine).
+func benchUCICombine(e *env, f *flagSet, opt uci.Options, combine string, asJSON bool) error {
+	for _, fl := range []string{"subset", "protocol", "jobs", "threads", "force", "seed", "trials", "ensemble", "float32", "refine"} {
+		if f.IsSet(fl) {
+			return usagef("--%s: --combine computes nothing, it summarizes the results files as they are", fl)
 		}
-		if opt.OutDir == "" {
-			opt.OutDir = filepath.Join("out", "uci-combined")
-		}
-		rep, err := uci.Combine(opt.DataDir, strings.Split(combine, ","), opt.OutDir)
-		if err != nil {
-			return err
-		}
-		if asJSON {
-			return writeJSON(e.stdout, rep)
-		}
-		return writeBenchReport(e.stdout, rep)
-	}
-	if err := solver.Validate(); err != nil {
-		return paramUsage(err)
-	}
-	opt.Float32, opt.Refine = solver.Float32, &solver.Refine
-	// Names are checked up front so that a typo is a usage error.
-	layout, err := uci.FindLayout(opt.DataDir)
-	if err != nil {
-		return err
-	}
-	entries, err := uci.Discover(layout.SetsDir)
-	if err != nil {
-		return err
-	}
-	if _, err := uci.Select(entries, opt.Subset); err != nil {
-		return usagef("--subset: %v", err)
 	}
 	if opt.OutDir == "" {
-		sub := opt.Subset
-		if sub != uci.SubsetArora90 && sub != uci.SubsetAll {
-			sub = "selected"
-		}
-		opt.OutDir = filepath.Join("out", "uci-"+opt.Protocol+"-"+sub)
+		opt.OutDir = filepath.Join("out", "uci-combined")
 	}
-	tty := e.tty()
-	if !quiet {
-		opt.Progress = benchProgress(e.stderr, tty)
-	}
-	rep, err := uci.Run(e.ctx, opt)
-	if !quiet && tty {
-		fmt.Fprint(e.stderr, "\r\033[K")
-	}
+	rep, err := uci.Combine(opt.DataDir, strings.Split(combine, ","), opt.OutDir)
 	if err != nil {
-		if errors.Is(err, context.Canceled) && e.ctx.Err() != nil {
-			fmt.Fprintf(e.stderr, "rfm bench uci: interrupted; results so far are in %s (rerun the same command to resume)\n", filepath.Join(opt.OutDir, uci.ResultsName))
-			return exitCode(exitInterrupt)
-		}
 		return err
 	}
 	if asJSON {
-		err = writeJSON(e.stdout, rep)
-	} else {
-		err = writeBenchReport(e.stdout, rep)
+		return writeJSON(e.stdout, rep)
 	}
-	if err != nil {
-		return err
-	}
-	if rep.Failed > 0 {
-		return fmt.Errorf("%d data set(s) failed (see %s); rerun to retry them", rep.Failed, filepath.Join(rep.OutDir, uci.SummaryMDName))
-	}
-	return nil
+	return rep.WriteText(e.stdout)
 }
 
 // benchProgress renders progress: a self-overwriting line with the ETA on
@@ -211,42 +220,4 @@ func benchProgress(w io.Writer, tty bool) func(uci.Progress) {
 		}
 		fmt.Fprintf(w, "%s  [%.0f%%, elapsed %s, %s]\n", line, 100*p.Fraction, p.Elapsed.Round(time.Second), eta)
 	}
-}
-
-// writeBenchReport writes the human summary: means, the ranking tables and
-// the files written.
-func writeBenchReport(w io.Writer, rep *uci.Report) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "UCI benchmark, protocol %s, subset %s: %d data sets (%d computed now, %d reused, %d skipped, %d failed) in %s\n",
-		rep.Protocol, rep.Subset, rep.OK, rep.Computed, rep.Reused, rep.Skipped, rep.Failed, rep.Elapsed.Round(time.Millisecond))
-	fmt.Fprintf(&b, "mean test accuracy: RFM %.2f%%, Laplace %.2f%%\n", rep.MeanAccuracy, rep.MeanLaplace)
-	if rep.Members != nil {
-		fmt.Fprintf(&b, "%s\n", rep.Members)
-	}
-	if rep.Calibration != nil {
-		fmt.Fprintf(&b, "%s\n", rep.Calibration)
-	}
-	for _, sc := range rep.Scopes {
-		fmt.Fprintf(&b, "\n%s (%d data sets): RFM %.2f%%, Laplace %.2f%%", sc.Name, len(sc.Datasets), sc.RFMMean, sc.LaplaceMean)
-		if len(sc.Summaries) == 0 {
-			b.WriteString("\n")
-			continue
-		}
-		fmt.Fprintf(&b, "; Friedman place RFM %d, Laplace %d of %d\n", sc.RFMPlace, sc.LaplacePlace, len(sc.Summaries))
-		fmt.Fprintf(&b, "%4s  %-28s  %8s  %8s  %6s  %6s  %6s  %6s\n", "#", "classifier", "friedman", "accuracy", "P90", "P95", "PMA", "ADTM")
-		for i, s := range sc.Summaries {
-			if i < uci.TopRows || s.Classifier == uci.ColumnRFM || s.Classifier == uci.ColumnLaplace {
-				fmt.Fprintf(&b, "%4d  %-28s  %8.2f  %8.2f  %6.1f  %6.1f  %6.1f  %6.1f\n", i+1, s.Classifier, s.FriedmanRank, s.Average, s.P90, s.P95, s.PMA, s.ADTM)
-			}
-		}
-	}
-	for _, n := range rep.Notes {
-		fmt.Fprintf(&b, "note: %s\n", n)
-	}
-	b.WriteString("\nwrote:\n")
-	for _, f := range rep.Files {
-		fmt.Fprintf(&b, "  %s\n", f)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }

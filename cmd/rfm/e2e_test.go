@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -688,29 +687,6 @@ func TestBenchScaleSmoke(t *testing.T) {
 	if again.stderr != "" {
 		t.Errorf("the rerun recomputed runs instead of reusing results.tsv:\n%s", again.stderr)
 	}
-}
-
-// The peak RSS bench scale reports for a child is the child's own, not the
-// parent's high-water mark (which the kernel's accounting of a child started
-// by Go carries over): with 400 MB held here, 'rfm version' still measures
-// well under 100 MB. A failing child's status and stderr come through.
-func TestBenchScaleChildPeak(t *testing.T) {
-	hold := make([]byte, 400<<20)
-	for i := range hold {
-		hold[i] = byte(i)
-	}
-	b := &scaleBench{e: &env{ctx: context.Background()}, exe: binary, out: t.TempDir()}
-	secs, rss, err := b.child("version")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if secs <= 0 || rss <= 0 || rss > 100 {
-		t.Errorf("rfm version: %.3f s, peak %.0f MB; want a positive time and a peak under 100 MB (this process holds 400)", secs, rss)
-	}
-	if _, _, err := b.child("fit", "--data", "no-such.csv", "--target", "y"); err == nil || !strings.Contains(err.Error(), "no-such.csv") {
-		t.Errorf("a failing child: err = %v, want its message naming the file", err)
-	}
-	runtime.KeepAlive(hold)
 }
 
 // predict --proba on a tree classifier writes a probability per class

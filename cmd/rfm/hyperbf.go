@@ -1,44 +1,15 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
+	"io"
 	"math"
-	"math/rand/v2"
 	"strings"
 	"text/tabwriter"
-	"time"
 
-	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/hyperbf"
-	"github.com/rfmkit/rfm/kernel"
-	"github.com/rfmkit/rfm/nn"
 )
-
-type hyperbfEpoch struct {
-	Epoch     int     `json:"epoch"`
-	TrainLoss float64 `json:"train_mse,omitempty"` // the epoch's mean batch loss (none at epoch 0)
-	TestScore float64 `json:"test_score"`          // accuracy % (classification) or MSE
-	// Alignment of the learned metric WᵀW with the AGOP of the function
-	// the network computes, on the measurement rows.
-	MetricVsAGOP nn.Comparison `json:"metric_vs_agop"`
-	Seconds      float64       `json:"seconds"`
-}
-
-type hyperbfJSON struct {
-	Data    string             `json:"data"`
-	Test    string             `json:"test"`
-	Rows    int                `json:"train_rows"`
-	Centers int                `json:"centers"`
-	L       float64            `json:"bandwidth"`
-	Epochs  []hyperbfEpoch     `json:"epochs"`
-	Compare map[string]float64 `json:"compare,omitempty"` // model → test score
-	// Rounds are the RFM round (AGOP updates) each compared kernel machine
-	// chose on its holdout.
-	Rounds map[string]int `json:"rounds,omitempty"`
-	Metric string         `json:"metric"`
-}
 
 func cmdHyperBF(e *env, args []string) error {
 	var (
@@ -126,115 +97,34 @@ are printed beside GD-HyperBF's.`,
 	if err != nil {
 		return err
 	}
-	k := 1
-	var ytr []float64
-	if tg.IsClassification() {
-		k = tg.NumClasses()
-		if ytr, err = tg.OneHot(tr.Labels); err != nil {
-			return err
-		}
-	} else {
-		ytr = tr.Y
-	}
 	if centers > tr.N {
 		return usagef("--centers %d: the training table has %d rows", centers, tr.N)
 	}
-	score := func(out []float64) float64 {
-		if tg.IsClassification() {
-			return accuracyPct(out, te.Labels, k)
-		}
-		mse, _ := nn.MSE(out, te.Y)
-		return mse
-	}
-	metric := "test accuracy %"
-	if !tg.IsClassification() {
-		metric = "test MSE (standardized target)"
-	}
 	cfg := hyperbf.Config{Centers: centers, Bandwidth: bandwidth, LR: lr, Epochs: epochs, BatchSize: batch, Seed: seed}
-	start := time.Now()
-	m, err := hyperbf.Init(cfg, tr.X, ytr, tr.N, tr.D, k)
+	res, err := hyperbf.Study(e.ctx, tr, te, hyperbf.StudyOptions{Config: cfg, MeasureRows: measureRows, Compare: compare,
+		Progress: func(p hyperbf.StudyProgress) {
+			if p.Fitting != "" {
+				fmt.Fprintf(e.stderr, "hyperbf: fitting %s ...\n", p.Fitting)
+			} else if !asJSON {
+				r := p.Epoch
+				fmt.Fprintf(e.stderr, "hyperbf: epoch %d: train loss %.4g, %s %.4g, ρ(WᵀW, AGOP) %.3f (%.0fs)\n", r.Epoch, r.TrainLoss, hyperbf.MetricName(tr), r.TestScore, r.MetricVsAGOP.Cosine, r.Seconds)
+			}
+		}})
 	if err != nil {
 		return err
 	}
-	res := &hyperbfJSON{Data: data, Test: test, Rows: tr.N, Centers: centers, L: m.L, Metric: metric}
-	// The AGOP is measured on a seeded sample of the training rows (a
-	// class-sorted file's first rows would be one class).
-	mrows := min(measureRows, tr.N)
-	mx := make([]float64, 0, mrows*tr.D)
-	for _, i := range rand.New(rand.NewPCG(seed, 0x3e)).Perm(tr.N)[:mrows] {
-		mx = append(mx, tr.X[i*tr.D:(i+1)*tr.D]...)
-	}
-	trainer := hyperbf.NewTrainer(m, cfg)
-	for ep := 0; ep <= epochs; ep++ {
-		loss := 0.0
-		if ep > 0 {
-			if loss, err = trainer.Epoch(e.ctx, tr.X, ytr, tr.N); err != nil {
-				return err
-			}
-			if math.IsNaN(loss) || math.IsInf(loss, 0) {
-				return fmt.Errorf("training diverged in epoch %d; lower --lr (now %g)", ep, lr)
-			}
-		}
-		out := m.Predict(te.X, te.N)
-		for _, v := range out {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("training diverged by epoch %d (a test prediction is %v); lower --lr (now %g)", ep, v, lr)
-			}
-		}
-		rec := hyperbfEpoch{Epoch: ep, TrainLoss: loss, TestScore: score(out), Seconds: time.Since(start).Seconds()}
-		if mrows > 0 {
-			c, err := nn.Compare(m.Metric(), m.AGOP(mx, mrows), tr.D)
-			if err != nil {
-				return err
-			}
-			rec.MetricVsAGOP = c
-		}
-		res.Epochs = append(res.Epochs, rec)
-		if !asJSON {
-			fmt.Fprintf(e.stderr, "hyperbf: epoch %d: train loss %.4g, %s %.4g, ρ(WᵀW, AGOP) %.3f (%.0fs)\n", ep, loss, metric, rec.TestScore, rec.MetricVsAGOP.Cosine, rec.Seconds)
-		}
-	}
-	if compare {
-		res.Compare = map[string]float64{"GD-HyperBF": res.Epochs[len(res.Epochs)-1].TestScore}
-		res.Rounds = map[string]int{}
-		ds := tr
-		lap := rfm.DefaultConfig()
-		lap.Iters, lap.Seed = 0, seed
-		rf := rfm.DefaultConfig()
-		rf.Seed = seed
-		// AGOP-HyperBF: centres at the training rows, c solved, WᵀW the AGOP:
-		// an RFM with the Gaussian kernel, its round chosen on a holdout as
-		// an RFM's is (the chosen round is reported: round 0 would be
-		// M = I, no AGOP). Five rounds with no holdout were measured worse
-		// (MNIST: 85.9% against 95.9%).
-		gauss := rfm.DefaultConfig()
-		gauss.Seed = seed
-		gauss.Kernel = kernel.Spec{Kind: kernel.Gaussian, Bandwidth: math.Sqrt(m.L / 2)}
-		for _, c := range []struct {
-			name string
-			cfg  rfm.Config
-		}{{"Laplace", lap}, {"RFM", rf}, {"AGOP-HyperBF", gauss}} {
-			c.cfg.Float32 = tr.N > 5000
-			fmt.Fprintf(e.stderr, "hyperbf: fitting %s ...\n", c.name)
-			fm, err := rfm.Fit(e.ctx, c.cfg, ds, nil, nil)
-			if err != nil {
-				return fmt.Errorf("%s: %w", c.name, err)
-			}
-			out, err := fm.Predict(e.ctx, te.X, te.N)
-			if err != nil {
-				return err
-			}
-			res.Compare[c.name] = score(out)
-			res.Rounds[c.name] = fm.BestRound
-		}
-	}
+	res.Data, res.Test = data, test
 	if asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return writeJSON(e.stdout, res)
 	}
-	fmt.Fprintf(e.stdout, "data     %s (%d rows), test %s; %d centres, L = %.4g\n\n", data, tr.N, test, centers, m.L)
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	printHyperBF(e.stdout, res)
+	return nil
+}
+
+func printHyperBF(w io.Writer, res *hyperbf.StudyResult) {
+	metric := res.Metric
+	fmt.Fprintf(w, "data     %s (%d rows), test %s; %d centres, L = %.4g\n\n", res.Data, res.Rows, res.Test, res.Centers, res.L)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "epoch\ttrain MSE\t%s\tρ(WᵀW, AGOP)\ttop-eig\tseconds\t\n", metric)
 	for _, r := range res.Epochs {
 		loss := "-"
@@ -245,14 +135,13 @@ are printed beside GD-HyperBF's.`,
 	}
 	tw.Flush()
 	if res.Compare != nil {
-		fmt.Fprintln(e.stdout)
-		for _, name := range []string{"Laplace", "RFM", "AGOP-HyperBF", "GD-HyperBF"} {
+		fmt.Fprintln(w)
+		for _, name := range hyperbf.CompareOrder {
 			note := ""
 			if r, ok := res.Rounds[name]; ok && name != "Laplace" {
 				note = fmt.Sprintf("  (M after %d AGOP updates, chosen on a holdout)", r)
 			}
-			fmt.Fprintf(e.stdout, "%-13s %s %.4g%s\n", name, strings.TrimSuffix(metric, " %"), res.Compare[name], note)
+			fmt.Fprintf(w, "%-13s %s %.4g%s\n", name, strings.TrimSuffix(metric, " %"), res.Compare[name], note)
 		}
 	}
-	return nil
 }

@@ -1,53 +1,21 @@
 package main
 
 import (
-	"context"
-	"encoding/csv"
-	"encoding/json"
 	"fmt"
+	"github.com/rfmkit/rfm/science/nfa"
 	"io"
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
-	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
-	"github.com/rfmkit/rfm/kernel"
-	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/nn"
-	"github.com/rfmkit/rfm/plot"
 	"github.com/rfmkit/rfm/synth"
 )
-
-// nfaRecord is one layer's measures at one point of training.
-type nfaRecord struct {
-	Epoch     int     `json:"epoch"`
-	Step      int     `json:"step"`
-	Layer     int     `json:"layer"` // 1-based
-	TrainLoss float64 `json:"train_mse"`
-	TestLoss  float64 `json:"test_mse"`
-	TestAcc   float64 `json:"test_accuracy,omitempty"`
-	// UC-NFA: NFM against the layer's AGOP; C-NFA: the centred ones.
-	NFA  nn.Comparison  `json:"nfa"`
-	CNFA *nn.Comparison `json:"cnfa,omitempty"` // nil at initialization
-}
-
-type nfaJSON struct {
-	Data    string         `json:"data"`
-	Rows    int            `json:"train_rows"`
-	Test    int            `json:"test_rows"`
-	Inputs  int            `json:"inputs"`
-	Network nn.Config      `json:"network"`
-	Records []nfaRecord    `json:"records"`
-	Final   map[string]any `json:"final"`
-	Seconds float64        `json:"seconds"`
-}
 
 type nfaOptions struct {
 	task, data, target, widths, act, opt, initScale, out, imageShape string
@@ -140,76 +108,27 @@ rfm nfa --data digits.csv --target label --widths 1024,1024 --epochs 20 --rfm --
 	if err != nil {
 		return err
 	}
-	if shape != nil && shape.h*shape.w*shape.c != tr.D {
-		return usagef("--image-shape %s has %d pixels but the data has %d inputs", o.imageShape, shape.h*shape.w*shape.c, tr.D)
+	if shape != nil && shape.Pixels() != tr.D {
+		return usagef("--image-shape %s has %d pixels but the data has %d inputs", o.imageShape, shape.Pixels(), tr.D)
 	}
-	start := time.Now()
-	res, last, err := runNFA(e.ctx, cfg, tr, te, classes, o, func(line string) {
-		if !o.asJSON {
-			fmt.Fprintln(e.stderr, line)
+	opt := nfa.Options{Network: cfg, Epochs: o.epochs, Points: o.points, Classes: classes, EGOP: egop, WithRFM: o.withRFM, Seed: o.seed}
+	if !o.asJSON {
+		opt.Progress = func(m nfa.Measurement) {
+			fmt.Fprintf(e.stderr, "nfa: epoch %d (step %d): train %.4g, test %.4g; ρ UC/C %s\n", m.Epoch, m.Step, m.TrainMSE, m.TestMSE, m.LayerSummary())
 		}
-	})
+	}
+	res, err := nfa.Run(e.ctx, tr, te, opt)
 	if err != nil {
 		return err
 	}
-	res.Data, res.Seconds = label, time.Since(start).Seconds()
-	first := last[0]
-	final := map[string]any{}
-	if egop != nil {
-		for name, m := range map[string][]float64{"nfm_vs_egop": first.NFM, "agop_vs_egop": first.AGOP, "cnfm_vs_egop": first.CNFM} {
-			c, err := nn.Compare(m, egop, tr.D)
-			if err != nil {
-				return err
-			}
-			final[name] = c
-		}
-	}
-	if o.withRFM {
-		// All training rows and the last round's M: a learned M always
-		// (validation rows could select round 0, the identity).
-		rcfg := rfm.DefaultConfig()
-		rcfg.Seed, rcfg.ValFraction = o.seed, 0
-		ds := &rfm.Dataset{X: tr.X, N: tr.N, D: tr.D}
-		if classes > 0 {
-			ds.Labels, ds.Classes = rfm.Argmax(tr.Y, tr.N, classes), classes
-		} else {
-			ds.Y, ds.Outputs = tr.Y, tr.K
-		}
-		model, err := rfm.Fit(e.ctx, rcfg, ds, nil, nil)
-		if err != nil {
-			return fmt.Errorf("--rfm: %w", err)
-		}
-		m := denseM(model.M, tr.D)
-		for name, a := range map[string][]float64{"rfm_m_vs_nfm": first.NFM, "rfm_m_vs_agop": first.AGOP, "rfm_m_vs_cnfm": first.CNFM} {
-			c, err := nn.Compare(m, a, tr.D)
-			if err != nil {
-				return err
-			}
-			final[name] = c
-		}
-		if egop != nil {
-			c, err := nn.Compare(m, egop, tr.D)
-			if err != nil {
-				return err
-			}
-			final["rfm_m_vs_egop"] = c
-		}
-		if o.out != "" {
-			if err := o.matrixFigure(m, tr.D, shape, "rfm_m", "RFM M"); err != nil {
-				return err
-			}
-		}
-	}
-	res.Final = final
+	res.Data = label
 	if o.out != "" {
-		if err := o.writeOutputs(e, res, last, tr.D, shape); err != nil {
+		if err := nfa.WriteFiles(e.ctx, o.out, res, shape); err != nil {
 			return err
 		}
 	}
 	if o.asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return writeJSON(e.stdout, res)
 	}
 	printNFA(e.stdout, res)
 	return nil
@@ -258,16 +177,10 @@ func (o *nfaOptions) netConfig() (nn.Config, error) {
 	return cfg, nil
 }
 
-// nfaData is a training or test set: n rows of d inputs and k targets.
-type nfaData struct {
-	X, Y    []float64
-	N, D, K int
-}
-
 // loadData reads or draws the training and test rows. egop is the
 // synthetic task's exact EGOP (nil for a table); classes is the number of
 // one-hot outputs of a classification table (0 otherwise).
-func (o *nfaOptions) loadData(e *env) (tr, te *nfaData, egop []float64, label string, classes int, err error) {
+func (o *nfaOptions) loadData(e *env) (tr, te *nfa.Data, egop []float64, label string, classes int, err error) {
 	if o.data == "" {
 		if o.target != "" {
 			return nil, nil, nil, "", 0, usagef("--target goes with --data")
@@ -282,15 +195,11 @@ func (o *nfaOptions) loadData(e *env) (tr, te *nfaData, egop []float64, label st
 		// One draw split in two: the training and test rows share the
 		// target (the direction of single-index and linear comes from the
 		// seed).
-		a, err := synth.Generate(task, o.n+o.testN, o.d, o.seed)
+		tr, te, egop, err := nfa.Synthetic(task, o.n, o.testN, o.d, o.seed)
 		if err != nil {
 			return nil, nil, nil, "", 0, usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))
 		}
-		if task != synth.LowRank {
-			egop, _ = synth.EGOP(task, o.d, o.seed)
-		}
-		d, n := a.D, o.n
-		return &nfaData{X: a.X[:n*d], Y: a.Y[:n], N: n, D: d, K: 1}, &nfaData{X: a.X[n*d:], Y: a.Y[n:], N: o.testN, D: d, K: 1}, egop,
+		return tr, te, egop,
 			fmt.Sprintf("synthetic %s, n = %d, d = %d", task, o.n, o.d), 0, nil
 	}
 	if o.target == "" {
@@ -320,12 +229,12 @@ func (o *nfaOptions) loadData(e *env) (tr, te *nfaData, egop []float64, label st
 	if err != nil {
 		return nil, nil, nil, "", 0, err
 	}
-	encode := func(tab *dataset.Table) (*nfaData, error) {
+	encode := func(tab *dataset.Table) (*nfa.Data, error) {
 		ds, err := encodeRows(tab, o.data, p, tg)
 		if err != nil {
 			return nil, err
 		}
-		out := &nfaData{X: ds.X, Y: ds.Y, N: ds.N, D: ds.D, K: 1}
+		out := &nfa.Data{X: ds.X, Y: ds.Y, N: ds.N, D: ds.D, K: 1}
 		if tg.IsClassification() {
 			out.K = tg.NumClasses()
 			if out.Y, err = tg.OneHot(ds.Labels); err != nil {
@@ -346,112 +255,6 @@ func (o *nfaOptions) loadData(e *env) (tr, te *nfaData, egop []float64, label st
 	return tr, te, nil, fmt.Sprintf("%s (target %s)", o.data, o.target), classes, nil
 }
 
-// runNFA trains and measures at the recorded epochs; it returns the
-// records and the last measurement's matrices.
-func runNFA(ctx context.Context, cfg nn.Config, tr, te *nfaData, classes int, o nfaOptions, log func(string)) (*nfaJSON, []nn.LayerFeatures, error) {
-	net, err := nn.New(cfg, tr.D, tr.K)
-	if err != nil {
-		return nil, nil, err
-	}
-	init := net.Clone()
-	trainer, err := nn.NewTrainer(net, cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	res := &nfaJSON{Rows: tr.N, Test: te.N, Inputs: tr.D, Network: cfg.WithDefaults()}
-	record := logEpochs(o.epochs, o.points)
-	var last []nn.LayerFeatures
-	measure := func(epoch int) error {
-		trainMSE, _ := nn.MSE(net.Predict(tr.X, tr.N), tr.Y)
-		if math.IsNaN(trainMSE) || math.IsInf(trainMSE, 0) {
-			return fmt.Errorf("training diverged by epoch %d (the training MSE is %v); lower --lr (now %g) or --init-scale", epoch, trainMSE, o.lr)
-		}
-		feats, err := nn.Features(net, init, tr.X, tr.N)
-		if err != nil {
-			return err
-		}
-		// The output layer's K is the identity, so its NFA is 1 by
-		// construction: only the hidden layers' are measured.
-		feats = feats[:len(feats)-1]
-		testOut := net.Predict(te.X, te.N)
-		testMSE, _ := nn.MSE(testOut, te.Y)
-		acc := 0.0
-		if classes > 0 {
-			acc = accuracyPct(testOut, rfm.Argmax(te.Y, te.N, classes), classes)
-		}
-		var parts []string
-		for _, lf := range feats {
-			r := nfaRecord{Epoch: epoch, Step: trainer.Steps(), Layer: lf.Layer + 1, TrainLoss: trainMSE, TestLoss: testMSE, TestAcc: acc}
-			if r.NFA, err = nn.Compare(lf.NFM, lf.AGOP, lf.In); err != nil {
-				return err
-			}
-			if epoch > 0 {
-				c, err := nn.Compare(lf.CNFM, lf.CAGOP, lf.In)
-				if err != nil {
-					return err
-				}
-				r.CNFA = &c
-			}
-			res.Records = append(res.Records, r)
-			cn := "-"
-			if r.CNFA != nil {
-				cn = fmt.Sprintf("%.3f", r.CNFA.Cosine)
-			}
-			parts = append(parts, fmt.Sprintf("L%d %.3f/%s", r.Layer, r.NFA.Cosine, cn))
-		}
-		log(fmt.Sprintf("nfa: epoch %d (step %d): train %.4g, test %.4g; ρ UC/C %s", epoch, trainer.Steps(), trainMSE, testMSE, strings.Join(parts, ", ")))
-		last = feats
-		return nil
-	}
-	if err := measure(0); err != nil {
-		return nil, nil, err
-	}
-	for ep := 1; ep <= o.epochs; ep++ {
-		loss, err := trainer.Epoch(ctx, tr.X, tr.Y, tr.N)
-		if err != nil {
-			return nil, nil, err
-		}
-		if math.IsNaN(loss) || math.IsInf(loss, 0) || loss > 1e30 {
-			return nil, nil, fmt.Errorf("training diverged in epoch %d (mean batch loss %v); lower --lr (now %g) or --init-scale", ep, loss, o.lr)
-		}
-		if record[ep] {
-			if err := measure(ep); err != nil {
-				return nil, nil, err
-			}
-		}
-	}
-	return res, last, nil
-}
-
-// logEpochs marks about k epochs in [1, epochs], log-spaced, the last
-// always included.
-func logEpochs(epochs, k int) map[int]bool {
-	out := map[int]bool{epochs: true}
-	for i := 0; i < k; i++ {
-		e := int(math.Round(math.Pow(float64(epochs), float64(i)/float64(max(1, k-1)))))
-		out[min(max(e, 1), epochs)] = true
-	}
-	return out
-}
-
-// denseM is a feature matrix as a dense d×d matrix.
-func denseM(m kernel.FeatureMatrix, d int) []float64 {
-	out := make([]float64, d*d)
-	switch m.Form {
-	case kernel.Full:
-		copy(out, m.Values)
-	case kernel.Diagonal:
-		for i, v := range m.Values {
-			out[i*d+i] = v
-		}
-	default:
-		for i := 0; i < d; i++ {
-			out[i*d+i] = 1
-		}
-	}
-	return out
-}
-
 // taskNames lists the synthetic tasks for messages.
 func taskNames() string {
 	var names []string
@@ -461,85 +264,7 @@ func taskNames() string {
 	return strings.Join(names, ", ")
 }
 
-func (o *nfaOptions) writeOutputs(e *env, res *nfaJSON, last []nn.LayerFeatures, d int, shape *imageDims) error {
-	err := modelfile.WriteAtomicContext(e.ctx, filepath.Join(o.out, "nfa.csv"), func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		cw.Write([]string{"epoch", "step", "layer", "train_mse", "test_mse", "test_accuracy", "nfa_cosine", "nfa_pearson", "nfa_top_eig", "nfa_diag",
-			"cnfa_cosine", "cnfa_pearson", "cnfa_top_eig", "cnfa_diag"})
-		for _, r := range res.Records {
-			row := []string{strconv.Itoa(r.Epoch), strconv.Itoa(r.Step), strconv.Itoa(r.Layer), formatFloat(r.TrainLoss), formatFloat(r.TestLoss), formatFloat(r.TestAcc),
-				formatFloat(r.NFA.Cosine), formatFloat(r.NFA.Pearson), formatFloat(r.NFA.TopEig), formatFloat(r.NFA.Diag)}
-			if r.CNFA != nil {
-				row = append(row, formatFloat(r.CNFA.Cosine), formatFloat(r.CNFA.Pearson), formatFloat(r.CNFA.TopEig), formatFloat(r.CNFA.Diag))
-			} else {
-				row = append(row, "", "", "", "")
-			}
-			cw.Write(row)
-		}
-		cw.Flush()
-		return cw.Error()
-	})
-	if err != nil {
-		return err
-	}
-	b, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := modelfile.WriteAtomicContext(e.ctx, filepath.Join(o.out, "nfa.json"), func(w io.Writer) error {
-		_, err := w.Write(append(b, '\n'))
-		return err
-	}); err != nil {
-		return err
-	}
-	// Correlations over training, per layer (epochs after initialization).
-	series := map[string][]float64{}
-	var xs []float64
-	for _, r := range res.Records {
-		if r.Epoch == 0 {
-			continue
-		}
-		if r.Layer == 1 {
-			xs = append(xs, float64(r.Epoch))
-		}
-		series[fmt.Sprintf("layer %d UC-NFA", r.Layer)] = append(series[fmt.Sprintf("layer %d UC-NFA", r.Layer)], r.NFA.Cosine)
-		series[fmt.Sprintf("layer %d C-NFA", r.Layer)] = append(series[fmt.Sprintf("layer %d C-NFA", r.Layer)], r.CNFA.Cosine)
-	}
-	if len(xs) > 1 {
-		if err := plot.Curve(filepath.Join(o.out, "nfa_correlations.png"), xs, series, "epoch", "ρ (cosine)", "NFA correlations over training"); err != nil {
-			return err
-		}
-	}
-	for _, m := range []struct {
-		name, title string
-		v           []float64
-	}{{"layer1_nfm", "W₁ᵀW₁", last[0].NFM}, {"layer1_agop", "layer-1 AGOP", last[0].AGOP}, {"layer1_cnfm", "centred W̄₁ᵀW̄₁", last[0].CNFM}} {
-		if err := o.matrixFigure(m.v, d, shape, m.name, m.title); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// matrixFigure draws a d×d matrix (its top-left 100×100 block at most) as
-// an image, or with an image shape its diagonal as the image.
-func (o *nfaOptions) matrixFigure(m []float64, d int, shape *imageDims, name, title string) error {
-	path := filepath.Join(o.out, name+".png")
-	if shape != nil {
-		return plot.Image(path, nn.Diagonal(m, d), shape.h, shape.w, shape.c, "diagonal of "+title)
-	}
-	k := min(d, 100)
-	block := make([]float64, 0, k*k)
-	for i := 0; i < k; i++ {
-		block = append(block, m[i*d:i*d+k]...)
-	}
-	if k < d {
-		title += fmt.Sprintf(" (first %d of %d inputs)", k, d)
-	}
-	return plot.Image(path, block, k, k, 1, title)
-}
-
-func printNFA(w io.Writer, res *nfaJSON) {
+func printNFA(w io.Writer, res *nfa.Result) {
 	fmt.Fprintf(w, "data     %s: %d train / %d test rows, %d inputs\n", res.Data, res.Rows, res.Test, res.Inputs)
 	fmt.Fprintf(w, "network  widths %v, %s, bias %v, init scale %v, %s lr %g, batch %d (%.1fs)\n\n",
 		res.Network.Widths, res.Network.Activation, res.Network.Bias, res.Network.InitScale, res.Network.Optimizer, res.Network.LR, res.Network.BatchSize, res.Seconds)

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/rfmkit/rfm/bench/serveload"
 	"time"
 )
 
@@ -140,7 +142,7 @@ func TestBenchServeSmall(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	var res benchServeJSON
+	var res serveload.Result
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatal(err)
 	}

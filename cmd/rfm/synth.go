@@ -90,32 +90,7 @@ rfm fit --data lowrank.csv --target y --out lowrank.rfm && rfm inspect --model l
 		}
 		fmt.Fprintf(e.stderr, "synth: EGOP of %s in d = %d → %s; top eigenvalues %s\n", task, d, egop, strings.Join(top, ", "))
 	}
-	write := func(w io.Writer) error {
-		bw := bufio.NewWriterSize(w, 1<<16)
-		var line []byte
-		for j := 0; j < d; j++ {
-			line = append(line, 'x')
-			line = strconv.AppendInt(line, int64(j), 10)
-			line = append(line, ',')
-		}
-		line = append(line, "y\n"...)
-		if _, err := bw.Write(line); err != nil {
-			return err
-		}
-		for i := 0; i < n; i++ {
-			line = line[:0]
-			for _, v := range data.X[i*d : i*d+d] {
-				line = strconv.AppendFloat(line, v, 'g', -1, 64)
-				line = append(line, ',')
-			}
-			line = strconv.AppendFloat(line, data.Y[i], 'g', -1, 64)
-			line = append(line, '\n')
-			if _, err := bw.Write(line); err != nil {
-				return err
-			}
-		}
-		return bw.Flush()
-	}
+	write := func(w io.Writer) error { return synth.WriteCSV(w, data) }
 	if out == "" {
 		return write(e.stdout)
 	}

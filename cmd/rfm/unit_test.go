@@ -2,11 +2,9 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -241,51 +239,6 @@ func TestFitProgressOnTerminal(t *testing.T) {
 	var res fitJSON
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
 		t.Errorf("stdout is not the JSON result: %v", err)
-	}
-}
-
-// The KDD set's test rows come from the corrected file; the training file
-// comes from the 10% file. Preparing the training file must not overwrite
-// the test file (it once left the test file with its header only).
-func TestBenchScaleKDDSplit(t *testing.T) {
-	dir := t.TempDir()
-	writeGz := func(name string, lines ...string) {
-		var b bytes.Buffer
-		zw := gzip.NewWriter(&b)
-		zw.Write([]byte(strings.Join(lines, "\n") + "\n"))
-		zw.Close()
-		if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	writeGz("kddcup99_10pct.csv.gz", "a,b,target", "1,2,x", "3,4,y", "5,6,x")
-	writeGz("kddcup99_corrected_test.csv.gz", "a,b,target", "7,8,x", "9,1,z")
-	b := &scaleBench{out: t.TempDir(), seed: 1, exactRows: 100}
-	if err := os.MkdirAll(filepath.Join(b.out, "data"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	s, err := b.realSet("kdd", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.n != 3 || s.nTest != 2 {
-		t.Errorf("rows: train %d, test %d; want 3 and 2", s.n, s.nTest)
-	}
-	// Again, with the files in place (counted, not rewritten).
-	if s, err = b.realSet("kdd", dir); err != nil {
-		t.Fatal(err)
-	}
-	if s.n != 3 || s.nTest != 2 {
-		t.Errorf("second pass: rows: train %d, test %d; want 3 and 2", s.n, s.nTest)
-	}
-	for path, want := range map[string]string{s.train: "a,b,target\n1,2,x\n3,4,y\n5,6,x\n", s.test: "a,b,target\n7,8,x\n9,1,z\n"} {
-		got, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != want {
-			t.Errorf("%s:\n%s\nwant:\n%s", path, got, want)
-		}
 	}
 }
 

@@ -1,0 +1,76 @@
+package hyperbf
+
+import (
+	"context"
+	"testing"
+
+	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/synth"
+)
+
+func productSet(t *testing.T, n int, seed uint64) *rfm.Dataset {
+	t.Helper()
+	s, err := synth.Generate(synth.Product, n, 5, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &rfm.Dataset{X: s.X, N: s.N, D: s.D, Y: s.Y, Outputs: 1}
+}
+
+// Study trains, measures every epoch and with Compare fits the three
+// kernel machines; on y = x0·x1 the learned metric moves toward the AGOP.
+func TestStudyRegression(t *testing.T) {
+	tr, te := productSet(t, 300, 1), productSet(t, 200, 2)
+	var epochs, fits int
+	res, err := Study(context.Background(), tr, te, StudyOptions{
+		Config:      Config{Centers: 40, LR: 0.01, Epochs: 15, BatchSize: 50, Seed: 1},
+		MeasureRows: 100, Compare: true,
+		Progress: func(p StudyProgress) {
+			if p.Epoch != nil {
+				epochs++
+			} else if p.Fitting != "" {
+				fits++
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Epochs) != 16 || epochs != 16 || fits != 3 || res.Metric != "test MSE (standardized target)" || len(res.Compare) != 4 || len(res.Rounds) != 3 {
+		t.Fatalf("%d epochs (%d reported), %d fits, %+v", len(res.Epochs), epochs, fits, res)
+	}
+	first, last := res.Epochs[1], res.Epochs[15]
+	if !(last.TrainLoss < first.TrainLoss) || !(last.TestScore < res.Epochs[0].TestScore) {
+		t.Errorf("training: loss %v → %v, test MSE %v → %v", first.TrainLoss, last.TrainLoss, res.Epochs[0].TestScore, last.TestScore)
+	}
+	if !(last.MetricVsAGOP.Cosine > res.Epochs[0].MetricVsAGOP.Cosine) {
+		t.Errorf("ρ(WᵀW, AGOP) did not grow: %v → %v", res.Epochs[0].MetricVsAGOP.Cosine, last.MetricVsAGOP.Cosine)
+	}
+	if res.Compare["GD-HyperBF"] != last.TestScore {
+		t.Errorf("GD-HyperBF's compared score %v is not its last epoch's %v", res.Compare["GD-HyperBF"], last.TestScore)
+	}
+}
+
+// A classification set is trained on one-hot outputs and scored by
+// accuracy.
+func TestStudyClassification(t *testing.T) {
+	tr, te := productSet(t, 200, 3), productSet(t, 100, 4)
+	for _, ds := range []*rfm.Dataset{tr, te} {
+		ds.Labels, ds.Classes = make([]int, ds.N), 2
+		for i, v := range ds.Y {
+			if v > 0 {
+				ds.Labels[i] = 1
+			}
+		}
+		ds.Y, ds.Outputs = nil, 0
+	}
+	res, err := Study(context.Background(), tr, te, StudyOptions{Config: Config{Centers: 30, LR: 0.01, Epochs: 3, Seed: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Metric != "test accuracy %" || res.Compare != nil {
+		t.Fatalf("%+v", res)
+	}
+	if a := res.Epochs[3].TestScore; !(a > 50 && a <= 100) {
+		t.Errorf("test accuracy %v%%, want better than chance", a)
+	}
+}
