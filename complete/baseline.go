@@ -86,7 +86,10 @@ func filled(y *Matrix) *Matrix {
 // missing cells start at 0, and the rank-k truncated SVD of the filled
 // residual replaces the missing cells until they change by less than tol
 // (relative) or maxIter rounds pass; the row means are added back.
-// Observed cells are kept. It returns the completion and the rounds run.
+// Observed cells are kept. The top-k left singular subspace is tracked by
+// one warm-started subspace iteration per round (it starts from the exact
+// one of the first round), so a round costs O(m·n·k), not an SVD. It
+// returns the completion and the rounds run.
 func SVDImpute(ctx context.Context, y *Matrix, rank, maxIter int, tol float64) (*Matrix, int, error) {
 	m, n := y.Rows, y.Cols
 	if rank < 1 || rank > min(m, n) {
@@ -99,38 +102,35 @@ func SVDImpute(ctx context.Context, y *Matrix, rank, maxIter int, tol float64) (
 			a[k] = y.Values[k] - means[k/n]
 		}
 	}
-	small := min(m, n)
-	gram := make([]float64, small*small)
+	// Start: the exact top-k eigenvectors of A·Aᵀ.
+	gram := make([]float64, m*m)
+	linalg.Gemm(false, true, m, m, n, 1, a, n, a, n, 0, gram, m)
+	_, vecs, ok := linalg.EigSym(m, gram)
+	if !ok {
+		return nil, 0, fmt.Errorf("svd impute: the eigensolver did not converge")
+	}
+	q := make([]float64, m*rank)
+	for r := 0; r < m; r++ {
+		for c := 0; c < rank; c++ {
+			q[r*rank+c] = vecs[r*m+m-1-c]
+		}
+	}
+	gram = nil
 	low := make([]float64, m*n)
-	basis := make([]float64, small*rank)
-	coef := make([]float64, rank*max(m, n))
+	b := make([]float64, n*rank)
 	iter := 0
 	for iter < maxIter {
 		if err := ctx.Err(); err != nil {
 			return nil, iter, err
 		}
 		iter++
-		if m <= n {
-			linalg.Gemm(false, true, m, m, n, 1, a, n, a, n, 0, gram, m)
-		} else {
-			linalg.Gemm(true, false, n, n, m, 1, a, n, a, n, 0, gram, n)
+		if iter > 1 { // one subspace iteration: Q ← orth(A·Aᵀ·Q)
+			linalg.Gemm(true, false, n, rank, m, 1, a, n, q, rank, 0, b, rank)
+			linalg.Gemm(false, false, m, rank, n, 1, a, n, b, rank, 0, q, rank)
+			orthonormalize(q, m, rank)
 		}
-		_, vecs, ok := linalg.EigSym(small, gram)
-		if !ok {
-			return nil, iter, fmt.Errorf("svd impute: the eigensolver did not converge")
-		}
-		for r := 0; r < small; r++ { // top rank eigenvectors (ascending order)
-			for c := 0; c < rank; c++ {
-				basis[r*rank+c] = vecs[r*small+small-1-c]
-			}
-		}
-		if m <= n { // low = U Uᵀ A
-			linalg.Gemm(true, false, rank, n, m, 1, basis, rank, a, n, 0, coef, n)
-			linalg.Gemm(false, false, m, n, rank, 1, basis, rank, coef, n, 0, low, n)
-		} else { // low = A V Vᵀ
-			linalg.Gemm(false, false, m, rank, n, 1, a, n, basis, rank, 0, coef, rank)
-			linalg.Gemm(false, true, m, n, rank, 1, coef, rank, basis, rank, 0, low, n)
-		}
+		linalg.Gemm(true, false, n, rank, m, 1, a, n, q, rank, 0, b, rank) // B = AᵀQ
+		linalg.Gemm(false, true, m, n, rank, 1, q, rank, b, rank, 0, low, n)
 		var change, size float64
 		for k, o := range y.Observed {
 			if !o {
@@ -156,4 +156,30 @@ func SVDImpute(ctx context.Context, y *Matrix, rank, maxIter int, tol float64) (
 		}
 	}
 	return out, iter, nil
+}
+
+// orthonormalize runs modified Gram–Schmidt on the k columns of q (m×k,
+// row-major); a column that vanishes is left at zero.
+func orthonormalize(q []float64, m, k int) {
+	for c := 0; c < k; c++ {
+		for p := 0; p < c; p++ {
+			var d float64
+			for r := 0; r < m; r++ {
+				d += q[r*k+p] * q[r*k+c]
+			}
+			for r := 0; r < m; r++ {
+				q[r*k+c] -= d * q[r*k+p]
+			}
+		}
+		var s float64
+		for r := 0; r < m; r++ {
+			s += q[r*k+c] * q[r*k+c]
+		}
+		if s > 0 {
+			inv := 1 / math.Sqrt(s)
+			for r := 0; r < m; r++ {
+				q[r*k+c] *= inv
+			}
+		}
+	}
 }

@@ -15,6 +15,8 @@ type Matrix struct {
 	Observed   []bool
 	RowIDs     []string
 	ColIDs     []string
+	// RowLabel names the row ids (the header of their column in a file).
+	RowLabel string
 }
 
 // NewMatrix returns an m×n matrix with every cell missing.
@@ -67,6 +69,7 @@ func (y *Matrix) Transpose() *Matrix {
 		}
 	}
 	t.RowIDs, t.ColIDs = y.ColIDs, y.RowIDs
+	t.RowLabel = "column"
 	return t
 }
 

@@ -168,3 +168,18 @@ func ParsePriors(s string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// WithBias returns the prior with a constant coordinate c appended to every
+// embedding (before any normalization). The networks of Theorem 5 have no
+// biases and the unit-norm columns keep only directions; a constant input
+// coordinate plays the part of a bias and keeps the embeddings' relative
+// norms in their angles (a larger c makes the kernel closer to linear in
+// the raw embeddings).
+func (p *Prior) WithBias(c float64) *Prior {
+	q := &Prior{N: p.N, P: p.P + 1, E: make([]float64, p.N*(p.P+1))}
+	for j := 0; j < p.N; j++ {
+		copy(q.E[j*q.P:], p.E[j*p.P:(j+1)*p.P])
+		q.E[j*q.P+p.P] = c
+	}
+	return q
+}
