@@ -316,3 +316,97 @@ func TestCancel(t *testing.T) {
 		t.Errorf("progress ended at %v in %v", last, stages)
 	}
 }
+
+// The completion against the kernel regression of Theorem 5 written out in
+// full, as in the example of SI appendix A: one system over all observed
+// cells (row-major), K((i,j),(i',j')) = κ(z_jᵀz_j') if i = i' else 0,
+// solved as a whole; the prediction of (i, j) is k((i,j))ᵀK⁻¹y. No
+// grouping, no per-row split.
+func TestAgainstFullKernelSystem(t *testing.T) {
+	y, pr := randomProblem(21, 7, 9, 4, 0.35)
+	kappa, _ := Activation{}.Kappa(2)
+	z := &Prior{N: pr.N, P: pr.P, E: append([]float64(nil), pr.E...)}
+	if err := z.Normalize(nil); err != nil {
+		t.Fatal(err)
+	}
+	kern := func(a, b int) float64 { // cells a, b (row-major)
+		if a/y.Cols != b/y.Cols {
+			return 0
+		}
+		ja, jb := a%y.Cols, b%y.Cols
+		var d float64
+		for q := 0; q < z.P; q++ {
+			d += z.E[ja*z.P+q] * z.E[jb*z.P+q]
+		}
+		return kappa(d)
+	}
+	var obs []int
+	for k, o := range y.Observed {
+		if o {
+			obs = append(obs, k)
+		}
+	}
+	s := len(obs)
+	a := make([]float64, s*s)
+	for p, c := range obs {
+		for q, d := range obs {
+			a[p*s+q] = kern(c, d)
+		}
+	}
+	// Solve with Gaussian elimination (partial pivoting), independent of
+	// the Cholesky used by Complete.
+	rhs := make([]float64, s)
+	for p, c := range obs {
+		rhs[p] = y.Values[c]
+	}
+	alpha := gaussSolve(a, rhs, s)
+	res, err := Complete(context.Background(), y, pr, Options{Depth: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, o := range y.Observed {
+		if o {
+			continue
+		}
+		var want float64
+		for p, c := range obs {
+			want += kern(k, c) * alpha[p]
+		}
+		if got := res.Y.Values[k]; math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
+			t.Errorf("cell (%d,%d): %v, the full system gives %v", k/y.Cols, k%y.Cols, got, want)
+		}
+	}
+}
+
+func gaussSolve(a, b []float64, n int) []float64 {
+	a = append([]float64(nil), a...)
+	b = append([]float64(nil), b...)
+	for c := 0; c < n; c++ {
+		p := c
+		for r := c + 1; r < n; r++ {
+			if math.Abs(a[r*n+c]) > math.Abs(a[p*n+c]) {
+				p = r
+			}
+		}
+		for k := 0; k < n; k++ {
+			a[c*n+k], a[p*n+k] = a[p*n+k], a[c*n+k]
+		}
+		b[c], b[p] = b[p], b[c]
+		for r := c + 1; r < n; r++ {
+			f := a[r*n+c] / a[c*n+c]
+			for k := c; k < n; k++ {
+				a[r*n+k] -= f * a[c*n+k]
+			}
+			b[r] -= f * b[c]
+		}
+	}
+	x := make([]float64, n)
+	for r := n - 1; r >= 0; r-- {
+		s := b[r]
+		for k := r + 1; k < n; k++ {
+			s -= a[r*n+k] * x[k]
+		}
+		x[r] = s / a[r*n+r]
+	}
+	return x
+}

@@ -52,22 +52,11 @@ func FromFeatures(n, p int, x []float64) (*Prior, error) {
 func ObservedPrior(y *Matrix) (*Prior, error) {
 	m, n := y.Rows, y.Cols
 	p := &Prior{N: n, P: m, E: make([]float64, n*m)}
+	means, _ := rowMeans(y)
 	for i := 0; i < m; i++ {
-		var s float64
-		var c int
 		for j := 0; j < n; j++ {
 			if y.Observed[i*n+j] {
-				s += y.Values[i*n+j]
-				c++
-			}
-		}
-		if c == 0 {
-			continue
-		}
-		mean := s / float64(c)
-		for j := 0; j < n; j++ {
-			if y.Observed[i*n+j] {
-				p.E[j*m+i] = y.Values[i*n+j] - mean
+				p.E[j*m+i] = y.Values[i*n+j] - means[i]
 			}
 		}
 	}

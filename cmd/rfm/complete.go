@@ -163,31 +163,34 @@ rfm complete --data expr.csv --meta drugs.csv --holdout-columns 20 --baselines -
 		prog.Abort()
 		return err
 	}
-	if o.holdout > 0 {
-		h, err := complete.HoldoutEntries(y, o.holdout, o.seed)
-		if err != nil {
-			return fail(usagef("--holdout: %v", err))
-		}
-		sc, err := o.score(e.ctx, h, build, opt)
-		if err != nil {
-			return fail(fmt.Errorf("--holdout: %w", err))
-		}
-		sc.Share = o.holdout
-		report.Holdout = sc
+	holdouts := []struct {
+		flag  string
+		asked bool
+		split func() (*complete.Holdout, error)
+		into  **holdoutReport
+	}{
+		{"holdout", o.holdout > 0, func() (*complete.Holdout, error) { return complete.HoldoutEntries(y, o.holdout, o.seed) }, &report.Holdout},
+		{"holdout-columns", o.holdoutCols > 0, func() (*complete.Holdout, error) { return complete.HoldoutColumns(y, o.holdoutCols, o.seed) }, &report.HoldoutColumns},
 	}
-	if o.holdoutCols > 0 {
-		h, err := complete.HoldoutColumns(y, o.holdoutCols, o.seed)
+	for _, ho := range holdouts {
+		if !ho.asked {
+			continue
+		}
+		h, err := ho.split()
 		if err != nil {
-			return fail(usagef("--holdout-columns: %v", err))
+			return fail(usagef("--%s: %v", ho.flag, err))
 		}
 		sc, err := o.score(e.ctx, h, build, opt)
 		if err != nil {
-			return fail(fmt.Errorf("--holdout-columns: %w", err))
+			return fail(fmt.Errorf("--%s: %w", ho.flag, err))
+		}
+		if h.Columns == nil {
+			sc.Share = o.holdout
 		}
 		for _, j := range h.Columns {
 			sc.Columns = append(sc.Columns, colID(y, j))
 		}
-		report.HoldoutColumns = sc
+		*ho.into = sc
 	}
 	scored := o.holdout > 0 || o.holdoutCols > 0
 	if y.Count() == y.Rows*y.Cols {
