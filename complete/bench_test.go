@@ -75,7 +75,7 @@ func BenchmarkStrategies(b *testing.B) {
 				var res *Result
 				for it := 0; it < b.N; it++ {
 					var err error
-					res, err = Complete(context.Background(), y, pr, Options{Strategy: st, Ridge: 1e-6})
+					res, err = Complete(context.Background(), y, pr, Options{Strategy: st, Ridge: 1e-3})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -83,6 +83,7 @@ func BenchmarkStrategies(b *testing.B) {
 				b.ReportMetric(res.Flops/1e9, "Gflop")
 				b.ReportMetric(float64(res.Groups), "patterns")
 				b.ReportMetric(float64(res.Schur), "schur")
+				b.ReportMetric(float64(res.Fallback), "fallback")
 				b.ReportMetric(float64(res.Plan.Total())/(1<<20), "MiB")
 			})
 		}

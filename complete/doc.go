@@ -36,7 +36,7 @@
 // the Schur complement H[M,M] (r = |M| unknowns). A pattern then costs
 // r³/3 instead of |S|³/3 flops, plus GEMMs batched over rows. StrategyAuto
 // chooses per pattern by flop count and keeps the shared inverse only when
-// it pays for itself; a Schur-served group whose residual exceeds 1e-6 is
+// it pays for itself; a Schur-served group whose relative residual exceeds 1e-10 is
 // re-solved directly. The memory plan is checked before anything large is
 // allocated (ErrTooLarge with the figure).
 //
