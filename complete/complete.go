@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/rfmkit/rfm/internal/linalg"
@@ -252,14 +253,41 @@ func Complete(ctx context.Context, y *Matrix, pr *Prior, opt Options) (*Result, 
 			gr.schur = false
 		}
 	}
+	var direct []*group
 	for _, gr := range groups {
-		if gr.schur {
-			continue
+		if !gr.schur {
+			direct = append(direct, gr)
 		}
-		if err := s.direct(ctx, gr); err != nil {
+	}
+	out.Direct = len(direct)
+	if parallelGroups(direct) {
+		// Many small patterns: one per worker, each factorization serial.
+		// Of several failing groups the one of the first row is reported,
+		// so the message does not depend on scheduling.
+		var mu sync.Mutex
+		var first error
+		firstRow := -1
+		err := linalg.Tasks(ctx, len(direct), func(_, i int) {
+			if err := s.direct(ctx, direct[i]); err != nil {
+				mu.Lock()
+				if r := direct[i].rows[0]; firstRow < 0 || r < firstRow {
+					first, firstRow = err, r
+				}
+				mu.Unlock()
+			}
+		})
+		if first != nil {
+			return nil, first
+		}
+		if err != nil {
 			return nil, err
 		}
-		out.Direct++
+	} else {
+		for _, gr := range direct {
+			if err := s.direct(ctx, gr); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if !opt.Refit {
 		for k, o := range y.Observed {
@@ -271,6 +299,23 @@ func Complete(ctx context.Context, y *Matrix, pr *Prior, opt Options) (*Result, 
 	progress("done", 1)
 	out.Elapsed = time.Since(start)
 	return out, nil
+}
+
+// parallelGroups says whether the direct groups are solved side by side
+// (one per worker, serial linear algebra) rather than one after the other
+// with threaded linear algebra: when there are several per worker and none
+// is large enough for a threaded factorization to pay.
+func parallelGroups(gs []*group) bool {
+	t := linalg.Threads()
+	if t < 2 || len(gs) < 2*t {
+		return false
+	}
+	for _, g := range gs {
+		if len(g.obs) > 1500 {
+			return false
+		}
+	}
+	return true
 }
 
 // groupRows groups the rows by observed pattern (each row alone when
@@ -347,7 +392,7 @@ func choose(groups []*group, u, n, m int, strategy string) (MemoryPlan, float64)
 	}
 	useSchur := strategy == StrategySchur || (strategy == StrategyAuto && mixed < direct)
 	flops := direct
-	maxS, maxR, schurRows := 0, 0, 0
+	maxS, maxR, schurRows, maxRows := 0, 0, 0, 0
 	for _, gr := range groups {
 		if useSchur && (strategy == StrategySchur || schurCost(u, len(gr.miss), len(gr.rows), n) < directCost(len(gr.obs), len(gr.rows), n)) {
 			gr.schur = true
@@ -355,6 +400,7 @@ func choose(groups []*group, u, n, m int, strategy string) (MemoryPlan, float64)
 			schurRows += len(gr.rows)
 		} else {
 			maxS = max(maxS, len(gr.obs))
+			maxRows = max(maxRows, len(gr.rows))
 		}
 	}
 	if useSchur {
@@ -366,7 +412,17 @@ func choose(groups []*group, u, n, m int, strategy string) (MemoryPlan, float64)
 		{fmt.Sprintf("column kernel G (%d×%d)", n, n), b(n * n)},
 	}}
 	if maxS > 0 {
-		plan.Items = append(plan.Items, MemoryItem{fmt.Sprintf("largest factorization G[S,S] and its columns (%d×%d + %d×%d)", maxS, maxS, maxS, n), b(maxS*maxS + maxS*n + maxS*m)})
+		var direct []*group
+		for _, gr := range groups {
+			if !gr.schur {
+				direct = append(direct, gr)
+			}
+		}
+		workers := 1
+		if parallelGroups(direct) {
+			workers = linalg.Threads()
+		}
+		plan.Items = append(plan.Items, MemoryItem{fmt.Sprintf("%d × the largest factorization G[S,S] and its columns (%d×%d + %d×%d), right-hand sides and predictions of its %d rows", workers, maxS, maxS, maxS, n, maxRows), uint64(workers) * b(maxS*maxS+maxS*n+maxS*maxRows+maxRows*n)})
 	}
 	if schurRows > 0 {
 		rows := min(schurRows, chunkRows(u, n))
@@ -388,9 +444,12 @@ type solver struct {
 	flops    float64
 	done     float64
 	progress func(string, float64)
+	mu       sync.Mutex // guards done and progress calls
 }
 
 func (s *solver) advance(stage string, f float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.done += f
 	if s.flops > 0 {
 		s.progress(stage, s.done/s.flops)
