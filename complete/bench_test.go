@@ -52,17 +52,17 @@ func strategyProblem(kind string, m, n, p int, miss float64) (*Matrix, *Prior) {
 // BenchmarkStrategies times the solve strategies on the missingness
 // patterns that decide between them (results/completion/strategies.md):
 //
-//	go test -run '^$' -bench Strategies -benchtime 1x ./complete
+//	go test -tags openblas -run '^$' -bench Strategies -benchtime 1x ./complete
 func BenchmarkStrategies(b *testing.B) {
 	cases := []struct {
 		kind string
 		m, n int
 		miss float64
 	}{
-		{"scattered", 600, 1000, 0.02},
-		{"scattered", 600, 1000, 0.3},
-		{"columns", 4000, 1500, 0.1},
-		{"blocks", 4000, 1500, 0.05},
+		{"scattered", 300, 800, 0.02},
+		{"scattered", 300, 800, 0.3},
+		{"columns", 3000, 1200, 0.1},
+		{"blocks", 3000, 1200, 0.05},
 	}
 	for _, c := range cases {
 		y, pr := strategyProblem(c.kind, c.m, c.n, 50, c.miss)
