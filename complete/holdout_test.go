@@ -3,6 +3,7 @@ package complete
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -170,5 +171,24 @@ func TestReadWideLongMetadata(t *testing.T) {
 	_, _, err = ReadMetadata(ctx, filepath.Join(dir, "m.csv"), []string{"a", "q"}, MetaOptions{})
 	if err == nil || !strings.Contains(err.Error(), `"q"`) {
 		t.Errorf("missing id: %v", err)
+	}
+}
+
+// Scores that are undefined (all held-out cells equal) travel as JSON null.
+func TestScoresJSONUndefined(t *testing.T) {
+	s := Score([]float64{2, 2}, []float64{1, 3}, []int{0, 1})
+	if !math.IsNaN(s.Pearson) && !math.IsInf(s.R2, 0) {
+		t.Fatalf("expected undefined scores: %+v", s)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"pearson":null`) || !strings.Contains(string(b), `"rmse":1`) {
+		t.Errorf("JSON %s", b)
+	}
+	var back Scores
+	if err := json.Unmarshal(b, &back); err != nil || back.RMSE != 1 || !math.IsNaN(back.Pearson) {
+		t.Errorf("round trip: %+v, %v", back, err)
 	}
 }

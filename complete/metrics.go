@@ -1,6 +1,9 @@
 package complete
 
-import "math"
+import (
+	"encoding/json"
+	"math"
+)
 
 // Scores of predicted against true held-out cells.
 //
@@ -107,4 +110,47 @@ func Score(truth, pred []float64, cols []int) Scores {
 		s.MeanCosine = cs / float64(s.CosineColumns)
 	}
 	return s
+}
+
+// scoresJSON is Scores on the wire: an undefined score (NaN or ±Inf: R² or
+// Pearson of held-out cells that are all equal, for instance) is null.
+type scoresJSON struct {
+	N             int      `json:"n"`
+	RMSE          *float64 `json:"rmse"`
+	MAE           *float64 `json:"mae"`
+	R2            *float64 `json:"r2"`
+	Pearson       *float64 `json:"pearson"`
+	ThesisR       *float64 `json:"thesis_r"`
+	MeanR2        *float64 `json:"mean_r2"`
+	MeanCosine    *float64 `json:"mean_cosine"`
+	R2Columns     int      `json:"r2_columns"`
+	CosineColumns int      `json:"cosine_columns"`
+}
+
+// MarshalJSON writes an undefined score as null.
+func (s Scores) MarshalJSON() ([]byte, error) {
+	num := func(v float64) *float64 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return &v
+	}
+	return json.Marshal(scoresJSON{s.N, num(s.RMSE), num(s.MAE), num(s.R2), num(s.Pearson), num(s.ThesisR), num(s.MeanR2), num(s.MeanCosine), s.R2Columns, s.CosineColumns})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (null as NaN).
+func (s *Scores) UnmarshalJSON(b []byte) error {
+	var v scoresJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	f := func(p *float64) float64 {
+		if p == nil {
+			return math.NaN()
+		}
+		return *p
+	}
+	*s = Scores{N: v.N, RMSE: f(v.RMSE), MAE: f(v.MAE), R2: f(v.R2), Pearson: f(v.Pearson), ThesisR: f(v.ThesisR),
+		MeanR2: f(v.MeanR2), MeanCosine: f(v.MeanCosine), R2Columns: v.R2Columns, CosineColumns: v.CosineColumns}
+	return nil
 }
