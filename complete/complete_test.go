@@ -315,6 +315,20 @@ func TestCancel(t *testing.T) {
 	if last != 1 || stages[len(stages)-1] != "done" {
 		t.Errorf("progress ended at %v in %v", last, stages)
 	}
+	// Cancelled from inside, once the first pattern is solved: every
+	// strategy stops with the context's error.
+	for _, st := range []string{StrategyDirect, StrategySchur, StrategyNaive} {
+		ctx, cancel := context.WithCancel(context.Background())
+		_, err := Complete(ctx, y, pr, Options{Strategy: st, Ridge: 1e-3, Progress: func(s string, f float64) {
+			if s == "solve" || s == "factorize" && f > 0 {
+				cancel()
+			}
+		}})
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: cancelled during the solve: %v", st, err)
+		}
+	}
 }
 
 // The completion against the kernel regression of Theorem 5 written out in
