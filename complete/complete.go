@@ -426,8 +426,10 @@ func choose(groups []*group, u, n, m int, strategy string) (MemoryPlan, float64)
 	}
 	if schurRows > 0 {
 		rows := min(schurRows, chunkRows(u, n))
+		w := uint64(linalg.Threads()) // the per-group blocks, one set per worker at most
 		plan.Items = append(plan.Items, MemoryItem{fmt.Sprintf("shared factor and inverse of G[U,U] (2 × %d×%d)", u, u), b(2 * u * u)},
-			MemoryItem{fmt.Sprintf("Schur blocks (%d×%d) and a chunk of %d rows", maxR, maxR, rows), b(maxR*maxR + 4*rows*max(u, n))})
+			MemoryItem{fmt.Sprintf("a chunk of %d rows", rows), b(4 * rows * max(u, n))},
+			MemoryItem{fmt.Sprintf("%d × the Schur blocks (%d×%d + %d×%d)", w, maxR, maxR, maxR, u), w * b(maxR*maxR+maxR*u)})
 	}
 	return plan, flops
 }
@@ -618,40 +620,61 @@ func (s *solver) schurGroups(ctx context.Context, union []int, groups []*group) 
 		}
 		x := make([]float64, rows*u)
 		linalg.Gemm(false, false, rows, u, u, 1, yt, u, h, u, 0, x, u)
-		r = 0
-		for _, gr := range chunk {
+		// The correction of each group touches only its own rows of x:
+		// many small groups are corrected side by side.
+		offset := make([]int, len(chunk))
+		for g, r := 1, 0; g < len(chunk); g++ {
+			r += len(chunk[g-1].rows)
+			offset[g] = r
+		}
+		failed := make([]bool, len(chunk))
+		correct := func(g int) {
+			gr, r := chunk[g], offset[g]
 			nr, rm := len(gr.rows), len(gr.miss)
-			if rm > 0 {
-				c := make([]float64, rm*rm)
-				for a, ja := range gr.miss {
-					for b, jb := range gr.miss {
-						c[a*rm+b] = h[pos[ja]*u+pos[jb]]
-					}
-				}
-				if bad := linalg.Cholesky(rm, c, rm); bad >= 0 {
-					redo = append(redo, gr)
-					r += nr
-					continue
-				}
-				t := make([]float64, rm*nr) // −H[M,M]⁻¹ w_M, one column per row
-				for q := 0; q < nr; q++ {
-					for a, ja := range gr.miss {
-						t[a*nr+q] = -x[(r+q)*u+pos[ja]]
-					}
-				}
-				linalg.CholSolve(rm, nr, c, rm, t, nr)
-				hm := make([]float64, rm*u)
-				for a, ja := range gr.miss {
-					copy(hm[a*u:(a+1)*u], h[pos[ja]*u:(pos[ja]+1)*u])
-				}
-				linalg.Gemm(true, false, nr, u, rm, 1, t, nr, hm, u, 1, x[r*u:], u)
-				for q := 0; q < nr; q++ {
-					for _, ja := range gr.miss {
-						x[(r+q)*u+pos[ja]] = 0
-					}
+			if rm == 0 {
+				return
+			}
+			c := make([]float64, rm*rm)
+			for a, ja := range gr.miss {
+				for b, jb := range gr.miss {
+					c[a*rm+b] = h[pos[ja]*u+pos[jb]]
 				}
 			}
-			r += nr
+			if bad := linalg.Cholesky(rm, c, rm); bad >= 0 {
+				failed[g] = true
+				return
+			}
+			t := make([]float64, rm*nr) // −H[M,M]⁻¹ w_M, one column per row
+			for q := 0; q < nr; q++ {
+				for a, ja := range gr.miss {
+					t[a*nr+q] = -x[(r+q)*u+pos[ja]]
+				}
+			}
+			linalg.CholSolve(rm, nr, c, rm, t, nr)
+			hm := make([]float64, rm*u)
+			for a, ja := range gr.miss {
+				copy(hm[a*u:(a+1)*u], h[pos[ja]*u:(pos[ja]+1)*u])
+			}
+			linalg.Gemm(true, false, nr, u, rm, 1, t, nr, hm, u, 1, x[r*u:], u)
+			for q := 0; q < nr; q++ {
+				for _, ja := range gr.miss {
+					x[(r+q)*u+pos[ja]] = 0
+				}
+			}
+		}
+		if parallelGroups(chunk) {
+			if err := linalg.Tasks(ctx, len(chunk), func(_, g int) { correct(g) }); err != nil {
+				return nil, err
+			}
+		} else {
+			for g := range chunk {
+				correct(g)
+			}
+		}
+		for g, f := range failed {
+			if f {
+				redo = append(redo, chunk[g])
+			}
 		}
 		// Residual check: (G[U,U] + λI)x − ỹ on the observed columns.
 		res := make([]float64, rows*u)
