@@ -72,6 +72,7 @@ func init() {
 		{"nfa", "train a network and measure the Neural Feature Ansatz layer by layer", cmdNFA},
 		{"phenomena", "reproduce grokking-like and simplicity-bias behaviour with a network and an RFM", cmdPhenomena},
 		{"hyperbf", "train a HyperBF network with a learned metric and compare it with the AGOP", cmdHyperBF},
+		{"complete", "complete a matrix with missing cells with the NTK of an infinitely wide network", cmdComplete},
 		{"synth", "write a synthetic regression task to CSV", cmdSynth},
 		{"bench", "benchmarks: 'rfm bench uci' runs the UCI-121 protocol", cmdBench},
 		{"version", "print the version, Go version and linear-algebra backend", cmdVersion},

@@ -1,0 +1,516 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rfmkit/rfm/complete"
+	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/internal/sysmem"
+	"github.com/rfmkit/rfm/modelfile"
+)
+
+type completeOptions struct {
+	data, out             string
+	long                  bool
+	rowCol, colCol, value string
+	rowID                 string
+	transpose             bool
+	newColumns            listFlag
+	read                  readFlags
+	prior                 string
+	meta, metaID          string
+	identity, bias        float64
+	depth                 int
+	act                   string
+	slope, ridge          float64
+	strategy, memory      string
+	refit                 bool
+	holdout               float64
+	holdoutCols           int
+	seed                  uint64
+	baselines             bool
+	svdRank               int
+	common                commonFlags
+}
+
+func cmdComplete(e *env, args []string) error {
+	var o completeOptions
+	f := newFlagSet("complete", "rfm complete --data MATRIX [--meta TABLE] [--prior LIST] [--out FILE] [flags]",
+		`Complete a matrix with missing cells with the neural tangent kernel of an
+infinitely wide network (thesis ch. 3, Theorem 5): each row is a kernel
+regression over its observed columns, the kernel between columns j and j'
+being κ_d(z_jᵀz_j') for a feature prior Z with unit-norm columns.
+
+The matrix is a table (CSV/TSV, Parquet, NPY; missing tokens, empty cells and
+NaN are missing; a non-numeric first column is the row ids), or with --long
+entries (row id, column id, value). Priors: onehot (Z = I: a multiple of the
+row's observed mean), metadata (a table with one row per column id, numeric
+columns standardized and categorical one-hot), observed (each column's own
+observed entries); a comma-separated list concatenates them. --transpose
+completes the transpose (the metadata then describes the rows).
+
+Entirely missing columns (a new drug or cell type) are one solve for all
+rows; rows with the same observed pattern share one factorization, and other
+patterns are served by one shared inverse through a Schur complement when
+cheaper. --holdout F scores on a seeded share of the observed cells,
+--holdout-columns K on K entirely held-out columns.`,
+		`rfm complete --data expr.csv --meta drugs.csv --prior metadata --out completed.csv
+rfm complete --data ratings.csv --long --row-col user --col-col item --value-col stars --prior observed --holdout 0.1
+rfm complete --data expr.csv --meta drugs.csv --holdout-columns 20 --baselines --json`)
+	f.positional = "data"
+	f.Section("Input")
+	f.String(&o.data, "data", "", "the matrix `FILE` (wide, or entries with --long)")
+	f.Bool(&o.long, "long", false, "the file holds entries: one (row id, column id, value) per line")
+	f.String(&o.rowCol, "row-col", "row", "with --long: the row id `COL`")
+	f.String(&o.colCol, "col-col", "column", "with --long: the column id `COL`")
+	f.String(&o.value, "value-col", "value", "with --long: the value `COL`")
+	f.String(&o.rowID, "row-id", "", "wide matrix: the row id `COL` (default: the first column when it is not numeric)")
+	f.Bool(&o.transpose, "transpose", false, "complete the transpose: rows become columns (the prior and --new-columns then describe the rows)")
+	f.List(&o.newColumns, "new-columns", "add entirely missing columns with these `IDS` (they must have metadata) and predict them")
+	o.read.register(f, true)
+	f.Section("Prior")
+	f.String(&o.prior, "prior", "", "feature prior `LIST`: onehot, metadata, observed, comma-separated to concatenate (default: metadata with --meta, else onehot)")
+	f.String(&o.meta, "meta", "", "metadata `TABLE` with one row per column id")
+	f.String(&o.metaID, "meta-id", "", "the metadata's id `COL` (default: its first column)")
+	f.Float(&o.bias, "prior-bias", 0, "append a constant coordinate `C` to each prior's embeddings before normalizing (a bias: keeps their relative norms)")
+	f.Float(&o.identity, "prior-identity", 0, "concatenate `W` times the identity to the prior (makes the kernel positive definite; the thesis uses 1.5)")
+	f.Section("Model")
+	f.Int(&o.depth, "depth", 1, "hidden layers `D` of the network, 1..5")
+	f.String(&o.act, "activation", "relu", "`ACT`: "+strings.Join(complete.ActivationNames(), ", "))
+	f.Float(&o.slope, "slope", 0.1, "negative-side `SLOPE` of leaky-relu")
+	f.Float(&o.ridge, "ridge", 0, "ridge `L` added to every kernel system (0: interpolate)")
+	f.String(&o.strategy, "strategy", "auto", "`HOW` rows with different patterns are solved: auto, direct (one factorization per pattern), schur (one shared inverse), naive (per row)")
+	f.String(&o.memory, "memory-limit", "", "refuse a completion that needs more than `SIZE`, e.g. 4G (default: 90% of available memory)")
+	f.Bool(&o.refit, "refit", false, "replace the observed cells by the model's fit too (same values when --ridge is 0)")
+	f.Section("Evaluation")
+	f.Float(&o.holdout, "holdout", 0, "score on a seeded share `F` of the observed cells (0 < F < 1)")
+	f.Int(&o.holdoutCols, "holdout-columns", 0, "score on `K` seeded, entirely held-out columns")
+	f.Uint64(&o.seed, "seed", 1, "random `SEED` of the holdouts")
+	f.Bool(&o.baselines, "baselines", false, "also score row-mean, column-mean and rank-k SVD imputation on the holdouts")
+	f.Int(&o.svdRank, "svd-rank", 5, "rank `K` of the SVD-impute baseline")
+	f.Section("Output")
+	f.String(&o.out, "out", "", "write the completed matrix to `FILE` (CSV, atomically)")
+	o.common.register(f, true)
+	if err := f.ParsePositional(args, e.stdout, &o.data); err != nil {
+		return err
+	}
+	if o.data == "" {
+		return usagef("--data is required: the matrix to complete")
+	}
+	if err := o.common.apply(); err != nil {
+		return err
+	}
+	opt, priors, err := o.check(f)
+	if err != nil {
+		return err
+	}
+	if err := checkOutPath("out", o.out, o.data, o.meta); err != nil {
+		return err
+	}
+	y, err := o.readMatrix(e.ctx)
+	if err != nil {
+		return err
+	}
+	label, tlabel := y.RowLabel, "column"
+	if o.transpose {
+		y = y.Transpose()
+	}
+	if len(o.newColumns) > 0 {
+		if y, err = o.addColumns(y); err != nil {
+			return err
+		}
+	}
+	if err := y.Validate(); err != nil {
+		return fmt.Errorf("%s: %w", o.data, err)
+	}
+	var meta *complete.Prior
+	if o.meta != "" {
+		// The metadata's own format and delimiter; the missing tokens apply.
+		mo := complete.MetaOptions{ID: o.metaID}
+		mo.MissingTokens = o.read.na
+		var extra int
+		if meta, extra, err = complete.ReadMetadata(e.ctx, o.meta, y.ColIDs, mo); err != nil {
+			var me *complete.MissingIDsError
+			if errors.As(err, &me) {
+				for _, id := range me.IDs {
+					if slices.Contains(o.newColumns, id) {
+						return fmt.Errorf("--new-columns: column id %q was never seen: it is not a column of %s and %s has no row for it", id, o.data, o.meta)
+					}
+				}
+			}
+			return err
+		}
+		if extra > 0 && !o.common.quiet && !o.common.json {
+			fmt.Fprintf(e.stderr, "rfm complete: %s has %d rows for ids that are not columns of the matrix; ignored\n", o.meta, extra)
+		}
+	}
+	build := func(train *complete.Matrix) (*complete.Prior, error) {
+		return buildPrior(train, priors, meta, o.bias, o.identity)
+	}
+	report := completeReport{Data: o.data, Rows: y.Rows, Cols: y.Cols, Observed: y.Count(),
+		Prior: strings.Join(priors, ","), Depth: opt.Depth, Activation: opt.Activation.String(), Ridge: opt.Ridge, Strategy: opt.Strategy}
+	start := time.Now()
+	prog := newProgress(e.stderr, e.tty(), o.common.quiet || o.common.json)
+	opt.Progress = func(stage string, f float64) { prog.Update(f, stage) }
+	fail := func(err error) error {
+		prog.Abort()
+		return err
+	}
+	holdouts := []struct {
+		flag  string
+		asked bool
+		split func() (*complete.Holdout, error)
+		into  **holdoutReport
+	}{
+		{"holdout", o.holdout > 0, func() (*complete.Holdout, error) { return complete.HoldoutEntries(y, o.holdout, o.seed) }, &report.Holdout},
+		{"holdout-columns", o.holdoutCols > 0, func() (*complete.Holdout, error) { return complete.HoldoutColumns(y, o.holdoutCols, o.seed) }, &report.HoldoutColumns},
+	}
+	for _, ho := range holdouts {
+		if !ho.asked {
+			continue
+		}
+		h, err := ho.split()
+		if err != nil {
+			return fail(usagef("--%s: %v", ho.flag, err))
+		}
+		sc, err := o.score(e.ctx, h, build, opt)
+		if err != nil {
+			return fail(fmt.Errorf("--%s: %w", ho.flag, err))
+		}
+		if h.Columns == nil {
+			sc.Share = o.holdout
+		}
+		for _, j := range h.Columns {
+			sc.Columns = append(sc.Columns, colID(y, j))
+		}
+		*ho.into = sc
+	}
+	scored := o.holdout > 0 || o.holdoutCols > 0
+	if y.Count() == y.Rows*y.Cols {
+		if !scored {
+			return fail(fmt.Errorf("%s: every one of the %d×%d entries is observed: there is nothing to complete (--holdout F scores the completion on held-out entries)", o.data, y.Rows, y.Cols))
+		}
+		report.Note = "every entry is observed: nothing to complete"
+		if o.out != "" {
+			report.Note += "; --out was not written"
+		}
+	} else if o.out != "" || !scored {
+		pr, err := build(y)
+		if err != nil {
+			return fail(err)
+		}
+		res, err := complete.Complete(e.ctx, y, pr, opt)
+		if err != nil {
+			return fail(err)
+		}
+		report.fill(res)
+		if o.out != "" {
+			out := res.Y
+			out.RowLabel = label
+			if o.transpose {
+				out = out.Transpose()
+				out.RowLabel = tlabel
+			}
+			if err := modelfile.WriteAtomicContext(e.ctx, o.out, func(w io.Writer) error { return complete.WriteCSV(w, out) }); err != nil {
+				return fail(err)
+			}
+			report.Out = o.out
+		}
+	}
+	report.Seconds = time.Since(start).Seconds()
+	prog.Finish(report.summary())
+	if o.common.json {
+		return writeJSON(e.stdout, report)
+	}
+	if !o.common.quiet {
+		report.print(e.stdout)
+	}
+	return nil
+}
+
+// check validates the flags that need no data.
+func (o *completeOptions) check(f *flagSet) (complete.Options, []string, error) {
+	var opt complete.Options
+	if o.long && f.IsSet("row-id") {
+		return opt, nil, usagef("--row-id names the row id column of a wide matrix; with --long use --row-col")
+	}
+	if !o.long && (f.IsSet("row-col") || f.IsSet("col-col") || f.IsSet("value-col")) {
+		return opt, nil, usagef("--row-col, --col-col and --value-col describe --long input")
+	}
+	act, err := complete.ParseActivation(o.act, o.slope)
+	if err != nil {
+		return opt, nil, usagef("--activation: %v", err)
+	}
+	if f.IsSet("slope") && act.Name != "leaky-relu" {
+		return opt, nil, usagef("--slope applies to --activation leaky-relu only")
+	}
+	if o.depth < 1 || o.depth > 5 {
+		return opt, nil, usagef("--depth %d: must be 1..5", o.depth)
+	}
+	if err := checkFinite("ridge", o.ridge); err != nil {
+		return opt, nil, err
+	}
+	if o.ridge < 0 {
+		return opt, nil, usagef("--ridge %v: must be ≥ 0", o.ridge)
+	}
+	if err := checkFinite("prior-bias", o.bias); err != nil {
+		return opt, nil, err
+	}
+	if err := checkFinite("prior-identity", o.identity); err != nil {
+		return opt, nil, err
+	}
+	if o.identity < 0 {
+		return opt, nil, usagef("--prior-identity %v: must be ≥ 0", o.identity)
+	}
+	switch o.strategy {
+	case complete.StrategyAuto, complete.StrategyDirect, complete.StrategySchur, complete.StrategyNaive:
+	default:
+		return opt, nil, usagef("--strategy %q: want auto, direct, schur or naive", o.strategy)
+	}
+	if f.IsSet("holdout") && !(o.holdout > 0 && o.holdout < 1) {
+		return opt, nil, usagef("--holdout %v: must lie strictly between 0 and 1", o.holdout)
+	}
+	if f.IsSet("holdout-columns") && o.holdoutCols < 1 {
+		return opt, nil, usagef("--holdout-columns %d: must be ≥ 1", o.holdoutCols)
+	}
+	if o.baselines && o.holdout == 0 && o.holdoutCols == 0 {
+		return opt, nil, usagef("--baselines scores on a holdout: give --holdout or --holdout-columns")
+	}
+	if o.svdRank < 1 {
+		return opt, nil, usagef("--svd-rank %d: must be ≥ 1", o.svdRank)
+	}
+	var limit uint64
+	if o.memory != "" {
+		if limit, err = parseBytes(o.memory); err != nil {
+			return opt, nil, usagef("--memory-limit: %v", err)
+		}
+	}
+	ps := o.prior
+	if ps == "" {
+		ps = "onehot"
+		if o.meta != "" {
+			ps = "metadata"
+		}
+	}
+	priors, err := complete.ParsePriors(ps)
+	if err != nil {
+		return opt, nil, usagef("--prior: %v", err)
+	}
+	hasMeta := false
+	for _, p := range priors {
+		hasMeta = hasMeta || p == "metadata"
+	}
+	if hasMeta && o.meta == "" {
+		return opt, nil, usagef("--prior metadata needs --meta TABLE")
+	}
+	if !hasMeta && o.meta != "" {
+		return opt, nil, usagef("--meta is given but --prior %s does not use it: add metadata to --prior", ps)
+	}
+	if len(o.newColumns) > 0 && o.meta == "" {
+		return opt, nil, usagef("--new-columns needs --meta: a new column is known only by its metadata")
+	}
+	opt = complete.Options{Depth: o.depth, Activation: act, Ridge: o.ridge, Strategy: o.strategy, MemoryLimit: limit, Refit: o.refit}
+	return opt, priors, nil
+}
+
+func (o *completeOptions) readMatrix(ctx context.Context) (*complete.Matrix, error) {
+	var ro dataset.ReadOptions
+	if err := o.read.apply(&ro); err != nil {
+		return nil, usagef("%v", err)
+	}
+	if o.long {
+		return complete.ReadLong(ctx, o.data, complete.LongOptions{ReadOptions: ro, Row: o.rowCol, Col: o.colCol, Value: o.value})
+	}
+	return complete.ReadWide(ctx, o.data, complete.ReadOptions{ReadOptions: ro, RowID: o.rowID})
+}
+
+// addColumns appends the --new-columns, entirely missing.
+func (o *completeOptions) addColumns(y *complete.Matrix) (*complete.Matrix, error) {
+	have := map[string]bool{}
+	for j := 0; j < y.Cols; j++ {
+		have[colID(y, j)] = true
+	}
+	var add []string
+	for _, id := range o.newColumns {
+		if have[id] {
+			return nil, usagef("--new-columns: %q is already a column of the matrix", id)
+		}
+		have[id] = true
+		add = append(add, id)
+	}
+	n := y.Cols + len(add)
+	z := complete.NewMatrix(y.Rows, n)
+	z.RowIDs = y.RowIDs
+	z.ColIDs = make([]string, 0, n)
+	for j := 0; j < y.Cols; j++ {
+		z.ColIDs = append(z.ColIDs, colID(y, j))
+	}
+	z.ColIDs = append(z.ColIDs, add...)
+	for i := 0; i < y.Rows; i++ {
+		copy(z.Values[i*n:], y.Values[i*y.Cols:(i+1)*y.Cols])
+		copy(z.Observed[i*n:], y.Observed[i*y.Cols:(i+1)*y.Cols])
+	}
+	return z, nil
+}
+
+func colID(y *complete.Matrix, j int) string {
+	if y.ColIDs != nil {
+		return y.ColIDs[j]
+	}
+	return fmt.Sprintf("c%d", j)
+}
+
+// buildPrior makes the prior of a (training) matrix: the named priors,
+// each with the bias coordinate, concatenated, plus w·I.
+func buildPrior(y *complete.Matrix, names []string, meta *complete.Prior, bias, w float64) (*complete.Prior, error) {
+	var parts []*complete.Prior
+	var weights []float64
+	for _, name := range names {
+		switch name {
+		case "onehot":
+			parts = append(parts, complete.OneHot(y.Cols))
+		case "metadata":
+			parts = append(parts, meta)
+		case "observed":
+			p, err := complete.ObservedPrior(y)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, p)
+		}
+		if bias != 0 {
+			parts[len(parts)-1] = parts[len(parts)-1].WithBias(bias)
+		}
+		weights = append(weights, 1)
+	}
+	if w > 0 {
+		parts = append(parts, complete.OneHot(y.Cols))
+		weights = append(weights, w)
+	}
+	if len(parts) == 1 {
+		p := *parts[0]
+		p.E = append([]float64(nil), p.E...)
+		return &p, p.Normalize(y.ColName)
+	}
+	return complete.Concat(y.ColName, weights, parts...)
+}
+
+// holdoutReport is the scoring of one holdout.
+type holdoutReport struct {
+	Share     float64                    `json:"share,omitempty"`
+	Columns   []string                   `json:"columns,omitempty"`
+	Cells     int                        `json:"cells"`
+	NTK       complete.Scores            `json:"ntk"`
+	Baselines map[string]complete.Scores `json:"baselines,omitempty"`
+	Seconds   float64                    `json:"seconds"`
+}
+
+func (o *completeOptions) score(ctx context.Context, h *complete.Holdout, build func(*complete.Matrix) (*complete.Prior, error), opt complete.Options) (*holdoutReport, error) {
+	start := time.Now()
+	pr, err := build(h.Train)
+	if err != nil {
+		return nil, err
+	}
+	res, err := complete.Complete(ctx, h.Train, pr, opt)
+	if err != nil {
+		return nil, err
+	}
+	r := &holdoutReport{Cells: len(h.Cells), NTK: h.Score(res.Y), Seconds: time.Since(start).Seconds()}
+	if o.baselines {
+		r.Baselines = map[string]complete.Scores{
+			"row_mean":    h.Score(complete.RowMean(h.Train)),
+			"column_mean": h.Score(complete.ColumnMean(h.Train)),
+		}
+		rank := min(o.svdRank, h.Train.Rows, h.Train.Cols)
+		svd, _, err := complete.SVDImpute(ctx, h.Train, rank, 500, 1e-6)
+		if err != nil {
+			return nil, err
+		}
+		r.Baselines[fmt.Sprintf("svd_rank%d", rank)] = h.Score(svd)
+	}
+	return r, nil
+}
+
+type completeReport struct {
+	Data           string         `json:"data"`
+	Rows           int            `json:"rows"`
+	Cols           int            `json:"columns"`
+	Observed       int            `json:"observed"`
+	Prior          string         `json:"prior"`
+	Depth          int            `json:"depth"`
+	Activation     string         `json:"activation"`
+	Ridge          float64        `json:"ridge"`
+	Strategy       string         `json:"strategy"`
+	Groups         int            `json:"patterns,omitempty"`
+	Direct         int            `json:"direct_patterns,omitempty"`
+	Schur          int            `json:"schur_patterns,omitempty"`
+	Union          int            `json:"observed_columns,omitempty"`
+	Memory         uint64         `json:"memory_bytes,omitempty"`
+	Holdout        *holdoutReport `json:"holdout,omitempty"`
+	HoldoutColumns *holdoutReport `json:"holdout_columns,omitempty"`
+	Out            string         `json:"out,omitempty"`
+	Note           string         `json:"note,omitempty"`
+	Seconds        float64        `json:"seconds"`
+}
+
+func (r *completeReport) fill(res *complete.Result) {
+	r.Groups, r.Direct, r.Schur, r.Union = res.Groups, res.Direct, res.Schur, res.Union
+	r.Memory = res.Plan.Total()
+}
+
+func (r *completeReport) summary() string {
+	s := fmt.Sprintf("completed %d×%d (%d observed) in %s", r.Rows, r.Cols, r.Observed, clock(time.Duration(r.Seconds*float64(time.Second))))
+	if r.Groups > 0 {
+		s += fmt.Sprintf("; %d observed patterns (%d direct, %d through the shared inverse), plan %s", r.Groups, r.Direct, r.Schur, sysmem.Human(r.Memory))
+	}
+	return s
+}
+
+func (r *completeReport) print(w io.Writer) {
+	fmt.Fprintf(w, "matrix %s: %d rows × %d columns, %d observed (%.1f%%)\n", r.Data, r.Rows, r.Cols, r.Observed, 100*float64(r.Observed)/float64(r.Rows*r.Cols))
+	fmt.Fprintf(w, "NTK: prior %s, depth %d, %s, ridge %g\n", r.Prior, r.Depth, r.Activation, r.Ridge)
+	for _, h := range []struct {
+		name string
+		r    *holdoutReport
+	}{{"held-out entries", r.Holdout}, {"held-out columns", r.HoldoutColumns}} {
+		if h.r == nil {
+			continue
+		}
+		fmt.Fprintf(w, "%s (%d cells):\n", h.name, h.r.Cells)
+		fmt.Fprintf(w, "  %-14s %9s %9s %8s %8s %9s %8s %11s\n", "method", "RMSE", "MAE", "R²", "Pearson", "thesis r", "mean R²", "mean cosine")
+		line := func(name string, s complete.Scores) {
+			fmt.Fprintf(w, "  %-14s %9.4g %9.4g %8.4f %8.4f %9.4f %8s %11s\n", name, s.RMSE, s.MAE, s.R2, s.Pearson, s.ThesisR, orDash(s.MeanR2, s.R2Columns), orDash(s.MeanCosine, s.CosineColumns))
+		}
+		line("ntk", h.r.NTK)
+		for _, name := range []string{"row_mean", "column_mean"} {
+			if s, ok := h.r.Baselines[name]; ok {
+				line(name, s)
+			}
+		}
+		for name, s := range h.r.Baselines {
+			if strings.HasPrefix(name, "svd") {
+				line(name, s)
+			}
+		}
+	}
+	if r.Note != "" {
+		fmt.Fprintln(w, r.Note)
+	}
+	if r.Out != "" {
+		fmt.Fprintf(w, "completed matrix written to %s\n", r.Out)
+	}
+}
+
+func orDash(v float64, n int) string {
+	if n == 0 || math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.4f", v)
+}
