@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -31,10 +32,19 @@ type Options struct {
 	MaxBodyBytes int64
 	// MaxRows bounds the rows of one request [10 000]; more get 413.
 	MaxRows int
-	// MaxInFlight bounds the predict requests being served at once [256];
+	// MaxInFlight bounds the predict requests being predicted at once
+	// [256] (a request takes its slot once its body is read and decoded);
 	// beyond it a request gets 503 with Retry-After at once, instead of
 	// queueing without bound.
 	MaxInFlight int
+	// MemoryBudget bounds the memory, in bytes, of all the requests being
+	// read, decoded and predicted together [DefaultMemoryBudget]: each
+	// request is charged as its body arrives and its values are decoded
+	// (an estimate of their decoded size), and refused with 503 and
+	// Retry-After when the budget is held by others, or 413 when it alone
+	// needs more than three quarters of it. The last quarter is kept for
+	// requests that need at most 1 MiB.
+	MemoryBudget int64
 	// BatchWait is how long a batch may wait for more requests while others
 	// are being read [1 ms]; BatchRows bounds a batch's rows [4 096].
 	BatchWait time.Duration
@@ -69,6 +79,9 @@ func (o *Options) defaults() {
 	if o.MaxInFlight <= 0 {
 		o.MaxInFlight = 256
 	}
+	if o.MemoryBudget <= 0 {
+		o.MemoryBudget = DefaultMemoryBudget()
+	}
 	if o.BatchRows <= 0 {
 		o.BatchRows = 4096
 	}
@@ -98,6 +111,7 @@ type Server struct {
 	reloadMu sync.Mutex
 	batch    *batcher
 	inflight chan struct{}
+	budget   budget
 	ready    atomic.Bool
 	reg      *prometheus.Registry
 	met      *metrics
@@ -125,6 +139,7 @@ func New(opt Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opt: opt, log: opt.Logger, inflight: make(chan struct{}, opt.MaxInFlight), reg: prometheus.NewRegistry()}
+	s.budget.limit = opt.MemoryBudget
 	s.met = newMetrics(s.reg, s)
 	s.batch = newBatcher(opt.BatchWait, opt.BatchRows, func(rows, jobs int) {
 		s.evals.Add(1)
@@ -370,17 +385,42 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &httpError{http.StatusMethodNotAllowed, fmt.Sprintf("%s /v1/predict: use POST with the rows in the body", r.Method)})
 		return
 	}
+	if r.ContentLength > s.opt.MaxBodyBytes {
+		// Before the body is read, so that a client waiting for "100
+		// Continue" gets the refusal instead.
+		writeError(w, readError(&http.MaxBytesError{Limit: s.opt.MaxBodyBytes}))
+		return
+	}
+	c := &charge{b: &s.budget}
+	defer c.release()
+	if err := c.add(requestBaseCost); err != nil {
+		s.refuse(w, err)
+		return
+	}
+	cur := s.model.Load().m // this request's model, even across a reload
+	body := http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes)
+	req, err := decodeRequest(r.Context(), cur, r.Header.Get("Content-Type"), r.URL.Query(), body, s.opt.MaxRows, c)
+	if err != nil {
+		s.refuse(w, err)
+		return
+	}
+	// The slot is taken only now that the body is in: a slow client holds
+	// only the bytes it has sent, never a slot.
 	select {
 	case s.inflight <- struct{}{}:
 		defer func() { <-s.inflight }()
 	default:
-		s.met.rejected.Inc()
-		w.Header().Set("Retry-After", "1")
-		writeError(w, &httpError{http.StatusServiceUnavailable, fmt.Sprintf("the server is at its limit of %d requests in flight; retry shortly", s.opt.MaxInFlight)})
+		s.refuse(w, &httpError{http.StatusServiceUnavailable, fmt.Sprintf("the server is at its limit of %d requests in flight; retry shortly", s.opt.MaxInFlight)})
 		return
 	}
 	s.met.inflight.Inc()
 	defer s.met.inflight.Dec()
+	n := req.table.NRows()
+	// The encoded rows, their copy into a shared batch, and the scores.
+	if err := c.add(int64(n) * int64(cur.D()+cur.Outputs()) * 8 * 2); err != nil {
+		s.refuse(w, err)
+		return
+	}
 	s.batch.coming.Add(1)
 	queued := false
 	defer func() {
@@ -388,14 +428,6 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 			s.batch.coming.Add(-1)
 		}
 	}()
-
-	cur := s.model.Load().m // this request's model, even across a reload
-	body := http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes)
-	req, err := decodeRequest(r.Context(), cur, r.Header.Get("Content-Type"), r.URL.Query(), body, s.opt.MaxRows)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
 	x, n, _, err := cur.Pipeline.Transform(req.table)
 	if err != nil {
 		writeError(w, badRequest("%v", err))
@@ -441,6 +473,22 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, resp)
 }
+
+// refuse answers an error, counting a 503 (the budget or the slots
+// being held by others) in rfm_predict_requests_rejected_total and
+// telling the client when to retry.
+func (s *Server) refuse(w http.ResponseWriter, err error) {
+	var he *httpError
+	if errors.As(err, &he) && he.status == http.StatusServiceUnavailable {
+		s.met.rejected.Inc()
+		w.Header().Set("Retry-After", "1")
+	}
+	writeError(w, err)
+}
+
+// MemoryInUse is how much of the memory budget the requests being read,
+// decoded and predicted hold now, in bytes.
+func (s *Server) MemoryInUse() int64 { return s.budget.used.Load() }
 
 // modelJSON is the answer to GET /v1/model.
 type modelJSON struct {
@@ -523,5 +571,20 @@ func writeError(w http.ResponseWriter, err error) {
 	if status == http.StatusRequestEntityTooLarge {
 		w.Header().Set("Connection", "close") // the rest of a bad body is not worth reading
 	}
-	writeJSON(w, status, map[string]string{"error": err.Error()})
+	writeJSON(w, status, map[string]string{"error": clipMessage(err.Error())})
+}
+
+// maxErrorBytes bounds an error message: one that quotes client input
+// (a value, a key, a line) is cut, never echoed whole.
+const maxErrorBytes = 1024
+
+func clipMessage(msg string) string {
+	if len(msg) <= maxErrorBytes {
+		return msg
+	}
+	cut := maxErrorBytes
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + fmt.Sprintf("… (message cut; %d bytes in all)", len(msg))
 }

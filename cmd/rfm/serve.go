@@ -15,7 +15,7 @@ import (
 
 type serveOptions struct {
 	model, addr                     string
-	maxBody                         string
+	maxBody, memoryBudget           string
 	maxRows, maxInFlight, batchRows int
 	batchWait, watch, shutdown      string
 	headerTimeout, readTimeout      string
@@ -53,7 +53,8 @@ curl -s localhost:8080/v1/predict -d '{"rows": [{"age": 41, "plan": "gold"}], "p
 	f.Section("Limits")
 	f.String(&o.maxBody, "max-body", "8M", "largest request body (`SIZE`); larger gets 413")
 	f.Int(&o.maxRows, "max-rows", 10000, "most rows in one request (`N`); more gets 413")
-	f.Int(&o.maxInFlight, "max-in-flight", 256, "most predict requests served at once (`N`); more get 503 and Retry-After")
+	f.Int(&o.maxInFlight, "max-in-flight", 256, "most predict requests predicted at once (`N`; a request takes a slot once its body is read); more get 503 and Retry-After")
+	f.String(&o.memoryBudget, "memory-budget", "auto", "memory (`SIZE`) for all the requests being read, decoded and predicted; over it they get 503 (auto: 1/16 of the available memory, 64M to 256M)")
 	f.String(&o.headerTimeout, "header-timeout", "5s", "time to read a request's headers (`DURATION`); a slower client is disconnected")
 	f.String(&o.readTimeout, "read-timeout", "30s", "time to read a whole request (`DURATION`)")
 	f.String(&o.writeTimeout, "write-timeout", "60s", "time to write an answer (`DURATION`)")
@@ -87,6 +88,13 @@ func cmdServe(e *env, args []string) error {
 		return usagef("--max-body %q: want a size such as 512K or 8M", o.maxBody)
 	}
 	opt.MaxBodyBytes = int64(b)
+	if o.memoryBudget != "auto" {
+		b, err := parseBytes(o.memoryBudget)
+		if err != nil || b < 1<<20 {
+			return usagef("--memory-budget %q: want auto or a size of at least 1M, such as 512M or 2G", o.memoryBudget)
+		}
+		opt.MemoryBudget = int64(b)
+	}
 	for _, c := range []struct {
 		flag, v string
 		dst     *time.Duration
