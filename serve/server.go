@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +10,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -62,6 +65,21 @@ type Options struct {
 	// Logger receives one line per reload, failure and shutdown step
 	// [slog.Default()].
 	Logger *slog.Logger
+	// TLSCertFile and TLSKeyFile, when set (both), make Serve answer
+	// HTTPS only, with this certificate chain and key (PEM).
+	TLSCertFile, TLSKeyFile string
+	// Tokens, when not empty, are the bearer tokens a client must send
+	// ("Authorization: Bearer TOKEN") to predict or read /v1/model;
+	// others get 401. They are compared in constant time (see ReadTokens).
+	Tokens []string
+	// AuthProbes requires a token for /healthz, /readyz and /metrics too
+	// (by default they stay open, for load balancers and scrapers).
+	AuthProbes bool
+	// AllowSchemaChange lets a reload swap in a model with another task,
+	// other input columns or other classes; by default such a file is
+	// refused (logged and counted) and the serving model stays, since
+	// every client would otherwise start getting 400s.
+	AllowSchemaChange bool
 }
 
 func (o *Options) defaults() {
@@ -112,6 +130,8 @@ type Server struct {
 	batch    *batcher
 	inflight chan struct{}
 	budget   budget
+	tls      *tls.Config
+	tokens   tokenSet
 	ready    atomic.Bool
 	reg      *prometheus.Registry
 	met      *metrics
@@ -140,6 +160,10 @@ func New(opt Options) (*Server, error) {
 	}
 	s := &Server{opt: opt, log: opt.Logger, inflight: make(chan struct{}, opt.MaxInFlight), reg: prometheus.NewRegistry()}
 	s.budget.limit = opt.MemoryBudget
+	if s.tls, err = loadTLS(opt.TLSCertFile, opt.TLSKeyFile); err != nil {
+		return nil, err
+	}
+	s.tokens = newTokenSet(opt.Tokens)
 	s.met = newMetrics(s.reg, s)
 	s.batch = newBatcher(opt.BatchWait, opt.BatchRows, func(rows, jobs int) {
 		s.evals.Add(1)
@@ -197,6 +221,13 @@ func (s *Server) Reload() error {
 		s.log.Error("reload failed; the previous model keeps serving", "file", s.opt.ModelPath, "error", err.Error(), "serving", s.Model().Checksum)
 		return err
 	}
+	if why := schemaChange(s.Model(), m); why != "" && !s.opt.AllowSchemaChange {
+		s.met.reloads.WithLabelValues("refused").Inc()
+		s.met.reloadFailed.Set(1)
+		err := fmt.Errorf("reload refused: %s (clients of the serving model would get 400s; restart, or allow it with --allow-schema-change)", why)
+		s.log.Error("reload refused; the previous model keeps serving", "file", s.opt.ModelPath, "checksum", m.Checksum, "error", err.Error(), "serving", s.Model().Checksum)
+		return err
+	}
 	old := s.model.Swap(&loaded{m: m, at: time.Now()})
 	s.met.reloads.WithLabelValues("ok").Inc()
 	s.met.reloadFailed.Set(0)
@@ -227,9 +258,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, reload <-chan struc
 	defer stopWatch()
 	go s.watch(watchCtx, reload)
 
+	s.warnIfExposed(ln.Addr())
+	if s.tls != nil {
+		ln = tls.NewListener(ln, s.tls)
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	s.log.Info("serving", "addr", ln.Addr().String(), "model", s.opt.ModelPath, "checksum", s.Model().Checksum)
+	s.log.Info("serving", "addr", ln.Addr().String(), "tls", s.tls != nil, "auth", len(s.tokens) > 0, "model", s.opt.ModelPath, "checksum", s.Model().Checksum)
 	var err error
 	select {
 	case err = <-served:
@@ -302,19 +337,25 @@ func sameVersion(a, b os.FileInfo) bool {
 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/v1/predict", s.instrument("predict", http.HandlerFunc(s.predict)))
-	mux.Handle("/v1/model", s.instrument("model", http.HandlerFunc(s.modelInfo)))
-	mux.Handle("/healthz", s.instrument("healthz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	probe := func(h http.Handler) http.Handler {
+		if s.opt.AuthProbes {
+			return s.authorize(h)
+		}
+		return h
+	}
+	mux.Handle("/v1/predict", s.instrument("predict", s.authorize(http.HandlerFunc(s.predict))))
+	mux.Handle("/v1/model", s.instrument("model", s.authorize(http.HandlerFunc(s.modelInfo))))
+	mux.Handle("/healthz", s.instrument("healthz", probe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	})))
-	mux.Handle("/readyz", s.instrument("readyz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	}))))
+	mux.Handle("/readyz", s.instrument("readyz", probe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.ready.Load() {
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "shutting down"})
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready", "model": s.Model().Checksum})
-	})))
-	mux.Handle("/metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
+	}))))
+	mux.Handle("/metrics", probe(promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{})))
 	mux.Handle("/", s.instrument("other", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &httpError{http.StatusNotFound, fmt.Sprintf("no endpoint %s; the endpoints are POST /v1/predict, GET /v1/model, /healthz, /readyz, /metrics", r.URL.Path)})
 	})))
@@ -486,6 +527,20 @@ func (s *Server) refuse(w http.ResponseWriter, err error) {
 	writeError(w, err)
 }
 
+// withoutPaths is t with its data path cut to the file's base name.
+func withoutPaths(t *predictor.TrainingInfo) *predictor.TrainingInfo {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	var names []string
+	for _, p := range strings.Split(c.Data, ",") {
+		names = append(names, filepath.Base(strings.TrimSpace(p)))
+	}
+	c.Data = strings.Join(names, ",")
+	return &c
+}
+
 // MemoryInUse is how much of the memory budget the requests being read,
 // decoded and predicted hold now, in bytes.
 func (s *Server) MemoryInUse() int64 { return s.budget.used.Load() }
@@ -493,7 +548,6 @@ func (s *Server) MemoryInUse() int64 { return s.budget.used.Load() }
 // modelJSON is the answer to GET /v1/model.
 type modelJSON struct {
 	Model         string                  `json:"model"` // checksum
-	File          string                  `json:"file"`
 	LoadedAt      time.Time               `json:"loaded_at"`
 	CreatedBy     string                  `json:"created_by,omitempty"`
 	FormatVersion int                     `json:"format_version"`
@@ -522,9 +576,10 @@ func (s *Server) modelInfo(w http.ResponseWriter, r *http.Request) {
 	}
 	l := s.model.Load()
 	m := l.m
-	info := modelJSON{Model: m.Checksum, File: s.opt.ModelPath, LoadedAt: l.at, CreatedBy: m.CreatedBy, FormatVersion: m.FormatVersion,
+	// No file paths: neither the model's nor its training data's.
+	info := modelJSON{Model: m.Checksum, LoadedAt: l.at, CreatedBy: m.CreatedBy, FormatVersion: m.FormatVersion,
 		Task: string(m.Task()), Target: m.Target.Name, Classes: m.Classes(), Inputs: m.Inputs(), Features: m.D(),
-		Config: m.Config(), Training: m.Training,
+		Config: m.Config(), Training: withoutPaths(m.Training),
 		Limits: map[string]any{"max_body_bytes": s.opt.MaxBodyBytes, "max_rows": s.opt.MaxRows, "max_in_flight": s.opt.MaxInFlight}}
 	if cal := m.Calibration(); cal != nil {
 		info.Calibration = string(cal.Method)

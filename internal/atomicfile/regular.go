@@ -1,0 +1,26 @@
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+)
+
+// ErrNotRegular is the error OpenRegular wraps when path is not a regular
+// file.
+var ErrNotRegular = errors.New("not a regular file")
+
+func notRegular(path string, mode fs.FileMode) error {
+	what := "a special file"
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case mode&fs.ModeDevice != 0 || mode&fs.ModeCharDevice != 0:
+		what = "a device"
+	case mode&fs.ModeSocket != 0:
+		what = "a socket"
+	case mode.IsDir():
+		what = "a directory"
+	}
+	return fmt.Errorf("%s: is %s: %w", path, what, ErrNotRegular)
+}

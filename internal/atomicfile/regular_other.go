@@ -1,0 +1,24 @@
+//go:build !unix
+
+package atomicfile
+
+import "os"
+
+// OpenRegular opens path for reading only if it is a regular file (see
+// the unix version; here the type is checked after a plain open).
+func OpenRegular(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, notRegular(path, st.Mode())
+	}
+	return f, nil
+}
