@@ -156,3 +156,34 @@ func TestBenchServeSmall(t *testing.T) {
 		t.Errorf("--rows 0: exit %d %s", r.code, r.stderr)
 	}
 }
+
+// A named pipe given as the model is refused at once by every command
+// that reads a model (open(2) of a FIFO would wait, beyond Ctrl-C, for a
+// writer).
+func TestModelFIFORefused(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "m.rfm")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "d.csv")
+	writeFile(t, data, "x,y\n1,2\n3,4\n")
+	for _, args := range [][]string{
+		{"predict", "--model", fifo, "--data", data},
+		{"eval", "--model", fifo, "--data", data},
+		{"inspect", "--model", fifo},
+		{"export", "--model", fifo, "--format", "onnx", "--out", filepath.Join(dir, "m.onnx")},
+		{"serve", "--model", fifo, "--addr", "127.0.0.1:0"},
+	} {
+		done := make(chan result, 1)
+		go func() { done <- runInProcess(args...) }()
+		select {
+		case r := <-done:
+			if r.code == 0 || !strings.Contains(r.stderr, "is a named pipe (FIFO)") {
+				t.Errorf("rfm %s: exit %d, stderr %q", args[0], r.code, r.stderr)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("rfm %s --model FIFO blocked", args[0])
+		}
+	}
+}
