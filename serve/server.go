@@ -515,10 +515,12 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
-// refuse answers an error, counting a 503 (the budget or the slots
+// refuse answers an error and closes the connection, counting a 503 (the budget or the slots
 // being held by others) in rfm_predict_requests_rejected_total and
 // telling the client when to retry.
 func (s *Server) refuse(w http.ResponseWriter, err error) {
+	// The rest of a refused body is not worth reading (or draining).
+	w.Header().Set("Connection", "close")
 	var he *httpError
 	if errors.As(err, &he) && he.status == http.StatusServiceUnavailable {
 		s.met.rejected.Inc()
