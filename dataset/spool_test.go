@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"io"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -62,5 +63,22 @@ func TestReadAllBoundedSpoolsStreams(t *testing.T) {
 	tb, err := ReadContext(context.Background(), onlyReader{&z}, "in.csv.gz", ReadOptions{MemoryBudget: 64 << 20})
 	if err != nil || tb.NRows() != 300000 {
 		t.Fatalf("gzip stream: %v", err)
+	}
+}
+
+// A NUL byte met while the first piece of a file is read in pieces (the
+// delimiter not yet detected) is reported at its column, as a whole read
+// reports it.
+func TestChunksNULColumn(t *testing.T) {
+	path := t.TempDir() + "/x.csv"
+	if err := os.WriteFile(path, []byte("a;b;c\n1;2;3\n4;5;6\n7;8\x009;1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, whole := ReadFile(path, ReadOptions{})
+	pieces := ReadFileChunks(context.Background(), path, ReadOptions{}, 0, func(*Table) error { return nil })
+	for _, err := range []error{whole, pieces} {
+		if err == nil || !strings.Contains(err.Error(), `line 4, column 2 ("b"): NUL byte`) {
+			t.Errorf("got %v", err)
+		}
 	}
 }
