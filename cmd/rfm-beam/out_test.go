@@ -9,20 +9,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-)
 
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
-}
+	"github.com/rfmkit/rfm/internal/testutil"
+)
 
 // rfm-beam predict's --out appears whole or not at all: a second run into
 // it is refused unless --overwrite, which leaves no stale part of the
@@ -37,7 +26,7 @@ func TestPredictOutFolder(t *testing.T) {
 	if err := runFit(t, testSpec(), glob, model); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range dirNames(t, tmp) { // runFit's, by beamx.Run directly
+	for _, name := range testutil.DirNames(t, tmp) { // runFit's, by beamx.Run directly
 		os.RemoveAll(filepath.Join(tmp, name))
 	}
 	ctx := context.Background()
@@ -46,7 +35,7 @@ func TestPredictOutFolder(t *testing.T) {
 	if err := predictBeam(ctx, model, glob, out, false, false, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if got := dirNames(t, out); !slices.Equal(got, []string{"part-00000.csv", "part-00001.csv", "part-00002.csv"}) {
+	if got := testutil.DirNames(t, out); !slices.Equal(got, []string{"part-00000.csv", "part-00001.csv", "part-00002.csv"}) {
 		t.Fatalf("parts: %v", got)
 	}
 	err := predictBeam(ctx, model, glob, out, false, false, io.Discard)
@@ -57,7 +46,7 @@ func TestPredictOutFolder(t *testing.T) {
 	if err := predictBeam(ctx, model, one, out, false, true, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if got := dirNames(t, out); !slices.Equal(got, []string{"part-00000.csv"}) {
+	if got := testutil.DirNames(t, out); !slices.Equal(got, []string{"part-00000.csv"}) {
 		t.Errorf("after --overwrite with one input: %v (stale parts)", got)
 	}
 	before := readAll(t, filepath.Join(out, "part-00000.csv"))
@@ -67,10 +56,10 @@ func TestPredictOutFolder(t *testing.T) {
 	if err := predictBeam(ctx, model, one+","+bad, out, false, true, io.Discard); err == nil {
 		t.Fatal("a run with a bad input succeeded")
 	}
-	if got := dirNames(t, out); !slices.Equal(got, []string{"part-00000.csv"}) || readAll(t, filepath.Join(out, "part-00000.csv")) != before {
+	if got := testutil.DirNames(t, out); !slices.Equal(got, []string{"part-00000.csv"}) || readAll(t, filepath.Join(out, "part-00000.csv")) != before {
 		t.Errorf("a failed run changed --out: %v", got)
 	}
-	if got := dirNames(t, outs); !slices.Equal(got, []string{"pred"}) {
+	if got := testutil.DirNames(t, outs); !slices.Equal(got, []string{"pred"}) {
 		t.Errorf("beside --out after the runs: %v", got)
 	}
 	fresh := filepath.Join(outs, "fresh")
@@ -80,7 +69,7 @@ func TestPredictOutFolder(t *testing.T) {
 	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
 		t.Errorf("a failed run created --out: %v", err)
 	}
-	if got := dirNames(t, tmp); len(got) != 0 {
+	if got := testutil.DirNames(t, tmp); len(got) != 0 {
 		t.Errorf("the runs left in the temporary folder: %v", got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 )
 
 // ErrNotRegular is the error OpenRegular wraps when path is not a regular
@@ -23,4 +24,18 @@ func notRegular(path string, mode fs.FileMode) error {
 		what = "a directory"
 	}
 	return fmt.Errorf("%s: is %s: %w", path, what, ErrNotRegular)
+}
+
+// checkRegular refuses f (closing it) unless it is a regular file.
+func checkRegular(f *os.File, path string) error {
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return notRegular(path, st.Mode())
+	}
+	return nil
 }

@@ -11,14 +11,8 @@ func OpenRegular(path string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
+	if err := checkRegular(f, path); err != nil {
 		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, notRegular(path, st.Mode())
 	}
 	return f, nil
 }

@@ -19,14 +19,8 @@ func OpenRegular(path string) (*os.File, error) {
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
 	f := os.NewFile(uintptr(fd), path)
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
+	if err := checkRegular(f, path); err != nil {
 		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, notRegular(path, st.Mode())
 	}
 	if err := syscall.SetNonblock(fd, false); err != nil {
 		f.Close()
