@@ -187,3 +187,26 @@ func TestModelFIFORefused(t *testing.T) {
 		}
 	}
 }
+
+// The security and budget flags refuse what cannot work before serving.
+func TestServeFlagErrors(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.rfm")
+	writeFile(t, model, "not read: the flags fail first")
+	short := filepath.Join(dir, "tokens")
+	writeFile(t, short, "abc\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--memory-budget", "10K"}, "--memory-budget \"10K\": want auto or a size of at least 1M"},
+		{[]string{"--auth-probes"}, "--auth-probes needs --auth-tokens"},
+		{[]string{"--auth-tokens", short}, "too short"},
+		{[]string{"--auth-tokens", filepath.Join(dir, "none")}, "no such file"},
+	} {
+		r := runInProcess(append([]string{"serve", "--model", model, "--addr", "127.0.0.1:0"}, c.args...)...)
+		if r.code == 0 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+}
