@@ -2,6 +2,8 @@ package serve
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -156,5 +158,42 @@ func TestExpectContinueOverLimit(t *testing.T) {
 	b, _ := io.ReadAll(r.Body)
 	if r.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(b), "over the 4096-byte limit") {
 		t.Errorf("got %d %s, want 413", r.StatusCode, b)
+	}
+}
+
+// The budget is charged through every decoder: a CSV or JSON body that
+// needs more than a request may hold is refused with 413 (not a parse
+// error), and one that others' holdings leave no room for with 503; the
+// charge is all given back.
+func TestBudgetThroughDecoders(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.rfm")
+	writeModel(t, path, 300, 1, false)
+	m, err := loadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	csvBody := "x1,x2,color\n" + strings.Repeat("1,2,red\n", 20000)
+	jsonBody := "[" + strings.TrimSuffix(strings.Repeat(`{"x1": 1, "x2": 2, "color": "red"},`, 2000), ",") + "]"
+	for _, c := range []struct {
+		ctype, body string
+	}{{"text/csv", csvBody}, {"application/json", jsonBody}} {
+		b := &budget{limit: 1 << 20}
+		ch := &charge{b: b}
+		_, err := decodeRequest(context.Background(), m, c.ctype, nil, strings.NewReader(c.body), 100000, ch)
+		var he *httpError
+		if !errors.As(err, &he) || he.status != http.StatusRequestEntityTooLarge || !strings.Contains(he.msg, "needs more than") {
+			t.Errorf("%s over the per-request share: %v", c.ctype, err)
+		}
+		ch.release()
+		b.used.Store(b.limit - 8<<10) // others hold all but 8 KiB
+		ch = &charge{b: b}
+		_, err = decodeRequest(context.Background(), m, c.ctype, nil, strings.NewReader(c.body), 100000, ch)
+		if !errors.As(err, &he) || he.status != http.StatusServiceUnavailable {
+			t.Errorf("%s with the budget held: %v", c.ctype, err)
+		}
+		ch.release()
+		if got := b.used.Load(); got != b.limit-8<<10 {
+			t.Errorf("%s: %d bytes used after release, want the others' %d", c.ctype, got, b.limit-8<<10)
+		}
 	}
 }
