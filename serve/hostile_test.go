@@ -132,6 +132,12 @@ func TestSlowBodiesHoldNoSlots(t *testing.T) {
 	if v := metricValue(t, ts.url, "rfm_predict_requests_rejected_total"); v < 1 {
 		t.Errorf("the 503 was not counted: %v", v)
 	}
+	if v := metricValue(t, ts.url, "rfm_request_memory_bytes"); v < 700<<10 {
+		t.Errorf("rfm_request_memory_bytes = %v while a body holds 700 KiB", v)
+	}
+	if v := metricValue(t, ts.url, "rfm_request_memory_budget_bytes"); v != 1<<20 {
+		t.Errorf("rfm_request_memory_budget_bytes = %v", v)
+	}
 	// Alone, a request over three quarters of the budget is 413.
 	huge := "[" + strings.TrimSuffix(strings.Repeat(ok+",", 9000), ",") + "]"
 	ts2 := startServer(t, Options{ModelPath: path, MemoryBudget: 1 << 20, MaxRows: 100000})

@@ -57,6 +57,13 @@ func newMetrics(reg *prometheus.Registry, s *Server) *metrics {
 	m.reloads.WithLabelValues("ok")
 	m.reloads.WithLabelValues("error")
 	m.reloads.WithLabelValues("refused")
+	budgetUsed := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "rfm_request_memory_bytes",
+		Help: "Memory held by the requests being read, decoded and predicted (their charge against the budget)."},
+		func() float64 { return float64(s.budget.used.Load()) })
+	budgetLimit := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "rfm_request_memory_budget_bytes",
+		Help: "The memory budget for requests (--memory-budget)."},
+		func() float64 { return float64(s.budget.limit) })
+	reg.MustRegister(budgetUsed, budgetLimit)
 	reg.MustRegister(m.requests, m.latency, m.rows, m.inflight, m.rejected, m.unauthorized, m.batchRows, m.batchRequests,
 		m.reloads, m.reloadFailed, m.modelInfo, m.loadedAt,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
