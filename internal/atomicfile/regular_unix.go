@@ -3,6 +3,8 @@
 package atomicfile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"syscall"
 )
@@ -14,7 +16,19 @@ import (
 // the open gets through. A FIFO, device, socket or directory is refused
 // with an error that says what it is (ErrNotRegular).
 func OpenRegular(path string) (*os.File, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	return OpenRegularFile(path, os.O_RDONLY, 0)
+}
+
+// OpenRegularFile is OpenRegular with os.OpenFile's flag and permissions:
+// for writing, a named pipe (which would wait for a reader) is refused
+// the same way.
+func OpenRegularFile(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	fd, err := syscall.Open(path, flag|syscall.O_NONBLOCK|syscall.O_CLOEXEC, uint32(perm.Perm()))
+	if errors.Is(err, syscall.ENXIO) { // a FIFO opened for writing with no reader
+		if st, serr := os.Stat(path); serr == nil && !st.Mode().IsRegular() {
+			return nil, notRegular(path, st.Mode())
+		}
+	}
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}

@@ -56,4 +56,17 @@ func TestOpenRegular(t *testing.T) {
 	if _, err := OpenRegular(filepath.Join(dir, "none")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
+	// For writing: a FIFO with no reader is refused at once (ENXIO), a new
+	// file is created and written.
+	if _, err := OpenRegularFile(fifo, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("a FIFO for writing: %v", err)
+	}
+	w, err := OpenRegularFile(filepath.Join(dir, "new"), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WriteString("x"); err != nil {
+		t.Error(err)
+	}
+	w.Close()
 }
