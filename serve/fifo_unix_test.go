@@ -15,13 +15,7 @@ import (
 // the reload fails at once, logged and counted, the old model serves, and
 // the next valid file (seen by the watcher, or on SIGHUP) is loaded.
 func TestWatchSurvivesFIFO(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "m.rfm")
-	writeModel(t, path, 300, 1, false)
-	next := filepath.Join(dir, "next.rfm")
-	writeModel(t, next, 300, 3, false)
-	ts := startServer(t, Options{ModelPath: path, WatchInterval: 20 * time.Millisecond})
-	first := ts.Model().Checksum
+	ts, dir, path, next, first := watchedServer(t)
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
