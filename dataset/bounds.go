@@ -347,10 +347,21 @@ func mayBlock(r io.Reader) bool {
 	return true
 }
 
+// spoolAfter is how much of an input of unknown size (a pipe, a
+// decompressed stream) readAllBounded holds in memory before it spools
+// the rest to a temporary file (a variable for tests).
+var spoolAfter = 16 << 20
+
 // readAllBounded reads an input whole, at most limit bytes (0 =
-// unlimited), looking at the context between chunks. The buffer grows by
-// doubling but never past limit+1, so a refused input costs at most about
-// 1.5 times the limit. On error it returns what was read with the error.
+// unlimited), looking at the context between chunks. An input of known
+// size is read into one buffer of that size. One of unknown size is read
+// into memory up to spoolAfter bytes; beyond that (with a limit) it is
+// spooled to an unlinked temporary file and read back into one buffer of
+// its exact size, so that it costs its size, not the 1.5 to 3 times that
+// doubling a buffer (the old and new buffers, and the garbage of the
+// earlier ones) would. Without a temporary folder it falls back to
+// doubling, never past limit+1. On error it returns what was read with
+// the error.
 func readAllBounded(r io.Reader, l *limits, name string, limit uint64) ([]byte, error) {
 	var b []byte
 	if l.sizeHint > 0 && !l.gzipped {
@@ -361,15 +372,36 @@ func readAllBounded(r io.Reader, l *limits, name string, limit uint64) ([]byte, 
 			c = min(c, limit+1)
 		}
 		b = make([]byte, 0, c)
+		return growRead(r, l, name, limit, b, 0)
 	}
+	if limit == 0 || limit <= uint64(spoolAfter) {
+		return growRead(r, l, name, limit, nil, 0)
+	}
+	b, err := growRead(r, l, name, limit, nil, spoolAfter)
+	if err != nil || len(b) < spoolAfter {
+		return b, err
+	}
+	return spool(r, l, name, limit, b)
+}
+
+// growRead reads r to its end into b, doubling it as needed but never
+// past limit+1 (0: unlimited). With stopAt > 0 it returns once b holds
+// stopAt bytes (without an error: the caller goes on).
+func growRead(r io.Reader, l *limits, name string, limit uint64, b []byte, stopAt int) ([]byte, error) {
 	for {
 		if err := l.ctx.Err(); err != nil {
 			return b, err
+		}
+		if stopAt > 0 && len(b) >= stopAt {
+			return b, nil
 		}
 		if len(b) == cap(b) {
 			c := max(2*cap(b), checkChunk)
 			if limit > 0 && uint64(c) > limit+1 {
 				c = int(limit + 1)
+			}
+			if stopAt > 0 {
+				c = min(c, stopAt)
 			}
 			nb := make([]byte, len(b), c)
 			// Copy in pieces, so that an interrupt need not wait for a
@@ -395,6 +427,59 @@ func readAllBounded(r io.Reader, l *limits, name string, limit uint64) ([]byte, 
 			return b, err
 		}
 	}
+}
+
+// spool copies head and the rest of r to an unlinked temporary file, at
+// most limit bytes, and reads it back into one buffer of its size. An
+// error while copying returns what was read (for its message) with it.
+func spool(r io.Reader, l *limits, name string, limit uint64, head []byte) ([]byte, error) {
+	f, err := os.CreateTemp("", "rfm-read-*")
+	if err != nil {
+		return growRead(r, l, name, limit, head, 0) // no temporary folder
+	}
+	os.Remove(f.Name()) // the data lives as long as f is open
+	defer f.Close()
+	if _, err := f.Write(head); err != nil {
+		return growRead(r, l, name, limit, head, 0) // no room on the disk
+	}
+	size := int64(len(head))
+	head = nil // the only reference: the collector may take it
+	buf := make([]byte, 1<<20)
+	var rerr error
+	for {
+		if err := l.ctx.Err(); err != nil {
+			return nil, err
+		}
+		n, err := r.Read(buf)
+		if n > 0 {
+			if _, werr := f.Write(buf[:n]); werr != nil {
+				return nil, fmt.Errorf("spooling the input to a temporary file: %w", werr)
+			}
+			size += int64(n)
+			if uint64(size) > limit {
+				// Nothing to read back: the error needs no text.
+				return nil, l.budgetError(name, fmt.Sprintf("the input (more than %d bytes)", limit))
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			rerr = err
+			break
+		}
+	}
+	buf = nil
+	b := make([]byte, size)
+	for off := int64(0); off < size; off += 8 << 20 {
+		if err := l.ctx.Err(); err != nil {
+			return nil, err
+		}
+		if _, err := f.ReadAt(b[off:min(off+8<<20, size)], off); err != nil {
+			return nil, fmt.Errorf("reading back the spooled input: %w", err)
+		}
+	}
+	return b, rerr
 }
 
 // isCtxErr reports a cancelled or expired context, which readers pass on

@@ -257,6 +257,13 @@ func (c *chunker) header(text *string, eof bool) (ok bool, err error) {
 // checker, its field counted in the line read so far and named from the
 // header.
 func (c *chunker) badByte(text string, bad *badByteError) error {
+	if c.delim == 0 {
+		// Met in the first piece, before the delimiter was detected: it
+		// is detected from what was read, so the column is counted right.
+		const sampleSize = 64 << 10
+		sample := strings.TrimPrefix(text[:min(len(text), sampleSize)], "\uFEFF")
+		c.delim = detectDelimiter([]byte(sample), false)
+	}
 	e := badByte(text, c.name, c.delim, bad)
 	if c.names != nil && e.Col >= 1 && e.Col <= len(c.names) {
 		e.Column = c.names[e.Col-1]

@@ -3,9 +3,9 @@ package modelfile
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/rfmkit/rfm/internal/atomicfile"
 )
@@ -42,9 +42,14 @@ func WriteModelFile(path string, m Model, extra map[string]json.RawMessage) erro
 	return WriteFileAtomic(path, f)
 }
 
-// ReadFile opens path and reads it with Read.
+// ReadFile opens path and reads it with Read. Only a regular file is
+// read: a named pipe, device or socket is refused at once (opening a FIFO
+// would wait, beyond any interrupt, for a writer), as is a directory.
 func ReadFile(path string) (*File, error) {
-	fh, err := os.Open(path)
+	fh, err := atomicfile.OpenRegular(path)
+	if errors.Is(err, atomicfile.ErrNotRegular) {
+		return nil, fmt.Errorf("read model file: %w; a model file must be a regular file", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read model file: %w", err)
 	}

@@ -37,7 +37,12 @@ func FuzzDecodeRequest(f *testing.F) {
 		if csv {
 			ctype = "text/csv"
 		}
-		req, err := decodeRequest(context.Background(), m, ctype, nil, strings.NewReader(string(body)), 50)
+		c := &charge{b: &budget{limit: 1 << 30}}
+		req, err := decodeRequest(context.Background(), m, ctype, nil, strings.NewReader(string(body)), 50, c)
+		if c.b.used.Load() != c.held {
+			t.Fatalf("the budget holds %d but the request %d", c.b.used.Load(), c.held)
+		}
+		c.release()
 		if err != nil {
 			var he *httpError
 			if !errors.As(err, &he) || he.status < 400 || he.status >= 500 || he.msg == "" {

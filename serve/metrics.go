@@ -14,6 +14,7 @@ type metrics struct {
 	rows          prometheus.Counter
 	inflight      prometheus.Gauge
 	rejected      prometheus.Counter
+	unauthorized  prometheus.Counter
 	batchRows     prometheus.Histogram
 	batchRequests prometheus.Histogram
 	reloads       *prometheus.CounterVec // result
@@ -35,7 +36,9 @@ func newMetrics(reg *prometheus.Registry, s *Server) *metrics {
 		inflight: prometheus.NewGauge(prometheus.GaugeOpts{Name: "rfm_predict_requests_in_flight",
 			Help: "Predict requests being served."}),
 		rejected: prometheus.NewCounter(prometheus.CounterOpts{Name: "rfm_predict_requests_rejected_total",
-			Help: "Predict requests refused with 503 because the in-flight limit was reached."}),
+			Help: "Predict requests refused with 503 because the in-flight limit or the memory budget was reached."}),
+		unauthorized: prometheus.NewCounter(prometheus.CounterOpts{Name: "rfm_requests_unauthorized_total",
+			Help: "Requests refused with 401: no bearer token, or one not accepted."}),
 		batchRows: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "rfm_batch_rows",
 			Help:    "Rows per coalesced kernel evaluation.",
 			Buckets: prometheus.ExponentialBuckets(1, 4, 8)}),
@@ -43,7 +46,7 @@ func newMetrics(reg *prometheus.Registry, s *Server) *metrics {
 			Help:    "Requests per coalesced kernel evaluation.",
 			Buckets: prometheus.ExponentialBuckets(1, 2, 9)}),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rfm_model_reloads_total",
-			Help: "Model reloads, by result (ok, or error: the previous model kept serving)."}, []string{"result"}),
+			Help: "Model reloads, by result (ok; error: the file failed; refused: its task, inputs or classes differ from the serving model's; the previous model kept serving)."}, []string{"result"}),
 		reloadFailed: prometheus.NewGauge(prometheus.GaugeOpts{Name: "rfm_model_last_reload_failed",
 			Help: "1 when the last reload failed and the previous model is still serving."}),
 		modelInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rfm_model_info",
@@ -53,7 +56,15 @@ func newMetrics(reg *prometheus.Registry, s *Server) *metrics {
 	}
 	m.reloads.WithLabelValues("ok")
 	m.reloads.WithLabelValues("error")
-	reg.MustRegister(m.requests, m.latency, m.rows, m.inflight, m.rejected, m.batchRows, m.batchRequests,
+	m.reloads.WithLabelValues("refused")
+	budgetUsed := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "rfm_request_memory_bytes",
+		Help: "Memory held by the requests being read, decoded and predicted (their charge against the budget)."},
+		func() float64 { return float64(s.budget.used.Load()) })
+	budgetLimit := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "rfm_request_memory_budget_bytes",
+		Help: "The memory budget for requests (--memory-budget)."},
+		func() float64 { return float64(s.budget.limit) })
+	reg.MustRegister(budgetUsed, budgetLimit)
+	reg.MustRegister(m.requests, m.latency, m.rows, m.inflight, m.rejected, m.unauthorized, m.batchRows, m.batchRequests,
 		m.reloads, m.reloadFailed, m.modelInfo, m.loadedAt,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,10 +10,13 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -31,10 +35,19 @@ type Options struct {
 	MaxBodyBytes int64
 	// MaxRows bounds the rows of one request [10 000]; more get 413.
 	MaxRows int
-	// MaxInFlight bounds the predict requests being served at once [256];
+	// MaxInFlight bounds the predict requests being predicted at once
+	// [256] (a request takes its slot once its body is read and decoded);
 	// beyond it a request gets 503 with Retry-After at once, instead of
 	// queueing without bound.
 	MaxInFlight int
+	// MemoryBudget bounds the memory, in bytes, of all the requests being
+	// read, decoded and predicted together [DefaultMemoryBudget]: each
+	// request is charged as its body arrives and its values are decoded
+	// (an estimate of their decoded size), and refused with 503 and
+	// Retry-After when the budget is held by others, or 413 when it alone
+	// needs more than three quarters of it. The last quarter is kept for
+	// requests that need at most 1 MiB.
+	MemoryBudget int64
 	// BatchWait is how long a batch may wait for more requests while others
 	// are being read [1 ms]; BatchRows bounds a batch's rows [4 096].
 	BatchWait time.Duration
@@ -52,6 +65,21 @@ type Options struct {
 	// Logger receives one line per reload, failure and shutdown step
 	// [slog.Default()].
 	Logger *slog.Logger
+	// TLSCertFile and TLSKeyFile, when set (both), make Serve answer
+	// HTTPS only, with this certificate chain and key (PEM).
+	TLSCertFile, TLSKeyFile string
+	// Tokens, when not empty, are the bearer tokens a client must send
+	// ("Authorization: Bearer TOKEN") to predict or read /v1/model;
+	// others get 401. They are compared in constant time (see ReadTokens).
+	Tokens []string
+	// AuthProbes requires a token for /healthz, /readyz and /metrics too
+	// (by default they stay open, for load balancers and scrapers).
+	AuthProbes bool
+	// AllowSchemaChange lets a reload swap in a model with another task,
+	// other input columns or other classes; by default such a file is
+	// refused (logged and counted) and the serving model stays, since
+	// every client would otherwise start getting 400s.
+	AllowSchemaChange bool
 }
 
 func (o *Options) defaults() {
@@ -68,6 +96,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxInFlight <= 0 {
 		o.MaxInFlight = 256
+	}
+	if o.MemoryBudget <= 0 {
+		o.MemoryBudget = DefaultMemoryBudget()
 	}
 	if o.BatchRows <= 0 {
 		o.BatchRows = 4096
@@ -98,6 +129,9 @@ type Server struct {
 	reloadMu sync.Mutex
 	batch    *batcher
 	inflight chan struct{}
+	budget   budget
+	tls      *tls.Config
+	tokens   tokenSet
 	ready    atomic.Bool
 	reg      *prometheus.Registry
 	met      *metrics
@@ -125,6 +159,11 @@ func New(opt Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opt: opt, log: opt.Logger, inflight: make(chan struct{}, opt.MaxInFlight), reg: prometheus.NewRegistry()}
+	s.budget.limit = opt.MemoryBudget
+	if s.tls, err = loadTLS(opt.TLSCertFile, opt.TLSKeyFile); err != nil {
+		return nil, err
+	}
+	s.tokens = newTokenSet(opt.Tokens)
 	s.met = newMetrics(s.reg, s)
 	s.batch = newBatcher(opt.BatchWait, opt.BatchRows, func(rows, jobs int) {
 		s.evals.Add(1)
@@ -182,6 +221,13 @@ func (s *Server) Reload() error {
 		s.log.Error("reload failed; the previous model keeps serving", "file", s.opt.ModelPath, "error", err.Error(), "serving", s.Model().Checksum)
 		return err
 	}
+	if why := schemaChange(s.Model(), m); why != "" && !s.opt.AllowSchemaChange {
+		s.met.reloads.WithLabelValues("refused").Inc()
+		s.met.reloadFailed.Set(1)
+		err := fmt.Errorf("reload refused: %s (clients of the serving model would get 400s; restart, or allow it with --allow-schema-change)", why)
+		s.log.Error("reload refused; the previous model keeps serving", "file", s.opt.ModelPath, "checksum", m.Checksum, "error", err.Error(), "serving", s.Model().Checksum)
+		return err
+	}
 	old := s.model.Swap(&loaded{m: m, at: time.Now()})
 	s.met.reloads.WithLabelValues("ok").Inc()
 	s.met.reloadFailed.Set(0)
@@ -212,9 +258,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, reload <-chan struc
 	defer stopWatch()
 	go s.watch(watchCtx, reload)
 
+	s.warnIfExposed(ln.Addr())
+	if s.tls != nil {
+		ln = tls.NewListener(ln, s.tls)
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	s.log.Info("serving", "addr", ln.Addr().String(), "model", s.opt.ModelPath, "checksum", s.Model().Checksum)
+	s.log.Info("serving", "addr", ln.Addr().String(), "tls", s.tls != nil, "auth", len(s.tokens) > 0, "model", s.opt.ModelPath, "checksum", s.Model().Checksum)
 	var err error
 	select {
 	case err = <-served:
@@ -287,19 +337,25 @@ func sameVersion(a, b os.FileInfo) bool {
 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/v1/predict", s.instrument("predict", http.HandlerFunc(s.predict)))
-	mux.Handle("/v1/model", s.instrument("model", http.HandlerFunc(s.modelInfo)))
-	mux.Handle("/healthz", s.instrument("healthz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	probe := func(h http.Handler) http.Handler {
+		if s.opt.AuthProbes {
+			return s.authorize(h)
+		}
+		return h
+	}
+	mux.Handle("/v1/predict", s.instrument("predict", s.authorize(http.HandlerFunc(s.predict))))
+	mux.Handle("/v1/model", s.instrument("model", s.authorize(http.HandlerFunc(s.modelInfo))))
+	mux.Handle("/healthz", s.instrument("healthz", probe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	})))
-	mux.Handle("/readyz", s.instrument("readyz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	}))))
+	mux.Handle("/readyz", s.instrument("readyz", probe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.ready.Load() {
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "shutting down"})
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready", "model": s.Model().Checksum})
-	})))
-	mux.Handle("/metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
+	}))))
+	mux.Handle("/metrics", probe(promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{})))
 	mux.Handle("/", s.instrument("other", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &httpError{http.StatusNotFound, fmt.Sprintf("no endpoint %s; the endpoints are POST /v1/predict, GET /v1/model, /healthz, /readyz, /metrics", r.URL.Path)})
 	})))
@@ -370,17 +426,42 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &httpError{http.StatusMethodNotAllowed, fmt.Sprintf("%s /v1/predict: use POST with the rows in the body", r.Method)})
 		return
 	}
+	if r.ContentLength > s.opt.MaxBodyBytes {
+		// Before the body is read, so that a client waiting for "100
+		// Continue" gets the refusal instead.
+		writeError(w, readError(&http.MaxBytesError{Limit: s.opt.MaxBodyBytes}))
+		return
+	}
+	c := &charge{b: &s.budget}
+	defer c.release()
+	if err := c.add(requestBaseCost); err != nil {
+		s.refuse(w, err)
+		return
+	}
+	cur := s.model.Load().m // this request's model, even across a reload
+	body := http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes)
+	req, err := decodeRequest(r.Context(), cur, r.Header.Get("Content-Type"), r.URL.Query(), body, s.opt.MaxRows, c)
+	if err != nil {
+		s.refuse(w, err)
+		return
+	}
+	// The slot is taken only now that the body is in: a slow client holds
+	// only the bytes it has sent, never a slot.
 	select {
 	case s.inflight <- struct{}{}:
 		defer func() { <-s.inflight }()
 	default:
-		s.met.rejected.Inc()
-		w.Header().Set("Retry-After", "1")
-		writeError(w, &httpError{http.StatusServiceUnavailable, fmt.Sprintf("the server is at its limit of %d requests in flight; retry shortly", s.opt.MaxInFlight)})
+		s.refuse(w, &httpError{http.StatusServiceUnavailable, fmt.Sprintf("the server is at its limit of %d requests in flight; retry shortly", s.opt.MaxInFlight)})
 		return
 	}
 	s.met.inflight.Inc()
 	defer s.met.inflight.Dec()
+	n := req.table.NRows()
+	// The encoded rows, their copy into a shared batch, and the scores.
+	if err := c.add(int64(n) * int64(cur.D()+cur.Outputs()) * 8 * 2); err != nil {
+		s.refuse(w, err)
+		return
+	}
 	s.batch.coming.Add(1)
 	queued := false
 	defer func() {
@@ -388,14 +469,6 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 			s.batch.coming.Add(-1)
 		}
 	}()
-
-	cur := s.model.Load().m // this request's model, even across a reload
-	body := http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes)
-	req, err := decodeRequest(r.Context(), cur, r.Header.Get("Content-Type"), r.URL.Query(), body, s.opt.MaxRows)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
 	x, n, _, err := cur.Pipeline.Transform(req.table)
 	if err != nil {
 		writeError(w, badRequest("%v", err))
@@ -442,10 +515,41 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
+// refuse answers an error and closes the connection, counting a 503 (the budget or the slots
+// being held by others) in rfm_predict_requests_rejected_total and
+// telling the client when to retry.
+func (s *Server) refuse(w http.ResponseWriter, err error) {
+	// The rest of a refused body is not worth reading (or draining).
+	w.Header().Set("Connection", "close")
+	var he *httpError
+	if errors.As(err, &he) && he.status == http.StatusServiceUnavailable {
+		s.met.rejected.Inc()
+		w.Header().Set("Retry-After", "1")
+	}
+	writeError(w, err)
+}
+
+// withoutPaths is t with its data path cut to the file's base name.
+func withoutPaths(t *predictor.TrainingInfo) *predictor.TrainingInfo {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	var names []string
+	for _, p := range strings.Split(c.Data, ",") {
+		names = append(names, filepath.Base(strings.TrimSpace(p)))
+	}
+	c.Data = strings.Join(names, ",")
+	return &c
+}
+
+// MemoryInUse is how much of the memory budget the requests being read,
+// decoded and predicted hold now, in bytes.
+func (s *Server) MemoryInUse() int64 { return s.budget.used.Load() }
+
 // modelJSON is the answer to GET /v1/model.
 type modelJSON struct {
 	Model         string                  `json:"model"` // checksum
-	File          string                  `json:"file"`
 	LoadedAt      time.Time               `json:"loaded_at"`
 	CreatedBy     string                  `json:"created_by,omitempty"`
 	FormatVersion int                     `json:"format_version"`
@@ -474,9 +578,10 @@ func (s *Server) modelInfo(w http.ResponseWriter, r *http.Request) {
 	}
 	l := s.model.Load()
 	m := l.m
-	info := modelJSON{Model: m.Checksum, File: s.opt.ModelPath, LoadedAt: l.at, CreatedBy: m.CreatedBy, FormatVersion: m.FormatVersion,
+	// No file paths: neither the model's nor its training data's.
+	info := modelJSON{Model: m.Checksum, LoadedAt: l.at, CreatedBy: m.CreatedBy, FormatVersion: m.FormatVersion,
 		Task: string(m.Task()), Target: m.Target.Name, Classes: m.Classes(), Inputs: m.Inputs(), Features: m.D(),
-		Config: m.Config(), Training: m.Training,
+		Config: m.Config(), Training: withoutPaths(m.Training),
 		Limits: map[string]any{"max_body_bytes": s.opt.MaxBodyBytes, "max_rows": s.opt.MaxRows, "max_in_flight": s.opt.MaxInFlight}}
 	if cal := m.Calibration(); cal != nil {
 		info.Calibration = string(cal.Method)
@@ -523,5 +628,20 @@ func writeError(w http.ResponseWriter, err error) {
 	if status == http.StatusRequestEntityTooLarge {
 		w.Header().Set("Connection", "close") // the rest of a bad body is not worth reading
 	}
-	writeJSON(w, status, map[string]string{"error": err.Error()})
+	writeJSON(w, status, map[string]string{"error": clipMessage(err.Error())})
+}
+
+// maxErrorBytes bounds an error message: one that quotes client input
+// (a value, a key, a line) is cut, never echoed whole.
+const maxErrorBytes = 1024
+
+func clipMessage(msg string) string {
+	if len(msg) <= maxErrorBytes {
+		return msg
+	}
+	cut := maxErrorBytes
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + fmt.Sprintf("… (message cut; %d bytes in all)", len(msg))
 }

@@ -424,15 +424,21 @@ func TestReloadUnderLoad(t *testing.T) {
 	}
 }
 
+// watchedServer serves dir/m.rfm with a 20 ms watch, and writes another
+// model of the same inputs to next for the test to swap in.
+func watchedServer(t *testing.T) (ts *testServer, dir, path, next, first string) {
+	dir = t.TempDir()
+	path = filepath.Join(dir, "m.rfm")
+	writeModel(t, path, 300, 1, false)
+	next = filepath.Join(dir, "next.rfm")
+	writeModel(t, next, 300, 3, false)
+	ts = startServer(t, Options{ModelPath: path, WatchInterval: 20 * time.Millisecond})
+	return ts, dir, path, next, ts.Model().Checksum
+}
+
 // The file watcher reloads a replaced file without a signal.
 func TestWatchReloads(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "m.rfm")
-	writeModel(t, path, 300, 1, false)
-	next := filepath.Join(dir, "next.rfm")
-	writeModel(t, next, 300, 3, false)
-	ts := startServer(t, Options{ModelPath: path, WatchInterval: 20 * time.Millisecond})
-	first := ts.Model().Checksum
+	ts, _, path, next, first := watchedServer(t)
 	b, _ := os.ReadFile(next)
 	time.Sleep(50 * time.Millisecond)
 	writeAtomic(t, path, b)

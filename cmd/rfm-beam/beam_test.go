@@ -249,7 +249,7 @@ func TestPredictMatchesRfmPredict(t *testing.T) {
 	}
 	ctx := context.Background()
 	out := filepath.Join(dir, "pred")
-	if err := predictBeam(ctx, model, glob, out, true, os.Stderr); err != nil {
+	if err := predictBeam(ctx, model, glob, out, true, false, os.Stderr); err != nil {
 		t.Fatal(err)
 	}
 	shards, _ := expand(ctx, glob)

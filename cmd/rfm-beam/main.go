@@ -15,6 +15,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -27,7 +28,7 @@ import (
 
 const usage = `Usage:
   rfm-beam fit --data GLOBS --target COL --out FILE [flags] [Beam flags]
-  rfm-beam predict --model FILE --data GLOBS --out DIR [--proba] [Beam flags]
+  rfm-beam predict --model FILE --data GLOBS --out DIR [--proba] [--overwrite] [Beam flags]
 
 fit trains a tree of RFMs on the rows of every file matched by GLOBS (comma
 separated; CSV, TSV, gzipped or not, or Parquet; all with the same header):
@@ -223,7 +224,7 @@ func fitBeam(ctx context.Context, spec FitSpec, globs, out string, stderr io.Wri
 	info := predictor.TrainingInfo{Data: globs, Validation: "none (each leaf holds out its own rows)", Version: "rfm-beam"}
 	fmt.Fprintf(stderr, "rfm-beam fit: %d files, sample %d rows, seed %d\n", len(shards), spec.Sample, spec.Seed)
 	p := fitPipeline(spec, shards, header, out, info)
-	res, err := beamx.RunWithMetrics(ctx, p)
+	res, err := runPipeline(ctx, p)
 	if err != nil {
 		return err
 	}
@@ -238,11 +239,12 @@ func fitBeam(ctx context.Context, spec FitSpec, globs, out string, stderr io.Wri
 func cmdPredict(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := newFlags("predict", stderr)
 	var model, data, out string
-	var proba bool
+	var proba, overwrite bool
 	fs.StringVar(&model, "model", "", "the model `FILE` (required)")
 	fs.StringVar(&data, "data", "", "comma-separated `GLOBS` of the files to score (required)")
 	fs.StringVar(&out, "out", "", "the output `DIR` (required): part-NNNNN.csv per input file")
 	fs.BoolVar(&proba, "proba", false, "add one probability column per class (classification)")
+	fs.BoolVar(&overwrite, "overwrite", false, "replace a --out folder that is not empty (refused by default)")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
@@ -255,12 +257,15 @@ func cmdPredict(ctx context.Context, args []string, stderr io.Writer) error {
 		return usagef("--out is required")
 	}
 	initBeam()
-	return predictBeam(ctx, model, data, out, proba, stderr)
+	return predictBeam(ctx, model, data, out, proba, overwrite, stderr)
 }
 
 // predictBeam checks the model, expands the globs and runs the scoring
-// pipeline.
-func predictBeam(ctx context.Context, model, globs, out string, proba bool, stderr io.Writer) error {
+// pipeline. A local --out folder appears whole or not at all: the parts
+// are written to a temporary sibling folder, renamed to out once every
+// part is written; a failed run leaves out as it was. An out that is not
+// empty is refused unless overwrite.
+func predictBeam(ctx context.Context, model, globs, out string, proba, overwrite bool, stderr io.Writer) error {
 	r, err := openShard(ctx, model)
 	if err != nil {
 		return err
@@ -284,18 +289,105 @@ func predictBeam(ctx context.Context, model, globs, out string, proba bool, stde
 	if err != nil {
 		return err
 	}
+	dest := out
+	var publish func() error
 	if !strings.Contains(out, "://") {
-		if err := os.MkdirAll(out, 0o755); err != nil {
+		if dest, publish, err = stageDir(out, overwrite); err != nil {
 			return err
 		}
+		defer os.RemoveAll(dest) // gone once renamed; a failed run's parts otherwise
 	}
-	res, err := beamx.RunWithMetrics(ctx, predictPipeline(b, shards, out, proba))
+	res, err := runPipeline(ctx, predictPipeline(b, shards, dest, proba))
 	if err != nil {
 		return err
+	}
+	if publish != nil {
+		if err := publish(); err != nil {
+			return err
+		}
 	}
 	printMetrics(stderr, res)
 	fmt.Fprintf(stderr, "rfm-beam predict: %d files → %s\n", len(shards), out)
 	return nil
+}
+
+// stageDir prepares the temporary sibling folder a run writes out's parts
+// to, and returns the function that puts it in out's place. out must be
+// missing, an empty folder, or (with overwrite) a folder.
+func stageDir(out string, overwrite bool) (tmp string, publish func() error, err error) {
+	out = filepath.Clean(out)
+	st, err := os.Stat(out)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return "", nil, fmt.Errorf("--out %s: %w", out, err)
+	case !st.IsDir():
+		return "", nil, usagef("--out %s is not a folder", out)
+	default:
+		entries, err := os.ReadDir(out)
+		if err != nil {
+			return "", nil, fmt.Errorf("--out %s: %w", out, err)
+		}
+		if len(entries) > 0 && !overwrite {
+			return "", nil, usagef("--out %s is not empty (%d entries); give an empty or new folder, or --overwrite to replace it", out, len(entries))
+		}
+	}
+	parent := filepath.Dir(out)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", nil, fmt.Errorf("--out %s: %w", out, err)
+	}
+	tmp, err = os.MkdirTemp(parent, "."+filepath.Base(out)+".tmp-")
+	if err != nil {
+		return "", nil, fmt.Errorf("--out %s: %w", out, err)
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.RemoveAll(tmp)
+		return "", nil, err
+	}
+	publish = func() error {
+		// A folder cannot be renamed over one that has entries: the old
+		// one is moved aside first and removed once the new one is in.
+		old := ""
+		if _, err := os.Stat(out); err == nil {
+			old = tmp + ".old"
+			if err := os.Rename(out, old); err != nil {
+				return fmt.Errorf("--out %s: %w", out, err)
+			}
+		}
+		if err := os.Rename(tmp, out); err != nil {
+			if old != "" {
+				os.Rename(old, out)
+			}
+			return fmt.Errorf("--out %s: %w", out, err)
+		}
+		if old != "" {
+			os.RemoveAll(old)
+		}
+		return nil
+	}
+	return tmp, publish, nil
+}
+
+// runPipeline runs p with the process's temporary folder pointed at a
+// private one, removed afterwards: the Beam SDK leaves files there (an
+// empty beamloopbackworker-* per run in loopback mode) that nothing else
+// would remove.
+func runPipeline(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error) {
+	dir, err := os.MkdirTemp("", "rfm-beam-run-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	prev, had := os.LookupEnv("TMPDIR")
+	os.Setenv("TMPDIR", dir)
+	defer func() {
+		if had {
+			os.Setenv("TMPDIR", prev)
+		} else {
+			os.Unsetenv("TMPDIR")
+		}
+	}()
+	return beamx.RunWithMetrics(ctx, p)
 }
 
 // printMetrics prints the pipeline's counters and distributions.

@@ -22,6 +22,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/stats"
 
 	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/internal/atomicfile"
 	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/predictor"
 	"github.com/rfmkit/rfm/tree"
@@ -58,8 +59,13 @@ var (
 	rowsScored   = beam.NewCounter("rfm", "rows_scored")
 )
 
-// openShard opens a file by the Beam file systems (local paths, gs://).
+// openShard opens a file by the Beam file systems (local paths, gs://). A
+// local path must be a regular file: a named pipe or device is refused at
+// once instead of blocking the open.
 func openShard(ctx context.Context, path string) (io.ReadCloser, error) {
+	if !strings.Contains(path, "://") {
+		return atomicfile.OpenRegular(path)
+	}
 	fs, err := filesystem.New(ctx, path)
 	if err != nil {
 		return nil, err
@@ -86,6 +92,14 @@ func expand(ctx context.Context, globs string) ([]Shard, error) {
 		}
 		if len(m) == 0 {
 			return nil, fmt.Errorf("--data %s: no file matches", g)
+		}
+		if !strings.Contains(g, "://") {
+			// A named pipe would block its reader beyond any interrupt.
+			for _, p := range m {
+				if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
+					return nil, fmt.Errorf("--data %s: %s is not a regular file (a named pipe, device or directory); the inputs must be files", g, p)
+				}
+			}
 		}
 		paths = append(paths, m...)
 	}

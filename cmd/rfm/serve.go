@@ -15,18 +15,21 @@ import (
 
 type serveOptions struct {
 	model, addr                     string
-	maxBody                         string
+	maxBody, memoryBudget           string
 	maxRows, maxInFlight, batchRows int
 	batchWait, watch, shutdown      string
 	headerTimeout, readTimeout      string
 	writeTimeout, idleTimeout       string
 	logJSON                         bool
+	tlsCert, tlsKey, authTokens     string
+	authProbes, allowSchemaChange   bool
 	common                          commonFlags
 }
 
 func serveFlags(o *serveOptions) *flagSet {
 	f := newFlagSet("serve", "rfm serve --model FILE [--addr 127.0.0.1:8080] [flags]",
-		`Serve a model written by 'rfm fit' (or 'rfm tune') over HTTP.
+		`Serve a model written by 'rfm fit' (or 'rfm tune') over HTTP (or HTTPS with
+--tls-cert/--tls-key; clients authenticate with --auth-tokens).
 
   POST /v1/predict   rows as JSON, {"rows": [{"col": value, ...}, ...]} or
                      {"columns": [...], "data": [[...], ...]}, or a CSV body
@@ -53,12 +56,19 @@ curl -s localhost:8080/v1/predict -d '{"rows": [{"age": 41, "plan": "gold"}], "p
 	f.Section("Limits")
 	f.String(&o.maxBody, "max-body", "8M", "largest request body (`SIZE`); larger gets 413")
 	f.Int(&o.maxRows, "max-rows", 10000, "most rows in one request (`N`); more gets 413")
-	f.Int(&o.maxInFlight, "max-in-flight", 256, "most predict requests served at once (`N`); more get 503 and Retry-After")
+	f.Int(&o.maxInFlight, "max-in-flight", 256, "most predict requests predicted at once (`N`; a request takes a slot once its body is read); more get 503 and Retry-After")
+	f.String(&o.memoryBudget, "memory-budget", "auto", "memory (`SIZE`) for all the requests being read, decoded and predicted; over it they get 503 (auto: 1/16 of the available memory, 64M to 256M)")
 	f.String(&o.headerTimeout, "header-timeout", "5s", "time to read a request's headers (`DURATION`); a slower client is disconnected")
 	f.String(&o.readTimeout, "read-timeout", "30s", "time to read a whole request (`DURATION`)")
 	f.String(&o.writeTimeout, "write-timeout", "60s", "time to write an answer (`DURATION`)")
 	f.String(&o.idleTimeout, "idle-timeout", "120s", "keep-alive connection idle time (`DURATION`)")
 	f.String(&o.shutdown, "shutdown-timeout", "30s", "on SIGTERM, wait this long (`DURATION`) for requests in flight")
+	f.Section("Security")
+	f.String(&o.tlsCert, "tls-cert", "", "serve HTTPS with this certificate chain (`FILE`, PEM); needs --tls-key")
+	f.String(&o.tlsKey, "tls-key", "", "the certificate's private key (`FILE`, PEM)")
+	f.String(&o.authTokens, "auth-tokens", "", "require a bearer token from this `FILE` (one per line, at least 16 bytes; # comments) for /v1/predict and /v1/model")
+	f.Bool(&o.authProbes, "auth-probes", false, "require a token for /healthz, /readyz and /metrics too")
+	f.Bool(&o.allowSchemaChange, "allow-schema-change", false, "let a reload swap in a model with another task, other input columns or other classes (refused by default)")
 	f.Section("Batching and reloads")
 	f.String(&o.batchWait, "batch-wait", "1ms", "longest wait (`DURATION`) for more requests to share a kernel evaluation")
 	f.Int(&o.batchRows, "batch-rows", 4096, "most rows (`N`) in one kernel evaluation")
@@ -87,6 +97,13 @@ func cmdServe(e *env, args []string) error {
 		return usagef("--max-body %q: want a size such as 512K or 8M", o.maxBody)
 	}
 	opt.MaxBodyBytes = int64(b)
+	if o.memoryBudget != "auto" {
+		b, err := parseBytes(o.memoryBudget)
+		if err != nil || b < 1<<20 {
+			return usagef("--memory-budget %q: want auto or a size of at least 1M, such as 512M or 2G", o.memoryBudget)
+		}
+		opt.MemoryBudget = int64(b)
+	}
 	for _, c := range []struct {
 		flag, v string
 		dst     *time.Duration
@@ -122,6 +139,16 @@ func cmdServe(e *env, args []string) error {
 		h = slog.NewJSONHandler(e.stderr, nil)
 	}
 	opt.Logger = slog.New(h)
+	opt.TLSCertFile, opt.TLSKeyFile = o.tlsCert, o.tlsKey
+	opt.AuthProbes, opt.AllowSchemaChange = o.authProbes, o.allowSchemaChange
+	if o.authProbes && o.authTokens == "" {
+		return usagef("--auth-probes needs --auth-tokens")
+	}
+	if o.authTokens != "" {
+		if opt.Tokens, err = serve.ReadTokens(o.authTokens); err != nil {
+			return fmt.Errorf("--auth-tokens: %w", err)
+		}
+	}
 	s, err := serve.New(opt)
 	if err != nil {
 		return err

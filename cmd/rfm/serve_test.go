@@ -158,3 +158,57 @@ func TestBenchServeSmall(t *testing.T) {
 		t.Errorf("--rows 0: exit %d %s", r.code, r.stderr)
 	}
 }
+
+// A named pipe given as the model is refused at once by every command
+// that reads a model (open(2) of a FIFO would wait, beyond Ctrl-C, for a
+// writer).
+func TestModelFIFORefused(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "m.rfm")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "d.csv")
+	writeFile(t, data, "x,y\n1,2\n3,4\n")
+	for _, args := range [][]string{
+		{"predict", "--model", fifo, "--data", data},
+		{"eval", "--model", fifo, "--data", data},
+		{"inspect", "--model", fifo},
+		{"export", "--model", fifo, "--format", "onnx", "--out", filepath.Join(dir, "m.onnx")},
+		{"serve", "--model", fifo, "--addr", "127.0.0.1:0"},
+	} {
+		done := make(chan result, 1)
+		go func() { done <- runInProcess(args...) }()
+		select {
+		case r := <-done:
+			if r.code == 0 || !strings.Contains(r.stderr, "is a named pipe (FIFO)") {
+				t.Errorf("rfm %s: exit %d, stderr %q", args[0], r.code, r.stderr)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("rfm %s --model FIFO blocked", args[0])
+		}
+	}
+}
+
+// The security and budget flags refuse what cannot work before serving.
+func TestServeFlagErrors(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.rfm")
+	writeFile(t, model, "not read: the flags fail first")
+	short := filepath.Join(dir, "tokens")
+	writeFile(t, short, "abc\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--memory-budget", "10K"}, "--memory-budget \"10K\": want auto or a size of at least 1M"},
+		{[]string{"--auth-probes"}, "--auth-probes needs --auth-tokens"},
+		{[]string{"--auth-tokens", short}, "too short"},
+		{[]string{"--auth-tokens", filepath.Join(dir, "none")}, "no such file"},
+	} {
+		r := runInProcess(append([]string{"serve", "--model", model, "--addr", "127.0.0.1:0"}, c.args...)...)
+		if r.code == 0 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+}
