@@ -80,8 +80,8 @@ func seq(n int) []int {
 
 // Outcome is where one start ended.
 type Outcome struct {
-	Source    int     `json:"source"`  // the example it was corrupted from, −1 for a random start
-	Limit     int     `json:"limit"`   // the example its limit matches, −1 for none
+	Source    int     `json:"source"`   // the example it was corrupted from, −1 for a random start
+	Limit     int     `json:"limit"`    // the example its limit matches, −1 for none
 	Distance  float64 `json:"distance"` // from the limit to the nearest example
 	Converged bool    `json:"converged"`
 	Steps     int     `json:"steps"`
