@@ -114,7 +114,7 @@ func light(c color.RGBA) color.RGBA {
 
 // BasinFigure draws the basins as a PNG at path (written atomically):
 // each grid point a cell coloured by the cycle its iteration reached
-// (white: a spurious attractor, black: no convergence), the examples as
+// (white: a spurious attractor, grey: no convergence), the examples as
 // dark stars, and the vector field x → f(x) − x as arrows (direction and
 // relative length) on an arrows × arrows grid.
 func BasinFigure(ctx context.Context, path string, net *nn.Network, s *Set, b *Basins, arrows int) error {
@@ -136,7 +136,7 @@ func BasinFigure(ctx context.Context, path string, net *nn.Network, s *Set, b *B
 			case l == LabelSpurious:
 				c = color.RGBA{255, 255, 255, 255}
 			default:
-				c = color.RGBA{0, 0, 0, 255}
+				c = color.RGBA{150, 150, 150, 255}
 			}
 			x0, x1 := int(float64(i)*cell), int(float64(i+1)*cell)
 			y1, y0 := size-int(float64(j)*cell), size-int(float64(j+1)*cell)
