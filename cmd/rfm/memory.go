@@ -21,6 +21,7 @@ import (
 )
 
 type memoryOptions struct {
+	sweepWidths, sweepDepths                                                                              string
 	data, mnistDir, digits, mode, order, group, act, opt, init, ckpt, resume, out, randomKind, timeBudget string
 	features                                                                                              listFlag
 	rows, sequences, width, depth, batch, epochs, ckptEvery, powerIters, copies, random, maxSteps, grid   int
@@ -135,6 +136,9 @@ rfm memory --data mnist --mode sequence --digits 0123456789,9876543210 --width 1
 	f.Int(&o.grid, "grid", 60, "2-D: basin grid points `N` per side (0: no basin figure)")
 	f.Int(&o.arrows, "arrows", 20, "2-D: vector field arrows `N` per side")
 	f.Float(&o.margin, "margin", 0.3, "2-D: the grid's margin `M` around the examples (a fraction of their span)")
+	f.Section("Width × depth table")
+	f.String(&o.sweepWidths, "sweep-widths", "", "train every `WIDTHS` × --sweep-depths cell in both modes on the same examples and write table.json and the heatmaps (comma-separated)")
+	f.String(&o.sweepDepths, "sweep-depths", "", "the table's `DEPTHS` (comma-separated)")
 	f.Section("Output")
 	f.String(&o.out, "out", "", "write summary.json, basins.png or recovery.png and the checkpoint into `DIR`")
 	o.common.register(f, true)
@@ -240,7 +244,7 @@ func (o *memoryOptions) load(ctx context.Context) (*memoryData, error) {
 	if seqMode && o.order == "" {
 		return nil, usagef("--mode sequence on a table needs --order COLUMN")
 	}
-	if !seqMode && (o.order != "" || o.group != "") {
+	if !seqMode && (o.order != "" || o.group != "") && len(o.sweepWidths)+len(o.sweepDepths) == 0 {
 		return nil, usagef("--order and --group are for --mode sequence")
 	}
 	names := []string(o.features)
@@ -345,96 +349,23 @@ func runMemory(e *env, o *memoryOptions) error {
 	if o.randomKind != "uniform" && o.randomKind != "gaussian" {
 		return usagef("--random-kind %q: want uniform or gaussian", o.randomKind)
 	}
+	if len(o.sweepWidths) > 0 || len(o.sweepDepths) > 0 {
+		return runMemorySweep(e, o, budget)
+	}
 	data, err := o.load(e.ctx)
 	if err != nil {
 		return err
 	}
 	s := data.set
-	period, err := s.Period()
+	res, net, period, err := trainVerify(e, o, data, cfg, budget)
 	if err != nil {
 		return err
 	}
-	if o.out != "" {
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
-			return fmt.Errorf("--out %s: %w", o.out, err)
-		}
-	}
-	if o.ckpt == "" {
-		o.ckpt = filepath.Join(o.out, "memory.ckpt")
-	}
-	res := &memoryJSON{Data: data.name, Mode: o.mode, Examples: s.N, Dim: s.D, Labels: data.labels, Ckpt: o.ckpt, Seconds: map[string]float64{}, Recovery: map[string]memory.Summary{}}
-	if s.Sequential() {
-		res.Cycles = s.Cycles
-	}
-	logf := func(format string, args ...any) {
-		if !o.common.quiet {
-			fmt.Fprintf(e.stderr, "memory: "+format+"\n", args...)
-		}
-	}
-	logf("%d examples of %d values, %d cycle(s), period %d", s.N, s.D, len(s.Cycles), period)
-	b := nn.Budget{Epochs: o.epochs, Time: budget, LossTarget: o.lossTarget, Checkpoint: o.ckpt, CheckpointEvery: o.ckptEvery}
-	last := time.Now()
-	progress := func(ep int, loss float64) {
-		if time.Since(last) >= 10*time.Second {
-			last = time.Now()
-			logf("epoch %d: loss %.3g", ep, loss)
-		}
-	}
+	logf := memoryLog(e, o)
+	mt := res.MatchTol
+	tr := struct{ Net *nn.Network }{net}
+	tres := res.Training
 	start := time.Now()
-	var tr *nn.Trainer
-	var tres nn.TrainResult
-	if o.resume != "" {
-		tr, tres, err = memory.Resume(e.ctx, s, o.resume, b, progress)
-		res.Resumed = o.resume
-	} else {
-		tr, tres, err = memory.Train(e.ctx, s, cfg, b, progress)
-	}
-	if err != nil {
-		return err
-	}
-	res.Seconds["training"] = time.Since(start).Seconds()
-	res.Network, res.Training = tr.Config(), tres
-	res.Loss = tr.Net.Loss(s.X, s.Targets(), s.N)
-	if tres.Stop == nn.StopCancelled {
-		return fmt.Errorf("training interrupted at epoch %d; the last checkpoint is %s (continue with --resume)", tres.Epochs, o.ckpt)
-	}
-	logf("training: %s after %d epochs (%.0f s), loss %.3g; checkpoint %s", tres.Stop, tres.Epochs, tres.Seconds, res.Loss, o.ckpt)
-	if o.lossTarget > 0 && !tres.Reached {
-		msg := fmt.Sprintf("loss target %g not reached: loss %.3g after %d epochs (%s); the checkpoint %s continues it (--resume)", o.lossTarget, res.Loss, tres.Epochs, tres.Stop, o.ckpt)
-		if o.requireTarget {
-			return errors.New(msg)
-		}
-		logf("warning: %s", msg)
-	}
-	mt := o.matchTol
-	if mt == 0 {
-		mt = memory.MatchTol(s)
-	}
-	res.MatchTol = mt
-	start = time.Now()
-	res.Verified, err = memory.Verify(e.ctx, tr.Net, s, memory.VerifyOptions{Power: memory.PowerOptions{Iterations: o.powerIters, Seed: o.seed}, Tol: mt, Dense: o.dense})
-	if err != nil {
-		return err
-	}
-	res.Seconds["verification"] = time.Since(start).Seconds()
-	cycleOK := make([]bool, len(s.Cycles))
-	for i := range cycleOK {
-		cycleOK[i] = true
-	}
-	for _, ex := range res.Verified {
-		if ex.Stored {
-			res.Stored++
-		} else {
-			cycleOK[ex.Cycle] = false
-		}
-	}
-	for _, ok := range cycleOK {
-		if ok {
-			res.CyclesOK++
-		}
-	}
-	logf("verified: %d of %d examples stored (fixed-point error ≤ %.3g, top eigenvalue < 1); %d of %d cycles stable", res.Stored, s.N, mt, res.CyclesOK, len(s.Cycles))
-	start = time.Now()
 	it := memory.IterateOptions{Period: period, Tol: o.tol, MaxSteps: o.maxSteps}
 	type run struct {
 		name  string
@@ -565,4 +496,228 @@ func memoryFigures(ctx context.Context, o *memoryOptions, data *memoryData, net 
 		imgs[i] = c
 	}
 	return plot.ImageGrid(filepath.Join(o.out, "recovery.png"), imgs, h, w, titles, "recovery by iteration")
+}
+
+// trainVerify trains (or resumes) a network on the data and verifies
+// every example; it returns the result so far, the network and the
+// common period of the cycles.
+func trainVerify(e *env, o *memoryOptions, data *memoryData, cfg nn.Config, budget time.Duration) (*memoryJSON, *nn.Network, int, error) {
+	s := data.set
+	period, err := s.Period()
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if o.out != "" {
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			return nil, nil, 0, fmt.Errorf("--out %s: %w", o.out, err)
+		}
+	}
+	if o.ckpt == "" {
+		o.ckpt = filepath.Join(o.out, "memory.ckpt")
+	}
+	res := &memoryJSON{Data: data.name, Mode: o.mode, Examples: s.N, Dim: s.D, Labels: data.labels, Ckpt: o.ckpt, Seconds: map[string]float64{}, Recovery: map[string]memory.Summary{}}
+	if s.Sequential() {
+		res.Cycles = s.Cycles
+	}
+	logf := memoryLog(e, o)
+	logf("%d examples of %d values, %d cycle(s), period %d", s.N, s.D, len(s.Cycles), period)
+	b := nn.Budget{Epochs: o.epochs, Time: budget, LossTarget: o.lossTarget, Checkpoint: o.ckpt, CheckpointEvery: o.ckptEvery}
+	last := time.Now()
+	progress := func(ep int, loss float64) {
+		if time.Since(last) >= 10*time.Second {
+			last = time.Now()
+			logf("epoch %d: loss %.3g", ep, loss)
+		}
+	}
+	start := time.Now()
+	var tr *nn.Trainer
+	var tres nn.TrainResult
+	if o.resume != "" {
+		tr, tres, err = memory.Resume(e.ctx, s, o.resume, b, progress)
+		res.Resumed = o.resume
+	} else {
+		tr, tres, err = memory.Train(e.ctx, s, cfg, b, progress)
+	}
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	res.Seconds["training"] = time.Since(start).Seconds()
+	res.Network, res.Training = tr.Config(), tres
+	res.Loss = tr.Net.Loss(s.X, s.Targets(), s.N)
+	if tres.Stop == nn.StopCancelled {
+		return nil, nil, 0, fmt.Errorf("training interrupted at epoch %d; the last checkpoint is %s (continue with --resume)", tres.Epochs, o.ckpt)
+	}
+	logf("training: %s after %d epochs (%.0f s), loss %.3g; checkpoint %s", tres.Stop, tres.Epochs, tres.Seconds, res.Loss, o.ckpt)
+	if o.lossTarget > 0 && !tres.Reached {
+		msg := fmt.Sprintf("loss target %g not reached: loss %.3g after %d epochs (%s); the checkpoint %s continues it (--resume)", o.lossTarget, res.Loss, tres.Epochs, tres.Stop, o.ckpt)
+		if o.requireTarget {
+			return nil, nil, 0, errors.New(msg)
+		}
+		logf("warning: %s", msg)
+	}
+	mt := o.matchTol
+	if mt == 0 {
+		mt = memory.MatchTol(s)
+	}
+	res.MatchTol = mt
+	start = time.Now()
+	res.Verified, err = memory.Verify(e.ctx, tr.Net, s, memory.VerifyOptions{Power: memory.PowerOptions{Iterations: o.powerIters, Seed: o.seed}, Tol: mt, Dense: o.dense})
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	res.Seconds["verification"] = time.Since(start).Seconds()
+	cycleOK := make([]bool, len(s.Cycles))
+	for i := range cycleOK {
+		cycleOK[i] = true
+	}
+	for _, ex := range res.Verified {
+		if ex.Stored {
+			res.Stored++
+		} else {
+			cycleOK[ex.Cycle] = false
+		}
+	}
+	for _, ok := range cycleOK {
+		if ok {
+			res.CyclesOK++
+		}
+	}
+	logf("verified: %d of %d examples stored (fixed-point error ≤ %.3g, top eigenvalue < 1); %d of %d cycles stable", res.Stored, s.N, mt, res.CyclesOK, len(s.Cycles))
+	return res, tr.Net, period, nil
+}
+
+// memoryLog returns the progress logger (stderr, unless --quiet).
+func memoryLog(e *env, o *memoryOptions) func(format string, args ...any) {
+	return func(format string, args ...any) {
+		if !o.common.quiet {
+			fmt.Fprintf(e.stderr, "memory: "+format+"\n", args...)
+		}
+	}
+}
+
+// memoryCell is one (width, depth) cell of a sweep in one mode.
+type memoryCell struct {
+	Mode     string         `json:"mode"`
+	Width    int            `json:"width"`
+	Depth    int            `json:"depth"`
+	Training nn.TrainResult `json:"training"`
+	Loss     float64        `json:"final_loss"`
+	Stored   int            `json:"stored"`
+	CyclesOK int            `json:"stable_cycles"`
+	Seconds  float64        `json:"seconds"`
+}
+
+// runMemorySweep trains and verifies every (width, depth) cell in both
+// modes on the same examples and writes table.json and table.png
+// (stored examples per cell, autoencoding beside sequence encoding).
+func runMemorySweep(e *env, o *memoryOptions, budget time.Duration) error {
+	if o.out == "" {
+		return usagef("--sweep-widths/--sweep-depths need --out DIR for the table")
+	}
+	if o.resume != "" {
+		return usagef("--resume continues one network, not a sweep")
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return fmt.Errorf("--out %s: %w", o.out, err)
+	}
+	widths, err := parseInts("--sweep-widths", o.sweepWidths, o.width)
+	if err != nil {
+		return err
+	}
+	depths, err := parseInts("--sweep-depths", o.sweepDepths, o.depth)
+	if err != nil {
+		return err
+	}
+	quiet := o.common.quiet
+	var cells []memoryCell
+	values := map[string][][]float64{}
+	for _, mode := range []string{"autoencode", "sequence"} {
+		values[mode] = make([][]float64, len(depths))
+		for di := range depths {
+			values[mode][di] = make([]float64, len(widths))
+		}
+	}
+	for di, depth := range depths {
+		for wi, width := range widths {
+			for _, mode := range []string{"autoencode", "sequence"} {
+				c := *o
+				c.width, c.depth, c.mode = width, depth, mode
+				c.ckpt = filepath.Join(o.out, fmt.Sprintf("%s-w%d-d%d.ckpt", mode, width, depth))
+				c.out = ""
+				if mode == "sequence" && o.data == "mnist" && o.sequences == 0 {
+					// the same images as --rows autoencoded: the --digits pattern
+					// (one image of each class) repeated
+					c.sequences = max(1, o.rows/len(strings.ReplaceAll(o.digits, ",", "")))
+				}
+				cfg, err := c.config()
+				if err != nil {
+					return err
+				}
+				data, err := c.load(e.ctx)
+				if err != nil {
+					return err
+				}
+				start := time.Now()
+				memoryLog(e, o)("cell width %d depth %d, %s", width, depth, mode)
+				c.common.quiet = quiet
+				res, _, _, err := trainVerify(e, &c, data, cfg, budget)
+				if err != nil {
+					return err
+				}
+				cell := memoryCell{Mode: mode, Width: width, Depth: depth, Training: res.Training, Loss: res.Loss, Stored: res.Stored, CyclesOK: res.CyclesOK, Seconds: time.Since(start).Seconds()}
+				cells = append(cells, cell)
+				v := float64(cell.Stored)
+				if o.lossTarget > 0 && !res.Training.Reached {
+					v = math.NaN() // not trained to the common target: not comparable
+				}
+				values[mode][di][wi] = v
+				if err := modelfile.WriteAtomicContext(e.ctx, filepath.Join(o.out, "table.json"), func(w io.Writer) error {
+					return writeJSON(w, cells)
+				}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	rowL, colL := make([]string, len(depths)), make([]string, len(widths))
+	for i, d := range depths {
+		rowL[i] = strconv.Itoa(d)
+	}
+	for i, w := range widths {
+		colL[i] = strconv.Itoa(w)
+	}
+	n := 0.0
+	if data, err := o.load(e.ctx); err == nil {
+		n = float64(data.set.N)
+	}
+	for _, mode := range []string{"autoencode", "sequence"} {
+		title := fmt.Sprintf("%s: examples stored (of %g; - = loss target not reached)", mode, n)
+		if err := memory.Heatmap(e.ctx, filepath.Join(o.out, "table-"+mode+".png"), title, "depth", "width", rowL, colL, values[mode], max(n, 1)); err != nil {
+			return err
+		}
+	}
+	if o.common.json {
+		return writeJSON(e.stdout, cells)
+	}
+	for _, c := range cells {
+		fmt.Fprintf(e.stdout, "%-10s width %4d depth %2d: stored %3d, loss %.3g (%s)\n", c.Mode, c.Width, c.Depth, c.Stored, c.Loss, c.Training.Stop)
+	}
+	return nil
+}
+
+// parseInts reads a comma-separated list of positive integers (empty:
+// the single default).
+func parseInts(flag, s string, def int) ([]int, error) {
+	if s == "" {
+		return []int{def}, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 1 {
+			return nil, usagef("%s %q: want positive integers, comma-separated", flag, s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
