@@ -83,6 +83,22 @@ func TestSpectralRadiusMatchesDense(t *testing.T) {
 					t.Errorf("d=%d %s: power iteration %v, dense %v", d, kind, g, want)
 				}
 			}
+			// Arnoldi: exact with m = d, close with m = d/2 + 2.
+			for _, m := range []int{d, d/2 + 2} {
+				ritz, err := RitzRadii(context.Background(), matJVP(a, d), 2, d, m, uint64(trial))
+				if err != nil {
+					t.Fatal(err)
+				}
+				tol := 1e-8
+				if m < d {
+					tol = 0.05
+				}
+				for _, g := range ritz {
+					if math.Abs(g-want) > tol*want {
+						t.Errorf("d=%d %s: Arnoldi with %d steps %v, dense %v", d, kind, m, g, want)
+					}
+				}
+			}
 		}
 	}
 }

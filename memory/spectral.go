@@ -158,3 +158,82 @@ func DenseRadius(a []float64, d int) (float64, error) {
 	}
 	return rho, nil
 }
+
+// RitzRadii estimates the same spectral radii as SpectralRadii by m
+// steps of the Arnoldi process on each Jacobian (modified Gram–Schmidt,
+// orthogonalized twice): the largest modulus of the eigenvalues of the
+// m×m Hessenberg matrix (the Ritz values), which converge to the
+// extreme eigenvalues, complex pairs included, in far fewer products than
+// the power iteration needs when the Jacobian is strongly non-normal. A
+// Krylov space that closes early (an invariant subspace) gives the exact
+// value. m ≥ d gives the exact spectrum.
+func RitzRadii(ctx context.Context, jvp JVPFunc, rows, d, m int, seed uint64) ([]float64, error) {
+	m = min(m, d)
+	if m < 1 || rows < 1 {
+		return nil, fmt.Errorf("memory: Arnoldi needs ≥ 1 step and rows (got %d, %d)", m, rows)
+	}
+	r := rand.New(rand.NewPCG(seed, 0xa7))
+	// q[k]: the k-th basis vectors of every row, rows × d.
+	q := make([][]float64, 0, m+1)
+	v0 := make([]float64, rows*d)
+	for i := range v0 {
+		v0[i] = r.NormFloat64()
+	}
+	normalize(v0, rows, d, nil)
+	q = append(q, v0)
+	h := make([][]float64, rows) // per row, (m+1)×m row-major
+	for i := range h {
+		h[i] = make([]float64, (m+1)*m)
+	}
+	size := make([]int, rows) // Krylov dimension reached per row
+	done := make([]bool, rows)
+	for k := 0; k < m; k++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		w := jvp(q[k], rows)
+		for i := 0; i < rows; i++ {
+			if done[i] {
+				continue
+			}
+			wi := w[i*d : (i+1)*d]
+			before := math.Sqrt(dot(wi, wi))
+			for pass := 0; pass < 2; pass++ {
+				for j := 0; j <= k; j++ {
+					qj := q[j][i*d : (i+1)*d]
+					c := dot(wi, qj)
+					h[i][j*m+k] += c
+					for t := range wi {
+						wi[t] -= c * qj[t]
+					}
+				}
+			}
+			size[i] = k + 1
+			nrm := math.Sqrt(dot(wi, wi))
+			h[i][(k+1)*m+k] = nrm
+			if nrm <= 1e-10*before || math.IsNaN(nrm) {
+				done[i] = true
+				clear(wi)
+				continue
+			}
+			for t := range wi {
+				wi[t] /= nrm
+			}
+		}
+		q = append(q, w)
+	}
+	out := make([]float64, rows)
+	for i := 0; i < rows; i++ {
+		s := size[i]
+		hs := make([]float64, s*s)
+		for a := 0; a < s; a++ {
+			copy(hs[a*s:(a+1)*s], h[i][a*m:a*m+s])
+		}
+		rho, err := DenseRadius(hs, s)
+		if err != nil {
+			return nil, fmt.Errorf("memory: Arnoldi on point %d: %w", i+1, err)
+		}
+		out[i] = rho
+	}
+	return out, nil
+}

@@ -20,7 +20,11 @@ type Example struct {
 	// Dense is the exact spectral radius from the formed Jacobian, for
 	// D ≤ MaxDense when asked (nil otherwise).
 	Dense *float64 `json:"top_eigenvalue_dense,omitempty"`
-	// Stored: FixedError ≤ the tolerance and Radius < 1 (Propositions 1
+	// Ritz is the Arnoldi estimate of the same radius (RitzRadii), when
+	// asked.
+	Ritz *float64 `json:"top_eigenvalue_arnoldi,omitempty"`
+	// Stored: FixedError ≤ the tolerance and Radius < 1 (and Ritz < 1
+	// when computed) (Propositions 1
 	// and 2 of the thesis: an attractor, or a point of a stable cycle).
 	Stored bool `json:"stored"`
 }
@@ -32,6 +36,8 @@ type VerifyOptions struct {
 	Tol float64
 	// Dense also forms the Jacobian when D ≤ MaxDense.
 	Dense bool
+	// Arnoldi > 0 also runs that many Arnoldi steps (RitzRadii).
+	Arnoldi int
 }
 
 // Verify measures, for every example, its fixed-point error under f^L
@@ -58,6 +64,12 @@ func Verify(ctx context.Context, net *nn.Network, s *Set, o VerifyOptions) ([]Ex
 		if err != nil {
 			return nil, err
 		}
+		var ritz []float64
+		if o.Arnoldi > 0 {
+			if ritz, err = RitzRadii(ctx, IterateJVP(net, x, l), len(idx), s.D, o.Arnoldi, o.Power.Seed); err != nil {
+				return nil, err
+			}
+		}
 		for r, i := range idx {
 			e := Example{Index: i, Cycle: s.CycleOf(i), Radius: radii[r]}
 			e.FixedError = dist(fx[r*s.D:(r+1)*s.D], s.Example(i))
@@ -69,6 +81,10 @@ func Verify(ctx context.Context, net *nn.Network, s *Set, o VerifyOptions) ([]Ex
 				e.Dense = &rho
 			}
 			e.Stored = e.FixedError <= o.Tol && e.Radius < 1
+			if ritz != nil {
+				e.Ritz = &ritz[r]
+				e.Stored = e.Stored && ritz[r] < 1
+			}
 			out[i] = e
 		}
 	}

@@ -21,15 +21,15 @@ import (
 )
 
 type memoryOptions struct {
-	sweepWidths, sweepDepths                                                                              string
-	data, mnistDir, digits, mode, order, group, act, opt, init, ckpt, resume, out, randomKind, timeBudget string
-	features                                                                                              listFlag
-	rows, sequences, width, depth, batch, epochs, ckptEvery, powerIters, copies, random, maxSteps, grid   int
-	arrows                                                                                                int
-	lr, momentum, wd, alpha, initRange, power, lossTarget, noise, randomSigma, tol, matchTol, margin      float64
-	bias, requireTarget, mask, dense                                                                      bool
-	seed                                                                                                  uint64
-	common                                                                                                commonFlags
+	sweepWidths, sweepDepths                                                                                     string
+	data, mnistDir, digits, mode, order, group, act, opt, init, ckpt, resume, out, randomKind, timeBudget        string
+	features                                                                                                     listFlag
+	arnoldi, rows, sequences, width, depth, batch, epochs, ckptEvery, powerIters, copies, random, maxSteps, grid int
+	arrows                                                                                                       int
+	lr, momentum, wd, alpha, initRange, power, lossTarget, noise, randomSigma, tol, matchTol, margin             float64
+	bias, requireTarget, mask, dense                                                                             bool
+	seed                                                                                                         uint64
+	common                                                                                                       commonFlags
 }
 
 // memoryJSON is the command's result (summary.json).
@@ -123,6 +123,7 @@ rfm memory --data mnist --mode sequence --digits 0123456789,9876543210 --width 1
 	f.Bool(&o.requireTarget, "require-target", false, "exit with an error when the loss target is not reached")
 	f.Section("Verification and recovery")
 	f.Int(&o.powerIters, "power-iters", 200, "power iterations `N` per example")
+	f.Int(&o.arnoldi, "arnoldi", 30, "also `N` Arnoldi steps per example (the top Ritz value; 0: none)")
 	f.Bool(&o.dense, "dense", true, "also the exact eigenvalues for up to 50 dimensions")
 	f.Float(&o.noise, "noise", 0.1, "noisy copies: the noise's standard deviation `S` (0: none)")
 	f.Int(&o.copies, "copies", 1, "corrupted copies `N` of each example, per corruption")
@@ -340,7 +341,7 @@ func runMemory(e *env, o *memoryOptions) error {
 			return usagef("--time %q: want a positive duration such as 15m", o.timeBudget)
 		}
 	}
-	if o.epochs < 0 || o.ckptEvery < 0 || !(o.lossTarget >= 0) || o.powerIters < 2 || o.copies < 1 || o.random < 0 || o.maxSteps < 1 || !(o.tol > 0) || !(o.matchTol >= 0) || !(o.noise >= 0) || o.grid < 0 || o.grid == 1 {
+	if o.epochs < 0 || o.ckptEvery < 0 || !(o.lossTarget >= 0) || o.powerIters < 2 || o.arnoldi < 0 || o.copies < 1 || o.random < 0 || o.maxSteps < 1 || !(o.tol > 0) || !(o.matchTol >= 0) || !(o.noise >= 0) || o.grid < 0 || o.grid == 1 {
 		return usagef("--epochs, --checkpoint-every, --loss-target, --random, --noise, --match-tol ≥ 0; --power-iters ≥ 2; --copies, --max-steps ≥ 1; --tol > 0; --grid 0 or ≥ 2")
 	}
 	if o.epochs == 0 && budget == 0 && o.lossTarget == 0 {
@@ -561,7 +562,7 @@ func trainVerify(e *env, o *memoryOptions, data *memoryData, cfg nn.Config, budg
 	}
 	res.MatchTol = mt
 	start = time.Now()
-	res.Verified, err = memory.Verify(e.ctx, tr.Net, s, memory.VerifyOptions{Power: memory.PowerOptions{Iterations: o.powerIters, Seed: o.seed}, Tol: mt, Dense: o.dense})
+	res.Verified, err = memory.Verify(e.ctx, tr.Net, s, memory.VerifyOptions{Power: memory.PowerOptions{Iterations: o.powerIters, Seed: o.seed}, Tol: mt, Dense: o.dense, Arnoldi: o.arnoldi})
 	if err != nil {
 		return nil, nil, 0, err
 	}
