@@ -100,8 +100,10 @@ type Summary struct {
 	Spurious         int `json:"spurious"`
 	DistinctSpurious int `json:"distinct_spurious_attractors"`
 	NotConverged     int `json:"not_converged"`
-	// Examples: the examples that some start recovered.
+	// Examples and Cycles: the examples and the cycles that some start
+	// reached.
 	Examples int `json:"examples_reached"`
+	Cycles   int `json:"cycles_reached"`
 }
 
 // MatchTol is the default distance within which a limit is taken for an
@@ -174,7 +176,11 @@ func Classify(s *Set, limits []float64, steps []int, converged []bool, sources [
 		}
 		out[r] = o
 	}
-	sum.DistinctSpurious, sum.Examples = len(spurious), len(reached)
+	cycles := map[int]bool{}
+	for i := range reached {
+		cycles[s.CycleOf(i)] = true
+	}
+	sum.DistinctSpurious, sum.Examples, sum.Cycles = len(spurious), len(reached), len(cycles)
 	return out, sum
 }
 

@@ -154,7 +154,7 @@ const (
 // TrainResult is how a Train call ended.
 type TrainResult struct {
 	Epochs  int     // the trainer's epoch count at the end
-	Loss    float64 // the last epoch's mean batch loss
+	Loss    float64 // the last epoch's mean batch loss (the current loss when no epoch ran)
 	Reached bool    // Loss ≤ the budget's LossTarget
 	Stop    string  // one of the Stop constants
 	Seconds float64
@@ -225,6 +225,10 @@ func (t *Trainer) Train(ctx context.Context, x, y []float64, n int, b Budget, pr
 		}
 	}
 	res.Epochs, res.Seconds = t.epoch, time.Since(start).Seconds()
+	if math.IsNaN(res.Loss) && res.Stop != StopDiverged { // no epoch ran: the loss as it stands
+		res.Loss = t.Net.Loss(x, y, n)
+		res.Reached = b.LossTarget > 0 && res.Loss <= b.LossTarget
+	}
 	if err := save(); err != nil {
 		return res, err
 	}

@@ -127,6 +127,11 @@ func TestTrainBudgetsAndBadCheckpoint(t *testing.T) {
 	if err != nil || res.Reached || res.Stop != StopEpochs {
 		t.Fatalf("unreachable target: %+v %v", res, err)
 	}
+	// A budget already spent runs no epoch and reports the current loss.
+	res, err = tr.Train(context.Background(), x, x, 4, Budget{Epochs: 1}, nil)
+	if err != nil || res.Stop != StopEpochs || math.IsNaN(res.Loss) || res.Loss != net.Loss(x, x, 4) {
+		t.Fatalf("spent budget: %+v %v", res, err)
+	}
 	if _, err := tr.Train(context.Background(), x, x, 4, Budget{}, nil); err == nil {
 		t.Error("an empty budget was accepted")
 	}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -400,8 +401,8 @@ func runMemory(e *env, o *memoryOptions) error {
 		}
 		_, sum := memory.Classify(s, lim, steps, conv, src, mt)
 		res.Recovery[r.name] = sum
-		logf("recovery from %s: %d of %d starts recovered, %d to another example, %d spurious (%d distinct), %d not converged",
-			r.name, sum.Recovered, sum.Starts, sum.Other, sum.Spurious, sum.DistinctSpurious, sum.NotConverged)
+		logf("recovery from %s: %d of %d starts recovered, %d to another example, %d spurious (%d distinct), %d not converged; %d examples and %d cycles reached",
+			r.name, sum.Recovered, sum.Starts, sum.Other, sum.Spurious, sum.DistinctSpurious, sum.NotConverged, sum.Examples, sum.Cycles)
 		srcF := make([]float64, len(src))
 		for i, v := range src {
 			srcF[i] = float64(v)
@@ -457,7 +458,7 @@ func memoryFigures(ctx context.Context, o *memoryOptions, data *memoryData, net 
 		if !ok {
 			return nil
 		}
-		for k := 0; k < 2 && (k+1)*s.D <= len(r[0]); k++ {
+		for _, k := range stripStarts(s, r[1], 2) {
 			imgs = append(imgs, r[0][k*s.D:(k+1)*s.D])
 			titles = append(titles, "start")
 			x := r[1][k*s.D : (k+1)*s.D]
@@ -721,4 +722,36 @@ func parseInts(flag, s string, def int) ([]int, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// stripStarts picks up to count random starts for the recovery strip, one
+// per cycle their limits reached first (so that the strip shows different
+// cycles when the starts found them), then the first ones.
+func stripStarts(s *memory.Set, limits []float64, count int) []int {
+	var picked []int
+	seen := map[int]bool{}
+	n := len(limits) / s.D
+	for k := 0; k < n && len(picked) < count; k++ {
+		lim := limits[k*s.D : (k+1)*s.D]
+		best, bestD := -1, math.Inf(1)
+		for i := 0; i < s.N; i++ {
+			d := 0.0
+			for j, v := range s.Example(i) {
+				d += (lim[j] - v) * (lim[j] - v)
+			}
+			if d < bestD {
+				best, bestD = i, d
+			}
+		}
+		if c := s.CycleOf(best); !seen[c] {
+			seen[c] = true
+			picked = append(picked, k)
+		}
+	}
+	for k := 0; k < n && len(picked) < count; k++ {
+		if !slices.Contains(picked, k) {
+			picked = append(picked, k)
+		}
+	}
+	return picked
 }
