@@ -53,6 +53,7 @@ func TestMemoryBadInput(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "gap.csv"), "t,x,y\n0,1,2\n1,2,3\n3,4,5\n")
 	writeFile(t, filepath.Join(dir, "rep.csv"), "t,x,y\n0,1,2\n1,2,3\n1,4,5\n")
+	writeFile(t, filepath.Join(dir, "ragged.csv"), "x,y\n1,2\n3\n4,5\n")
 	writeFile(t, filepath.Join(dir, "ok.csv"), "t,x,y\n0,1,2\n1,2,3\n2,4,5\n")
 	small := []string{"--width", "8", "--random", "2", "--grid", "0"}
 	for _, c := range []struct {
@@ -63,6 +64,7 @@ func TestMemoryBadInput(t *testing.T) {
 		{[]string{"--data", "gap.csv", "--mode", "sequence", "--order", "t"}, 1, "a gap in the sequence"},
 		{[]string{"--data", "rep.csv", "--mode", "sequence", "--order", "t"}, 1, "an order value repeats"},
 		{[]string{"--data", "ok.csv", "--mode", "sequence"}, 2, "needs --order"},
+		{[]string{"--data", "ragged.csv"}, 1, "line 3: 1 fields, but the header has 2"},
 		{[]string{"--data", "ok.csv", "--act", "gelu"}, 2, `unknown activation "gelu"`},
 		{[]string{"--data", "ok.csv", "--depth", "33"}, 2, "1 to 32 hidden layers"},
 		{[]string{"--data", "ok.csv", "--epochs", "3", "--loss-target", "1e-30", "--require-target", "--checkpoint", "req.ckpt"}, 1, "loss target 1e-30 not reached"},
