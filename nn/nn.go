@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 
 	"github.com/rfmkit/rfm/internal/linalg"
 )
@@ -19,6 +21,33 @@ const (
 	LeakyReLU Activation = "leaky-relu" // slope Config.LeakySlope below 0
 	Tanh      Activation = "tanh"
 	Sine      Activation = "sine"
+	// The thesis's memory experiments (chapter 2) add these.
+	Cosid  Activation = "cosid"  // cos z − z
+	SELU   Activation = "selu"   // λz (z > 0), λα(eᶻ − 1) (z ≤ 0), Klambauer et al.'s λ, α
+	SinLin Activation = "sinlin" // z + sin(10z)/5
+	Swish  Activation = "swish"  // z·σ(z)
+	Power  Activation = "power"  // sign(z)·|z|^Config.Power (SI appendix C's φ(z) = zᵐ)
+	Linear Activation = "linear" // z (a deep linear network)
+)
+
+// Activations lists every activation name New accepts.
+func Activations() []Activation {
+	return []Activation{ReLU, LeakyReLU, Tanh, Sine, Cosid, SELU, SinLin, Swish, Power, Linear}
+}
+
+// InitScheme names how New draws the weights.
+type InitScheme string
+
+// The initialization schemes.
+const (
+	// InitNormal (the zero value): N(0, gain/fan_in) weights (gain 2
+	// before a ReLU), zero biases.
+	InitNormal InitScheme = ""
+	// InitUniform: weights and biases U[−a, a], a = Config.InitRange.
+	InitUniform InitScheme = "uniform"
+	// InitPyTorch: weights and biases U[−1/√fan_in, 1/√fan_in], the
+	// default of PyTorch's linear layers (the thesis's "Default PyTorch").
+	InitPyTorch InitScheme = "pytorch"
 )
 
 // Optimizer names a training rule.
@@ -28,10 +57,13 @@ type Optimizer string
 const (
 	SGD  Optimizer = "sgd"  // with Config.Momentum (heavy ball)
 	Adam Optimizer = "adam" // Kingma and Ba, with bias correction
+	// RMSprop divides the gradient by a running root mean square
+	// (smoothing Config.Alpha, default 0.99; Config.Momentum applies).
+	RMSprop Optimizer = "rmsprop"
 )
 
 // MaxDepth is the most hidden layers a network may have.
-const MaxDepth = 5
+const MaxDepth = 32
 
 // Config describes a fully connected network and how to train it.
 type Config struct {
@@ -57,6 +89,16 @@ type Config struct {
 	// regularization; biases are not decayed).
 	WeightDecay float64
 	Seed        uint64 // initialization and the order of the rows
+
+	// Init chooses the initialization (InitNormal, the zero value, is
+	// the original scheme); InitRange is InitUniform's a. InitScale
+	// multiplies every scheme's weights.
+	Init      InitScheme `json:",omitempty"`
+	InitRange float64    `json:",omitempty"`
+	// Power is the exponent m of the Power activation (m > 0).
+	Power float64 `json:",omitempty"`
+	// Alpha is RMSprop's smoothing constant (default 0.99).
+	Alpha float64 `json:",omitempty"`
 }
 
 // DefaultConfig is two ReLU layers of 256 units with biases, trained by
@@ -80,6 +122,9 @@ func (c Config) WithDefaults() Config {
 	if c.LeakySlope == 0 {
 		c.LeakySlope = 0.01
 	}
+	if c.Alpha == 0 {
+		c.Alpha = 0.99
+	}
 	return c
 }
 
@@ -93,15 +138,32 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("nn: hidden layer %d has width %d", i+1, w)
 		}
 	}
-	switch c.Activation {
-	case ReLU, LeakyReLU, Tanh, Sine:
-	default:
-		return fmt.Errorf("nn: unknown activation %q (known: relu, leaky-relu, tanh, sine)", c.Activation)
+	if !slices.Contains(Activations(), c.Activation) {
+		names := make([]string, 0, len(Activations()))
+		for _, a := range Activations() {
+			names = append(names, string(a))
+		}
+		return fmt.Errorf("nn: unknown activation %q (known: %s)", c.Activation, strings.Join(names, ", "))
+	}
+	if c.Activation == Power && !(c.Power > 0 && c.Power < math.Inf(1)) {
+		return fmt.Errorf("nn: the power activation needs an exponent > 0, not %v", c.Power)
 	}
 	switch c.Optimizer {
-	case SGD, Adam:
+	case SGD, Adam, RMSprop:
 	default:
-		return fmt.Errorf("nn: unknown optimizer %q (known: sgd, adam)", c.Optimizer)
+		return fmt.Errorf("nn: unknown optimizer %q (known: sgd, adam, rmsprop)", c.Optimizer)
+	}
+	switch c.Init {
+	case InitNormal, InitPyTorch:
+	case InitUniform:
+		if !(c.InitRange > 0) || math.IsInf(c.InitRange, 0) {
+			return fmt.Errorf("nn: uniform initialization needs a range a > 0 for U[-a, a], not %v", c.InitRange)
+		}
+	default:
+		return fmt.Errorf("nn: unknown initialization %q (known: normal, uniform, pytorch)", c.Init)
+	}
+	if !(c.Alpha >= 0 && c.Alpha < 1) {
+		return fmt.Errorf("nn: RMSprop's alpha %v must be in [0, 1) (0: the default 0.99)", c.Alpha)
 	}
 	if !(c.LR > 0) || math.IsInf(c.LR, 0) {
 		return fmt.Errorf("nn: learning rate %v must be a positive number", c.LR)
@@ -153,6 +215,7 @@ type Network struct {
 	Layers     []Layer
 	Activation Activation
 	LeakySlope float64
+	Power      float64 // the Power activation's exponent
 }
 
 // New draws a network for in inputs and out outputs.
@@ -164,7 +227,7 @@ func New(cfg Config, in, out int) (*Network, error) {
 		return nil, fmt.Errorf("nn: %d inputs and %d outputs", in, out)
 	}
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x11))
-	net := &Network{Activation: cfg.Activation, LeakySlope: cfg.LeakySlope}
+	net := &Network{Activation: cfg.Activation, LeakySlope: cfg.LeakySlope, Power: cfg.Power}
 	if net.LeakySlope == 0 {
 		net.LeakySlope = 0.01
 	}
@@ -179,13 +242,27 @@ func New(cfg Config, in, out int) (*Network, error) {
 		if l < len(cfg.InitScale) && cfg.InitScale[l] > 0 {
 			scale = cfg.InitScale[l]
 		}
-		std := scale * math.Sqrt(gain/float64(fanIn))
 		ly := Layer{In: fanIn, Out: fanOut, W: make([]float64, fanOut*fanIn)}
-		for i := range ly.W {
-			ly.W[i] = std * r.NormFloat64()
-		}
 		if cfg.Bias {
 			ly.B = make([]float64, fanOut)
+		}
+		switch cfg.Init {
+		case InitUniform, InitPyTorch:
+			a := cfg.InitRange
+			if cfg.Init == InitPyTorch {
+				a = 1 / math.Sqrt(float64(fanIn))
+			}
+			for i := range ly.W {
+				ly.W[i] = scale * a * (2*r.Float64() - 1)
+			}
+			for i := range ly.B {
+				ly.B[i] = scale * a * (2*r.Float64() - 1)
+			}
+		default:
+			std := scale * math.Sqrt(gain/float64(fanIn))
+			for i := range ly.W {
+				ly.W[i] = std * r.NormFloat64()
+			}
 		}
 		net.Layers = append(net.Layers, ly)
 	}
@@ -199,7 +276,7 @@ func (n *Network) Out() int { return n.Layers[len(n.Layers)-1].Out }
 // Clone returns a deep copy (for example the initialization, to measure
 // how far training moved the weights).
 func (n *Network) Clone() *Network {
-	c := &Network{Activation: n.Activation, LeakySlope: n.LeakySlope}
+	c := &Network{Activation: n.Activation, LeakySlope: n.LeakySlope, Power: n.Power}
 	for _, l := range n.Layers {
 		cl := Layer{In: l.In, Out: l.Out, W: append([]float64(nil), l.W...)}
 		if l.B != nil {
@@ -221,8 +298,10 @@ func (n *Network) act(z float64) float64 {
 		return z
 	case Tanh:
 		return math.Tanh(z)
-	default: // Sine
+	case Sine:
 		return math.Sin(z)
+	default:
+		return n.actMore(z)
 	}
 }
 
@@ -242,8 +321,10 @@ func (n *Network) deriv(z float64) float64 {
 	case Tanh:
 		t := math.Tanh(z)
 		return 1 - t*t
-	default:
+	case Sine:
 		return math.Cos(z)
+	default:
+		return n.derivMore(z)
 	}
 }
 
@@ -363,9 +444,12 @@ func MSE(out, y []float64) (loss float64, grad []float64) {
 type Trainer struct {
 	Net  *Network
 	cfg  Config
+	src  *rand.PCG // rng's state, saved by checkpoints
 	rng  *rand.Rand
 	m, v Grads // momentum / Adam moments
 	step int
+	// epoch counts the epochs made (Epoch and Train), saved by checkpoints.
+	epoch int
 }
 
 // NewTrainer prepares training of net with cfg's optimizer.
@@ -374,7 +458,8 @@ func NewTrainer(net *Network, cfg Config) (*Trainer, error) {
 		return nil, err
 	}
 	cfg = cfg.WithDefaults()
-	t := &Trainer{Net: net, cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x22))}
+	src := rand.NewPCG(cfg.Seed, 0x22)
+	t := &Trainer{Net: net, cfg: cfg, src: src, rng: rand.New(src)}
 	zeros := func() Grads {
 		g := Grads{W: make([][]float64, len(net.Layers)), B: make([][]float64, len(net.Layers))}
 		for l, ly := range net.Layers {
@@ -414,6 +499,8 @@ func (t *Trainer) apply(g *Grads) {
 			}
 		case Adam:
 			AdamStep(w, grad, m, v, c.LR, c.Beta1, c.Beta2, c.Epsilon, t.step)
+		case RMSprop:
+			rmspropStep(w, grad, m, v, c.LR, c.Alpha, c.Momentum, c.Epsilon)
 		}
 	}
 	for l := range t.Net.Layers {
@@ -441,7 +528,11 @@ func (t *Trainer) Epoch(ctx context.Context, x, y []float64, n int) (float64, er
 	if len(x) != n*d || len(y) != n*k {
 		return 0, fmt.Errorf("nn: %d inputs and %d targets are not %d rows of %d and %d", len(x), len(y), n, d, k)
 	}
-	return Batches(ctx, t.rng.Perm(n), x, y, d, k, t.cfg.BatchSize, t.Step)
+	loss, err := Batches(ctx, t.rng.Perm(n), x, y, d, k, t.cfg.BatchSize, t.Step)
+	if err == nil {
+		t.epoch++
+	}
+	return loss, err
 }
 
 // AdamStep is one Adam update (Kingma and Ba, with bias correction) of the
@@ -449,11 +540,13 @@ func (t *Trainer) Epoch(ctx context.Context, x, y []float64, n int) (float64, er
 func AdamStep(w, grad, m, v []float64, lr, beta1, beta2, eps float64, step int) {
 	b1t := 1 - math.Pow(beta1, float64(step))
 	b2t := 1 - math.Pow(beta2, float64(step))
-	for i := range w {
-		m[i] = beta1*m[i] + (1-beta1)*grad[i]
-		v[i] = beta2*v[i] + (1-beta2)*grad[i]*grad[i]
-		w[i] -= lr * (m[i] / b1t) / (math.Sqrt(v[i]/b2t) + eps)
-	}
+	parallelRange(len(w), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			m[i] = beta1*m[i] + (1-beta1)*grad[i]
+			v[i] = beta2*v[i] + (1-beta2)*grad[i]*grad[i]
+			w[i] -= lr * (m[i] / b1t) / (math.Sqrt(v[i]/b2t) + eps)
+		}
+	})
 }
 
 // Batches runs step on the rows of x (d inputs) and y (k targets) in the

@@ -195,7 +195,7 @@ func TestConfigErrors(t *testing.T) {
 		want string
 	}{
 		{func(c *Config) { c.Widths = nil }, "0 hidden layers"},
-		{func(c *Config) { c.Widths = []int{1, 1, 1, 1, 1, 1} }, "6 hidden layers"},
+		{func(c *Config) { c.Widths = make([]int, 33) }, "33 hidden layers"},
 		{func(c *Config) { c.Activation = "gelu" }, `unknown activation "gelu"`},
 		{func(c *Config) { c.Optimizer = "lbfgs" }, `unknown optimizer "lbfgs"`},
 		{func(c *Config) { c.LR = 0 }, "learning rate 0"},

@@ -71,6 +71,7 @@ func init() {
 		{"inspect", "show a model's settings, rounds and learned features", cmdInspect},
 		{"nfa", "train a network and measure the Neural Feature Ansatz layer by layer", cmdNFA},
 		{"phenomena", "reproduce grokking-like and simplicity-bias behaviour with a network and an RFM", cmdPhenomena},
+		{"memory", "store examples as attractors or sequences as limit cycles of a network, and verify them", cmdMemory},
 		{"hyperbf", "train a HyperBF network with a learned metric and compare it with the AGOP", cmdHyperBF},
 		{"complete", "complete a matrix with missing cells with the NTK of an infinitely wide network", cmdComplete},
 		{"synth", "write a synthetic regression task to CSV", cmdSynth},
