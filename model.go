@@ -41,10 +41,10 @@ type Round struct {
 // Model is a fitted RFM. Its exported fields are its whole state: it
 // predicts without the training data. Methods are safe for concurrent use.
 type Model struct {
-	Config  Config `json:"config"`
-	Task    Task   `json:"task"`
-	Outputs int    `json:"outputs"` // classes (classification) or target columns
-	D       int    `json:"d"`       // input features
+	// Header: Config, Task, Outputs (classes or target columns), D (input
+	// features) and Calibration (when set, by Config.Calibrate: maps the
+	// classifier's scores to probabilities in PredictProba).
+	Header
 	// Selected, when set (RFM-T), lists the input columns the model uses;
 	// the metric and centres then live in that subspace.
 	Selected []int `json:"selected,omitempty"`
@@ -73,9 +73,6 @@ type Model struct {
 	BestRound int    `json:"best_round"`
 	Refitted  bool   `json:"refitted"`
 	Note      string `json:"note,omitempty"`
-	// Calibration, when set (Config.Calibrate), maps the classifier's
-	// scores to probabilities in PredictProba.
-	Calibration *Calibration `json:"calibration,omitempty"`
 
 	// holdout: the validation rows' scores before the refit (Fit only;
 	// not stored in files).

@@ -39,14 +39,14 @@ func writeFigures(dir string, lm *loadedModel, names []string, top int, shape *i
 	// Check everything that can fail on the arguments before the first file
 	// is written, so that a bad call leaves no partial set of figures.
 	if shape != nil {
-		if px := shape.h * shape.w * shape.c; px != lm.RFM.D {
-			return nil, usagef("--image-shape %dx%dx%d has %d pixels but the model has %d features", shape.h, shape.w, shape.c, px, lm.RFM.D)
+		if px := shape.h * shape.w * shape.c; px != rfmModel(lm).D {
+			return nil, usagef("--image-shape %dx%dx%d has %d pixels but the model has %d features", shape.h, shape.w, shape.c, px, rfmModel(lm).D)
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("--plots %s: %w", dir, err)
 	}
-	m := lm.RFM
+	m := rfmModel(lm)
 	base := filepath.Base(lm.Name)
 	var files []string
 	add := func(name string, draw func(path string) error) error {
