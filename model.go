@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/rfmkit/rfm/kernel"
+	"github.com/rfmkit/rfm/metrics"
 )
 
 // Round records one RFM round.
@@ -338,20 +339,8 @@ func Probabilities(s []float64, n, c int) {
 }
 
 // Argmax returns the index of the largest of each row's c scores (the
-// first on ties): the predicted classes.
-func Argmax(s []float64, n, c int) []int {
-	out := make([]int, n)
-	for i := 0; i < n; i++ {
-		best := 0
-		for j := 1; j < c; j++ {
-			if s[i*c+j] > s[i*c+best] {
-				best = j
-			}
-		}
-		out[i] = best
-	}
-	return out
-}
+// first on ties): the predicted classes (metrics.ArgmaxRows).
+func Argmax(s []float64, n, c int) []int { return metrics.ArgmaxRows(s, n, c) }
 
 // FeatureMatrix returns M as a dense Dm×Dm matrix (identity and diagonal
 // metrics expanded).

@@ -826,13 +826,7 @@ func (m *Model) ValScore(ctx context.Context, ds *rfm.Dataset) (float64, error) 
 		return 0, err
 	}
 	if m.Task == rfm.Classification {
-		hit := 0
-		for i, l := range rfm.Argmax(s, ds.N, m.Outputs) {
-			if l == ds.Labels[i] {
-				hit++
-			}
-		}
-		return float64(hit) / float64(ds.N), nil
+		return metrics.Accuracy(ds.Labels, metrics.ArgmaxRows(s, ds.N, m.Outputs))
 	}
 	return metrics.MSE(ds.Y, s)
 }

@@ -162,13 +162,7 @@ func accuracy(ctx context.Context, m rfm.Classifier, test *rfm.Dataset) (float64
 	if err != nil {
 		return 0, err
 	}
-	hit := 0
-	for i, p := range pred {
-		if p == test.Labels[i] {
-			hit++
-		}
-	}
-	return float64(hit) / float64(test.N), nil
+	return metrics.Accuracy(test.Labels, pred)
 }
 
 // logLoss is the mean test log-loss (nats) of the c-class probabilities
