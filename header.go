@@ -44,8 +44,8 @@ type Fitted interface {
 	// Kind is the model kind's short name: "rfm", "tree", "ensemble".
 	Kind() string
 	// ToFile packs the model, with the caller's extra JSON sections, into
-	// a model file.
-	ToFile(extra map[string]json.RawMessage) (*modelfile.File, error)
+	// a model file (what modelfile.Decode reads back by its kind).
+	modelfile.Model
 }
 
 // Optional behaviours of a Fitted model, asked for by what they do rather
