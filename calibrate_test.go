@@ -355,7 +355,7 @@ func TestRecalibrateCrossChecked(t *testing.T) {
 		}
 		return s, labels, folds
 	}
-	m := &Model{Task: Classification, Outputs: c}
+	m := &Model{Header: Header{Task: Classification, Outputs: c}}
 	s, labels, folds := draw(4000, 0.4, 1)
 	if err := m.Recalibrate(CalibratePower, s, labels, folds); err != nil {
 		t.Fatal(err)
@@ -364,7 +364,7 @@ func TestRecalibrateCrossChecked(t *testing.T) {
 		t.Errorf("4 000 overconfident rows: %+v, note %q; want β near 0.4 kept", cal, m.Note)
 	}
 	// Scores already calibrated (β₀ = 1), 200 rows: nothing to gain.
-	m = &Model{Task: Classification, Outputs: c}
+	m = &Model{Header: Header{Task: Classification, Outputs: c}}
 	s, labels, folds = draw(200, 1, 2)
 	if err := m.Recalibrate(CalibratePower, s, labels, folds); err != nil {
 		t.Fatal(err)
@@ -382,7 +382,7 @@ func TestRecalibrateCrossChecked(t *testing.T) {
 // on calibrated ones; under 40 rows it is left out (too few to check).
 func TestRecalibrateHoldoutChecked(t *testing.T) {
 	const c = 3
-	m := &Model{Task: Classification, Outputs: c}
+	m := &Model{Header: Header{Task: Classification, Outputs: c}}
 	s, labels := powerLabels(rand.New(rand.NewPCG(3, 9)), 2000, c, 0.4)
 	if err := m.Recalibrate(CalibratePower, s, labels, nil); err != nil {
 		t.Fatal(err)
@@ -398,7 +398,7 @@ func TestRecalibrateHoldoutChecked(t *testing.T) {
 		b0   float64
 		note string
 	}{{4, 400, 1, "power calibration left out"}, {5, 39, 0.2, "39 held-out rows are too few"}} {
-		m := &Model{Task: Classification, Outputs: c}
+		m := &Model{Header: Header{Task: Classification, Outputs: c}}
 		s, labels := powerLabels(rand.New(rand.NewPCG(tc.seed, 9)), tc.n, c, tc.b0)
 		if err := m.Recalibrate(CalibratePower, s, labels, nil); err != nil {
 			t.Fatal(err)

@@ -216,31 +216,13 @@ type Config struct {
 	ClassWeight ClassWeight `json:"class_weight,omitempty"`
 	// Seed drives every random choice (holdout, AGOP sampling).
 	Seed uint64 `json:"seed"`
-	// Solver: exact (Fit), tree (tree.Fit) or auto (see ChooseSolver); ""
-	// is exact. The other fields of this group apply to the tree.
+	// Solver: exact (Fit), tree (tree.Fit), nystrom or auto (see
+	// ChooseSolver; fit.Fit resolves it and calls the solver); "" is
+	// exact. The solvers' own options follow, each group in its struct
+	// (embedded: cfg.LeafSize and the JSON key "leaf_size" read as before).
 	Solver Solver `json:"solver,omitempty"`
-	// LeafSize is the most rows of a tree leaf (0: chosen by the planner).
-	LeafSize int `json:"leaf_size,omitempty"`
-	// SplitRule picks each node's direction ("": agop).
-	SplitRule SplitRule `json:"split_rule,omitempty"`
-	// SplitSample is the most rows of a node used to find its direction
-	// (0: 4 000).
-	SplitSample int `json:"split_sample,omitempty"`
-	// LeafSolver solves a tree's leaves: SolverExact ("" too) or
-	// SolverNystrom (Centers centres per leaf, float64), which lets a leaf
-	// hold far more rows than an exact solve would.
-	LeafSolver Solver `json:"leaf_solver,omitempty"`
-	// SoftRouting holds out rows of a tree fit (10%, at most 20 000) to
-	// choose a temperature for routing rows softly across the split
-	// thresholds (0, hard routing, when it scores best).
-	SoftRouting bool `json:"soft_routing,omitempty"`
-	// Centers is the number m of Nyström centres (0: DefaultCenters).
-	Centers int `json:"centers,omitempty"`
-	// CenterChoice draws them ("": uniform).
-	CenterChoice CenterChoice `json:"center_choice,omitempty"`
-	// CGIters bounds the conjugate-gradient iterations of a Nyström solve
-	// (0: 50).
-	CGIters int `json:"cg_iters,omitempty"`
+	TreeOptions
+	NystromOptions
 	// MemoryLimit caps the fit's planned memory in bytes (PlanFit: the
 	// n×n matrix, a full M's d×d matrices, copies of the data, per-thread
 	// blocks); 0 = 90% of available memory.
@@ -319,6 +301,38 @@ func (c Config) Validate() error {
 		return fmt.Errorf("a full initial M cannot start a diagonal RFM (Diag)")
 	}
 	return nil
+}
+
+// TreeOptions are the tree solver's options (SolverTree: tree.Fit), part
+// of a Config.
+type TreeOptions struct {
+	// LeafSize is the most rows of a tree leaf (0: chosen by the planner).
+	LeafSize int `json:"leaf_size,omitempty"`
+	// SplitRule picks each node's direction ("": agop).
+	SplitRule SplitRule `json:"split_rule,omitempty"`
+	// SplitSample is the most rows of a node used to find its direction
+	// (0: 4 000).
+	SplitSample int `json:"split_sample,omitempty"`
+	// LeafSolver solves a tree's leaves: SolverExact ("" too) or
+	// SolverNystrom (Centers centres per leaf, float64), which lets a leaf
+	// hold far more rows than an exact solve would.
+	LeafSolver Solver `json:"leaf_solver,omitempty"`
+	// SoftRouting holds out rows of a tree fit (10%, at most 20 000) to
+	// choose a temperature for routing rows softly across the split
+	// thresholds (0, hard routing, when it scores best).
+	SoftRouting bool `json:"soft_routing,omitempty"`
+}
+
+// NystromOptions are the Nyström solver's options (SolverNystrom, and a
+// tree's Nyström leaves), part of a Config.
+type NystromOptions struct {
+	// Centers is the number m of Nyström centres (0: DefaultCenters).
+	Centers int `json:"centers,omitempty"`
+	// CenterChoice draws them ("": uniform).
+	CenterChoice CenterChoice `json:"center_choice,omitempty"`
+	// CGIters bounds the conjugate-gradient iterations of a Nyström solve
+	// (0: 50).
+	CGIters int `json:"cg_iters,omitempty"`
 }
 
 // UnmarshalJSON decodes a Config. A missing agop_power is the default 1:

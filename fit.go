@@ -449,7 +449,7 @@ func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {
 	if mt.D != d {
 		return nil, fmt.Errorf("initial M is on %d features; the data has %d", mt.D, d)
 	}
-	m := &Model{Config: cfg, Task: f.task, Outputs: f.c, D: d, N: tr.N, YMean: ymean, YStd: ystd, Shift: shift}
+	m := &Model{Header: Header{Config: cfg, Task: f.task, Outputs: f.c, D: d}, N: tr.N, YMean: ymean, YStd: ystd, Shift: shift}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0xa60b))
 	best := Round{ValAccuracy: -1, ValLoss: math.Inf(1)}
 	var bestAlpha []float64

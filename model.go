@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/rfmkit/rfm/kernel"
+	"github.com/rfmkit/rfm/metrics"
 )
 
 // Round records one RFM round.
@@ -41,10 +42,10 @@ type Round struct {
 // Model is a fitted RFM. Its exported fields are its whole state: it
 // predicts without the training data. Methods are safe for concurrent use.
 type Model struct {
-	Config  Config `json:"config"`
-	Task    Task   `json:"task"`
-	Outputs int    `json:"outputs"` // classes (classification) or target columns
-	D       int    `json:"d"`       // input features
+	// Header: Config, Task, Outputs (classes or target columns), D (input
+	// features) and Calibration (when set, by Config.Calibrate: maps the
+	// classifier's scores to probabilities in PredictProba).
+	Header
 	// Selected, when set (RFM-T), lists the input columns the model uses;
 	// the metric and centres then live in that subspace.
 	Selected []int `json:"selected,omitempty"`
@@ -73,9 +74,6 @@ type Model struct {
 	BestRound int    `json:"best_round"`
 	Refitted  bool   `json:"refitted"`
 	Note      string `json:"note,omitempty"`
-	// Calibration, when set (Config.Calibrate), maps the classifier's
-	// scores to probabilities in PredictProba.
-	Calibration *Calibration `json:"calibration,omitempty"`
 
 	// holdout: the validation rows' scores before the refit (Fit only;
 	// not stored in files).
@@ -341,20 +339,8 @@ func Probabilities(s []float64, n, c int) {
 }
 
 // Argmax returns the index of the largest of each row's c scores (the
-// first on ties): the predicted classes.
-func Argmax(s []float64, n, c int) []int {
-	out := make([]int, n)
-	for i := 0; i < n; i++ {
-		best := 0
-		for j := 1; j < c; j++ {
-			if s[i*c+j] > s[i*c+best] {
-				best = j
-			}
-		}
-		out[i] = best
-	}
-	return out
-}
+// first on ties): the predicted classes (metrics.ArgmaxRows).
+func Argmax(s []float64, n, c int) []int { return metrics.ArgmaxRows(s, n, c) }
 
 // FeatureMatrix returns M as a dense Dm×Dm matrix (identity and diagonal
 // metrics expanded).

@@ -27,10 +27,13 @@ type fileMeta struct {
 // fileModel is how a Model is written: its rounds without their timings,
 // so that the same fit gives the same bytes (the shallower History and Head
 // fields hide the embedded Model's). Old files with timings still load.
+// The shallower Calibration keeps it where files have always had it, after
+// the note (the Header's other fields lead, as they always have).
 type fileModel struct {
 	*Model
-	History []Round `json:"history"`
-	Head    *Round  `json:"head,omitempty"`
+	Calibration *Calibration `json:"calibration,omitempty"`
+	History     []Round      `json:"history"`
+	Head        *Round       `json:"head,omitempty"`
 }
 
 // untimed returns a copy of the rounds with their wall-clock fields zeroed.
@@ -45,7 +48,7 @@ func untimed(h []Round) []Round {
 // ToFile packs the model (and the caller's extra JSON sections) into a
 // modelfile container. Timings are left out: they are not part of the model.
 func (m *Model) ToFile(extra map[string]json.RawMessage) (*modelfile.File, error) {
-	fm := fileModel{Model: m, History: untimed(m.History)}
+	fm := fileModel{Model: m, Calibration: m.Calibration, History: untimed(m.History)}
 	if m.Head != nil {
 		fm.Head = &untimed([]Round{*m.Head})[0]
 	}

@@ -119,7 +119,7 @@ func TestPlanSaturates(t *testing.T) {
 }
 
 func TestPlanPredict(t *testing.T) {
-	m := &Model{D: 100_000, N: 3, Outputs: 2, M: kernel.FeatureMatrix{Form: kernel.Diagonal}}
+	m := &Model{Header: Header{D: 100_000, Outputs: 2}, N: 3, M: kernel.FeatureMatrix{Form: kernel.Diagonal}}
 	p := PlanPredict(m, 1_000_000, 4096, 1)
 	err := p.Check(1 << 30)
 	if err == nil || !strings.Contains(err.Error(), "the 1000000 query rows × 100000 features needs 745.1 GiB") {

@@ -27,21 +27,28 @@ const MaxMembers = 64
 // Model is an ensemble of RFMs that take the same features. Its exported
 // fields are its whole state; methods are safe for concurrent use once it
 // is built (New or FromFile).
+//
+// Its Header's Config is the first (best) member's; its Calibration, when
+// set, maps the mean of the members' uncalibrated probabilities (the
+// ensemble's scores) to its probabilities (nil: the mean itself).
 type Model struct {
-	Task    rfm.Task `json:"task"`
-	D       int      `json:"d"`
-	Outputs int      `json:"outputs"`
-	// Members are the fitted models, best first: Config is the first's.
+	rfm.Header
+	// Members are the fitted models, best first.
 	Members []*rfm.Model `json:"-"`
-	// Calibration, when set, maps the mean of the members' uncalibrated
-	// probabilities (the ensemble's scores) to its probabilities; nil: the
-	// mean itself.
-	Calibration *rfm.Calibration `json:"calibration,omitempty"`
-	Note        string           `json:"note,omitempty"`
+	Note    string       `json:"note,omitempty"`
 	// Validation, when set, scores the mean against its best member alone
 	// on rows neither was fitted on (Validate).
 	Validation *Validation `json:"validation,omitempty"`
 }
+
+// Kind is "ensemble".
+func (m *Model) Kind() string { return "ensemble" }
+
+// NumMembers is the number of members.
+func (m *Model) NumMembers() int { return len(m.Members) }
+
+// SubModels are the members (rfm.Composite).
+func (m *Model) SubModels() []*rfm.Model { return m.Members }
 
 // Validation compares an ensemble (classification) with its first, best,
 // member alone on held-out rows, before any calibration of either: the
@@ -78,15 +85,12 @@ func New(members []*rfm.Model) (*Model, error) {
 		return nil, errors.New("ensemble: no members")
 	}
 	m0 := members[0]
-	m := &Model{Task: m0.Task, D: m0.D, Outputs: m0.Outputs, Members: members}
+	m := &Model{Header: rfm.Header{Config: m0.Config, Task: m0.Task, D: m0.D, Outputs: m0.Outputs}, Members: members}
 	if err := m.Check(); err != nil {
 		return nil, err
 	}
 	return m, nil
 }
-
-// Config is the configuration of the first (best) member.
-func (m *Model) Config() rfm.Config { return m.Members[0].Config }
 
 // Check verifies that the members agree and are ready to predict, and that
 // the calibration fits the outputs.

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/modelfile"
@@ -16,14 +15,29 @@ const FileKind = "rfm.Ensemble"
 
 // fileMeta is the ensemble's JSON document: its own fields and each
 // member's model document (the member's arrays are stored with the prefix
-// "member<i>/").
+// "member<i>/", see rfm.PackParts).
 type fileMeta struct {
-	Model      *Model                     `json:"ensemble"`
+	Model      *fileEnsemble              `json:"ensemble"`
 	MemberMeta []json.RawMessage          `json:"member_models"`
 	Extra      map[string]json.RawMessage `json:"extra,omitempty"`
 }
 
-func memberPrefix(i int) string { return "member" + strconv.Itoa(i) + "/" }
+// fileEnsemble is the ensemble's own fields as files hold them (the
+// config is the first member's and is not stored twice).
+type fileEnsemble struct {
+	Task        rfm.Task         `json:"task"`
+	D           int              `json:"d"`
+	Outputs     int              `json:"outputs"`
+	Calibration *rfm.Calibration `json:"calibration,omitempty"`
+	Note        string           `json:"note,omitempty"`
+	Validation  *Validation      `json:"validation,omitempty"`
+}
+
+func init() {
+	modelfile.RegisterKind(FileKind, func(f *modelfile.File) (modelfile.Model, map[string]json.RawMessage, error) {
+		return FromFile(f)
+	})
+}
 
 // ToFile packs the ensemble (and the caller's extra JSON sections) into a
 // modelfile container.
@@ -35,17 +49,12 @@ func (m *Model) ToFile(extra map[string]json.RawMessage) (*modelfile.File, error
 	if m.Calibration != nil {
 		f.FormatVersion = modelfile.VersionScaledOrCalibrated
 	}
-	meta := fileMeta{Model: m, MemberMeta: make([]json.RawMessage, len(m.Members)), Extra: extra}
-	for i, mm := range m.Members {
-		mf, err := mm.ToFile(nil)
-		if err != nil {
-			return nil, fmt.Errorf("member %d: %w", i, err)
-		}
-		f.FormatVersion = max(f.FormatVersion, mf.FormatVersion)
-		meta.MemberMeta[i] = mf.Meta
-		f.Arrays = append(f.Arrays, modelfile.Prefixed(memberPrefix(i), mf.Arrays)...)
+	metas, err := rfm.PackParts(f, "member", m.Members)
+	if err != nil {
+		return nil, err
 	}
-	b, err := json.Marshal(meta)
+	own := fileEnsemble{m.Task, m.D, m.Outputs, m.Calibration, m.Note, m.Validation}
+	b, err := json.Marshal(fileMeta{&own, metas, extra})
 	if err != nil {
 		return nil, fmt.Errorf("encode ensemble: %w", err)
 	}
@@ -60,32 +69,28 @@ func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
 	if err := f.DecodeMeta(FileKind, "an ensemble model", "ensemble", &meta); err != nil {
 		return nil, nil, err
 	}
-	m := meta.Model
-	if m == nil {
+	own := meta.Model
+	if own == nil {
 		return nil, nil, errors.New("ensemble metadata has no ensemble section")
 	}
 	k := len(meta.MemberMeta)
 	if k == 0 || k > MaxMembers {
 		return nil, nil, fmt.Errorf("ensemble metadata: %d member models (want 1 to %d)", k, MaxMembers)
 	}
-	if m.Task != rfm.Classification && m.Task != rfm.Regression {
-		return nil, nil, fmt.Errorf("ensemble metadata: unknown task %q", m.Task)
+	if own.Task != rfm.Classification && own.Task != rfm.Regression {
+		return nil, nil, fmt.Errorf("ensemble metadata: unknown task %q", own.Task)
 	}
-	byMember, rest, err := modelfile.SplitIndexed(f.Arrays, "member", k)
-	if err == nil && len(rest) > 0 {
-		err = fmt.Errorf("array %q names no member", rest[0].Name)
-	}
+	members, _, err := rfm.UnpackParts(f, "member", meta.MemberMeta, false)
 	if err != nil {
 		return nil, nil, fmt.Errorf("ensemble file: %w", err)
 	}
-	m.Members = make([]*rfm.Model, k)
-	for i := range m.Members {
-		mm, _, err := rfm.FromFile(&modelfile.File{Kind: rfm.FileKind, Meta: meta.MemberMeta[i], Arrays: byMember[i]})
-		if err != nil {
-			return nil, nil, fmt.Errorf("ensemble file: member %d: %w", i, err)
+	for i, mm := range members {
+		if mm == nil {
+			return nil, nil, fmt.Errorf("ensemble file: member %d is missing", i)
 		}
-		m.Members[i] = mm
 	}
+	m := &Model{Header: rfm.Header{Config: members[0].Config, Task: own.Task, D: own.D, Outputs: own.Outputs, Calibration: own.Calibration},
+		Members: members, Note: own.Note, Validation: own.Validation}
 	if err := m.Check(); err != nil {
 		return nil, nil, fmt.Errorf("ensemble file: %w", err)
 	}

@@ -136,7 +136,7 @@ func LogLoss(yTrue []int, prob []float64, c int) (float64, error) {
 
 // Argmax returns the index of the largest entry of each row of the row-major
 // n×c matrix prob; ties go to the lowest index. It turns class scores into
-// predicted classes.
+// predicted classes. A NaN is an error naming its row and column.
 func Argmax(prob []float64, c int) ([]int, error) {
 	if c < 1 {
 		return nil, fmt.Errorf("argmax: number of classes c = %d, want ≥ 1", c)
@@ -144,22 +144,30 @@ func Argmax(prob []float64, c int) ([]int, error) {
 	if len(prob) == 0 || len(prob)%c != 0 {
 		return nil, fmt.Errorf("argmax: %d values is not a positive multiple of c = %d", len(prob), c)
 	}
-	n := len(prob) / c
+	for i, v := range prob {
+		if math.IsNaN(v) {
+			return nil, fmt.Errorf("argmax: NaN at row %d, column %d", i/c, i%c)
+		}
+	}
+	return ArgmaxRows(prob, len(prob)/c, c), nil
+}
+
+// ArgmaxRows is Argmax of n rows of c scores without the checks (the
+// caller's sizes are right): the first largest of each row, a NaN never
+// larger than another entry.
+func ArgmaxRows(s []float64, n, c int) []int {
 	out := make([]int, n)
 	for i := range n {
-		row := prob[i*c : (i+1)*c]
+		row := s[i*c : (i+1)*c]
 		best := 0
-		for k, v := range row {
-			if math.IsNaN(v) {
-				return nil, fmt.Errorf("argmax: NaN at row %d, column %d", i, k)
-			}
-			if v > row[best] {
+		for k := 1; k < c; k++ {
+			if row[k] > row[best] {
 				best = k
 			}
 		}
 		out[i] = best
 	}
-	return out, nil
+	return out
 }
 
 // AUC returns the area under the ROC curve of a binary problem: yTrue holds

@@ -49,6 +49,16 @@
 // way. Write rejects a File it could not read back with ErrInvalid,
 // ErrDuplicateName or ErrShapeMismatch, before writing anything.
 //
+// # Model kinds
+//
+// A File's Kind names what it holds ("rfm.Model", "rfm.Tree",
+// "rfm.Ensemble"). Each model package registers a decoder for its kind in
+// its init function (RegisterKind), as image formats register with package
+// image; Decode reads any registered kind. Adding a model kind is one
+// package and one registration: readers that import the package read its
+// files, with no switch to edit elsewhere. A kind no imported package
+// registered is an error naming it and the kinds this program reads.
+//
 // # Files on disk
 //
 // WriteFileAtomic and ReadFile work on paths. WriteAtomic is the general

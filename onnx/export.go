@@ -38,6 +38,13 @@ type Layout struct {
 // ErrUnsupported is wrapped by Export for models it cannot express.
 var ErrUnsupported = errors.New("cannot be exported to ONNX")
 
+// unsupportedKinds says why a model kind other than an RFM does not export
+// (a format with one %w for ErrUnsupported).
+var unsupportedKinds = map[string]string{
+	"tree":     "a tree of RFMs %w (its routing of rows to leaves is not expressed); export an exact or Nyström model",
+	"ensemble": "an ensemble of RFMs %w; export one RFM (rfm tune without --ensemble)",
+}
+
 // Export builds an ONNX model computing m's predictions from raw columns:
 // numeric columns as one double tensor (NaN where missing), categorical
 // ones as one string tensor ("" where missing; cells as the pipeline saw
@@ -56,13 +63,14 @@ func Export(m *predictor.Model) ([]byte, *Layout, error) {
 	if err := m.NeedPipeline(); err != nil {
 		return nil, nil, err
 	}
-	if m.Tree != nil {
-		return nil, nil, fmt.Errorf("%s: a tree of RFMs %w (its routing of rows to leaves is not expressed); export an exact or Nyström model", m.Name, ErrUnsupported)
+	rm, ok := m.Fitted.(*rfm.Model)
+	if !ok {
+		why, known := unsupportedKinds[m.Kind()]
+		if !known {
+			why = "a " + m.Kind() + " model %w; export an exact or Nyström model"
+		}
+		return nil, nil, fmt.Errorf("%s: "+why, m.Name, ErrUnsupported)
 	}
-	if m.Ensemble != nil {
-		return nil, nil, fmt.Errorf("%s: an ensemble of RFMs %w; export one RFM (rfm tune without --ensemble)", m.Name, ErrUnsupported)
-	}
-	rm := m.RFM
 	spec := rm.KernelUsed
 	switch spec.Kind {
 	case kernel.Laplace, kernel.GenLaplace, kernel.Gaussian, kernel.LpLaplace:

@@ -177,7 +177,7 @@ func TestUnsupported(t *testing.T) {
 	if _, _, err := Export(fitted(t, iso, false)); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "--calibrate temperature") {
 		t.Errorf("isotonic: %v", err)
 	}
-	bare := &predictor.Model{Name: "bare.rfm", RFM: &rfm.Model{}}
+	bare := &predictor.Model{Name: "bare.rfm", Fitted: &rfm.Model{}}
 	if _, _, err := Export(bare); !errors.Is(err, predictor.ErrNoPipeline) {
 		t.Errorf("no pipeline: %v", err)
 	}

@@ -2,7 +2,9 @@
 // written by rfm fit (or rfm tune, or a Go program with WriteFile) to
 // predictions inside a Go service.
 //
-// A Model is the fitted model (an exact RFM or a tree of them) together
+// A Model is the fitted model (any rfm.Fitted: an exact or Nyström RFM, a
+// tree of them, an ensemble; whichever kind the file holds, decoded by the
+// decoder its package registered with modelfile) together
 // with the column pipeline fitted on its training rows (numeric scaling,
 // missing-value fills, one-hot levels) and the target encoding (class
 // labels, or the regression target's scale). It takes rows as a table read
@@ -16,6 +18,7 @@
 // A Model does not change once loaded and is safe for concurrent use. A
 // row's prediction does not depend on the other rows of the request.
 //
-// It is not a trainer (see package rfm and package tree) nor a server (see
-// package serve).
+// Train fits a model on a table by fit.Fit (any solver), and FitFold is
+// one fold of rfm cv's cross-validation; the solvers themselves are in
+// package rfm and package tree. It is not a server (see package serve).
 package predictor

@@ -14,9 +14,12 @@ import (
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
-	"github.com/rfmkit/rfm/ensemble"
 	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/tree"
+
+	// The model kinds a model file may hold: each registers its decoder
+	// with modelfile (rfm's own and tree's come with their imports).
+	_ "github.com/rfmkit/rfm/ensemble"
 )
 
 // Sections of a model file that rfm fit adds beside the model itself.
@@ -26,14 +29,15 @@ const (
 	SectionTraining = "training" // TrainingInfo: where the model came from
 )
 
-// ChunkRows is how many rows an exact model scores at once; TreeChunkRows
-// a tree's (it divides each chunk among its leaves, so a chunk of a few
-// leaves' worth would leave each leaf a handful). Chunks bound the memory
-// of a long prediction; they do not change its numbers, which depend only
-// on the row (the kernel evaluates fixed bands of rows).
+// ChunkRows is how many rows a model scores at once unless it says
+// otherwise (rfm.Chunked); TreeChunkRows a tree's (it divides each chunk
+// among its leaves, so a chunk of a few leaves' worth would leave each leaf
+// a handful). Chunks bound the memory of a long prediction; they do not
+// change its numbers, which depend only on the row (the kernel evaluates
+// fixed bands of rows).
 const (
 	ChunkRows     = 32 * 128
-	TreeChunkRows = 2048 * 128
+	TreeChunkRows = tree.PredictChunkRows
 )
 
 // ErrNoPipeline is returned (wrapped) by the raw-row methods of a Model
@@ -49,8 +53,9 @@ type TrainingInfo struct {
 	Version    string `json:"rfm_version"`
 }
 
-// Model is a model file ready to predict: the fitted model (an exact RFM or
-// a tree of them) and, for files written by rfm fit, the column pipeline
+// Model is a model file ready to predict: the fitted model (an exact RFM, a
+// tree of them, an ensemble: any rfm.Fitted) and, for files written by rfm
+// fit, the column pipeline
 // that turns raw rows into its features and the target encoding that turns
 // its outputs into labels or values.
 //
@@ -64,10 +69,8 @@ type Model struct {
 	// FormatVersion and CreatedBy are the file's.
 	FormatVersion int
 	CreatedBy     string
-	// Exactly one of RFM, Tree and Ensemble is set.
-	RFM      *rfm.Model
-	Tree     *tree.Model
-	Ensemble *ensemble.Model
+	// Fitted is the model itself, of whichever kind the file holds.
+	Fitted rfm.Fitted
 	// Pipeline and Target are nil when the file has no column pipeline.
 	Pipeline *dataset.Pipeline
 	Target   *dataset.Target
@@ -99,18 +102,13 @@ func Read(r io.Reader, name string) (*Model, error) {
 // FromFile decodes a model file's content; name is used in errors.
 func FromFile(f *modelfile.File, name string) (*Model, error) {
 	m := &Model{Name: name, Checksum: hex.EncodeToString(f.Checksum[:]), FormatVersion: f.FormatVersion, CreatedBy: f.CreatedBy}
-	var extra map[string]json.RawMessage
-	var err error
-	switch f.Kind {
-	case tree.FileKind:
-		m.Tree, extra, err = tree.FromFile(f)
-	case ensemble.FileKind:
-		m.Ensemble, extra, err = ensemble.FromFile(f)
-	default:
-		m.RFM, extra, err = rfm.FromFile(f)
-	}
+	fm, extra, err := modelfile.Decode(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var ok bool
+	if m.Fitted, ok = fm.(rfm.Fitted); !ok {
+		return nil, fmt.Errorf("%s: the decoder of model kind %q gave a %T, which cannot predict", name, f.Kind, fm)
 	}
 	decode := func(key string, v any) (bool, error) {
 		raw, ok := extra[key]
@@ -178,17 +176,11 @@ func FromFile(f *modelfile.File, name string) (*Model, error) {
 	return m, nil
 }
 
-// FileModel is what a model file holds: an *rfm.Model, a *tree.Model or an
-// *ensemble.Model.
-type FileModel interface {
-	ToFile(extra map[string]json.RawMessage) (*modelfile.File, error)
-}
-
 // WriteFile writes a model with its pipeline, target and training record
 // (each may be nil) atomically to path: Load gives them back, and rfm
 // predict can use the file on raw rows when pipeline and target are set.
 // createdBy names the writing program ("" for the default).
-func WriteFile(ctx context.Context, path string, fm FileModel, p *dataset.Pipeline, tg *dataset.Target, info *TrainingInfo, createdBy string) error {
+func WriteFile(ctx context.Context, path string, fm modelfile.Model, p *dataset.Pipeline, tg *dataset.Target, info *TrainingInfo, createdBy string) error {
 	if (p == nil) != (tg == nil) {
 		return errors.New("predictor: a pipeline needs its target and a target its pipeline")
 	}
@@ -225,75 +217,39 @@ func WriteFile(ctx context.Context, path string, fm FileModel, p *dataset.Pipeli
 	return modelfile.WriteFileAtomicContext(ctx, path, f)
 }
 
-// shape is what every model kind records about itself.
-type shape struct {
-	d, outputs int
-	task       rfm.Task
-	cfg        rfm.Config
-	cal        *rfm.Calibration
-}
-
-func (m *Model) shape() shape {
-	switch {
-	case m.Tree != nil:
-		t := m.Tree
-		return shape{t.D, t.Outputs, t.Task, t.Config, t.Calibration}
-	case m.Ensemble != nil:
-		e := m.Ensemble
-		return shape{e.D, e.Outputs, e.Task, e.Config(), e.Calibration}
-	}
-	r := m.RFM
-	return shape{r.D, r.Outputs, r.Task, r.Config, r.Calibration}
-}
+func (m *Model) header() *rfm.Header { return m.Fitted.ModelHeader() }
 
 // Kind names the model kind: "rfm", "tree" or "ensemble".
-func (m *Model) Kind() string {
-	switch {
-	case m.Tree != nil:
-		return "tree"
-	case m.Ensemble != nil:
-		return "ensemble"
-	}
-	return "rfm"
-}
+func (m *Model) Kind() string { return m.Fitted.Kind() }
 
 // Centers is the number of training rows the model keeps as kernel
 // centres (over a tree's leaves or an ensemble's members).
 func (m *Model) Centers() int {
 	n := 0
-	switch {
-	case m.Tree != nil:
-		for _, lf := range m.Tree.Leaves {
-			if lf.Model != nil {
-				n += lf.Model.N
-			}
+	if c, ok := m.Fitted.(rfm.Composite); ok {
+		for _, sm := range c.SubModels() {
+			n += sm.N
 		}
-	case m.Ensemble != nil:
-		for _, mm := range m.Ensemble.Members {
-			n += mm.N
-		}
-	default:
-		n = m.RFM.N
 	}
 	return n
 }
 
 // D is the number of features the model takes.
-func (m *Model) D() int { return m.shape().d }
+func (m *Model) D() int { return m.header().D }
 
 // Outputs is the number of classes or regression outputs.
-func (m *Model) Outputs() int { return m.shape().outputs }
+func (m *Model) Outputs() int { return m.header().Outputs }
 
 // Task is the model's task.
-func (m *Model) Task() rfm.Task { return m.shape().task }
+func (m *Model) Task() rfm.Task { return m.header().Task }
 
 // Config is the model's configuration (a tree's leaf configuration, an
 // ensemble's best member's).
-func (m *Model) Config() rfm.Config { return m.shape().cfg }
+func (m *Model) Config() rfm.Config { return m.header().Config }
 
 // Calibration is the model's map from class scores to probabilities (nil:
 // the scores clipped and renormalized).
-func (m *Model) Calibration() *rfm.Calibration { return m.shape().cal }
+func (m *Model) Calibration() *rfm.Calibration { return m.header().Calibration }
 
 // Classes are the class labels of a classifier with a target encoding (nil
 // otherwise); class index k is Classes[k].
@@ -322,29 +278,12 @@ func (m *Model) NeedPipeline() error {
 	return nil
 }
 
-func (m *Model) check() error { return m.scorer().Check() }
-
-// scorer is what every model kind offers.
-type scorer interface {
-	FileModel
-	Predict(ctx context.Context, x []float64, n int) ([]float64, error)
-	Check() error
-}
-
-func (m *Model) scorer() scorer {
-	switch {
-	case m.Tree != nil:
-		return m.Tree
-	case m.Ensemble != nil:
-		return m.Ensemble
-	}
-	return m.RFM
-}
+func (m *Model) check() error { return m.Fitted.Check() }
 
 // ChunkRows is the number of rows the model scores at a time.
 func (m *Model) ChunkRows() int {
-	if m.Tree != nil {
-		return TreeChunkRows
+	if c, ok := m.Fitted.(rfm.Chunked); ok {
+		return c.ChunkRows()
 	}
 	return ChunkRows
 }
@@ -361,7 +300,7 @@ func (m *Model) PredictFeatures(ctx context.Context, x []float64, n int, started
 	if n < 0 || len(x) != n*d {
 		return nil, fmt.Errorf("%s: %d values are not %d rows of %d features", m.Name, len(x), n, d)
 	}
-	chunk, s := m.ChunkRows(), m.scorer()
+	chunk, s := m.ChunkRows(), m.Fitted
 	out := []float64{}
 	for r0 := 0; r0 < n; r0 += chunk {
 		r1 := min(r0+chunk, n)

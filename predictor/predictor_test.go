@@ -65,8 +65,8 @@ func fitFile(t *testing.T, useTree bool, task string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if (m.Tree != nil) != useTree {
-		t.Fatalf("tree %v, want %v", m.Tree != nil, useTree)
+	if (m.Kind() == "tree") != useTree {
+		t.Fatalf("tree %v, want %v", m.Kind() == "tree", useTree)
 	}
 	m.Training = &predictor.TrainingInfo{Data: "train.csv", Rows: tab.NRows()}
 	path := filepath.Join(t.TempDir(), "m.rfm")
@@ -437,7 +437,7 @@ func TestPredictChunkedMatchesPredict(t *testing.T) {
 		t.Fatal(err)
 	}
 	var chunks [][2]int
-	got, err := (&predictor.Model{RFM: m}).PredictFeatures(context.Background(), q.X, q.N, func(r0, r1 int) {
+	got, err := (&predictor.Model{Fitted: m}).PredictFeatures(context.Background(), q.X, q.N, func(r0, r1 int) {
 		chunks = append(chunks, [2]int{r0, r1})
 	})
 	if err != nil {
@@ -480,7 +480,7 @@ func TestTrainErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.RFM == nil || m.Pipeline.Scaling != dataset.ScaleMinMax || m.Target.NumClasses() != 2 {
+	if m.Kind() != "rfm" || m.Pipeline.Scaling != dataset.ScaleMinMax || m.Target.NumClasses() != 2 {
 		t.Fatalf("trained %+v", m)
 	}
 	p, err := m.PredictRecords(ctx, "r", []map[string]any{{"x1": 1.0, "x2": nil, "color": "red"}})
@@ -531,8 +531,8 @@ func TestEnsembleFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		members, p, tg = append(members, m.RFM), m.Pipeline, m.Target
-		if i > 0 && m.RFM.D != members[0].D {
+		members, p, tg = append(members, m.Fitted.(*rfm.Model)), m.Pipeline, m.Target
+		if i > 0 && m.D() != members[0].D {
 			t.Fatal("members of other widths")
 		}
 	}

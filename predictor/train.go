@@ -7,7 +7,7 @@ import (
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
-	"github.com/rfmkit/rfm/tree"
+	"github.com/rfmkit/rfm/fit"
 )
 
 // Encode turns a table's rows into the engine's numeric dataset with a
@@ -93,18 +93,11 @@ func Train(ctx context.Context, t *dataset.Table, opt TrainOptions) (*Model, err
 		cfg = *opt.Config
 	}
 	m := &Model{Name: "(trained)", Pipeline: p, Target: tg}
-	solver, _ := rfm.ChooseSolver(cfg, rfm.FitShape{N: ds.N, D: ds.D, Outputs: max(ds.Classes, ds.Outputs)})
-	if solver == rfm.SolverTree {
-		cfg.Solver = rfm.SolverTree
-		if m.Tree, _, err = tree.Fit(ctx, cfg, ds, nil); err != nil {
-			return nil, err
-		}
-	} else {
-		cfg.Solver = solver
-		if m.RFM, err = rfm.Fit(ctx, cfg, ds, nil, nil); err != nil {
-			return nil, err
-		}
+	res, err := fit.Fit(ctx, cfg, ds, fit.Options{})
+	if err != nil {
+		return nil, err
 	}
+	m.Fitted = res.Model
 	if err := m.check(); err != nil {
 		return nil, err
 	}
@@ -114,5 +107,5 @@ func Train(ctx context.Context, t *dataset.Table, opt TrainOptions) (*Model, err
 // WriteFile writes the model with its pipeline, target and training
 // record to path (atomically; see the function WriteFile).
 func (m *Model) WriteFile(ctx context.Context, path string) error {
-	return WriteFile(ctx, path, m.scorer(), m.Pipeline, m.Target, m.Training, m.CreatedBy)
+	return WriteFile(ctx, path, m.Fitted, m.Pipeline, m.Target, m.Training, m.CreatedBy)
 }

@@ -1,5 +1,5 @@
 // Evaluates exported ONNX graphs with ONNX Runtime and compares them with
-// rfm's predictions (written by internal/onnxcheck): labels must be equal,
+// rfm's predictions (written by onnx/internal/onnxcheck): labels must be equal,
 // probabilities and values equal to 1e-5 relative. Exit 1 on any miss.
 // Usage: node scripts/onnx_check.js CASE.json ...
 'use strict';

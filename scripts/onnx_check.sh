@@ -43,4 +43,4 @@ if [ ! -f "$cache/node_modules/onnxruntime-node/package.json" ]; then
     exit 1
   fi
 fi
-go run ${RFM_TAGS:+-tags "$RFM_TAGS"} ./internal/onnxcheck --script scripts/onnx_check.js --node-modules "$cache/node_modules"
+go run ${RFM_TAGS:+-tags "$RFM_TAGS"} ./onnx/internal/onnxcheck --script scripts/onnx_check.js --node-modules "$cache/node_modules"

@@ -20,7 +20,7 @@ func FuzzDecodeRequest(f *testing.F) {
 		{Name: "color", Kind: dataset.Categorical, Levels: []string{"1", "blue", "red"}, HasMissingLevel: true},
 	}}
 	tg := &dataset.Target{Name: "y", Task: dataset.TaskClassification, Classes: []string{"no", "yes"}}
-	m := &predictor.Model{Name: "fuzz", RFM: &rfm.Model{Task: rfm.Classification, Outputs: 2, D: p.Width()}, Pipeline: p, Target: tg}
+	m := &predictor.Model{Name: "fuzz", Fitted: &rfm.Model{Header: rfm.Header{Task: rfm.Classification, Outputs: 2, D: p.Width()}}, Pipeline: p, Target: tg}
 	for _, s := range []string{
 		`{"rows": [{"x1": 1, "x2": null, "color": "red"}], "proba": true}`,
 		`[{"x1": 1e308, "x2": -0, "color": 1}]`,

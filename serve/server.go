@@ -587,14 +587,15 @@ func (s *Server) modelInfo(w http.ResponseWriter, r *http.Request) {
 		info.Calibration = string(cal.Method)
 	}
 	info.Kind, info.Centers = m.Kind(), m.Centers()
-	switch {
-	case m.Tree != nil:
-		info.Leaves = len(m.Tree.Leaves)
-	case m.Ensemble != nil:
-		info.Members = len(m.Ensemble.Members)
-	default:
-		best := m.RFM.BestRound
-		info.Rounds, info.BestRound = m.RFM.History, &best
+	if t, ok := m.Fitted.(interface{ NumLeaves() int }); ok {
+		info.Leaves = t.NumLeaves()
+	}
+	if e, ok := m.Fitted.(interface{ NumMembers() int }); ok {
+		info.Members = e.NumMembers()
+	}
+	if r, ok := m.Fitted.(rfm.Rounded); ok {
+		h, best := r.Rounds()
+		info.Rounds, info.BestRound = h, &best
 	}
 	writeJSON(w, http.StatusOK, info)
 }

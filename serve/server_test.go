@@ -798,7 +798,7 @@ func TestServeEnsemble(t *testing.T) {
 		if first == nil {
 			first = m
 		}
-		members = append(members, m.RFM)
+		members = append(members, m.Fitted.(*rfm.Model))
 	}
 	e, err := ensemble.New(members)
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/rfmkit/rfm/agop"
 	"github.com/rfmkit/rfm/internal/linalg"
 	"github.com/rfmkit/rfm/internal/sysmem"
 	"github.com/rfmkit/rfm/kernel"
@@ -200,14 +199,6 @@ type NystromResult struct {
 	// Float32Factors reports that the preconditioner was factored in
 	// float32 (Options.Float32 asked for it and K_mm's pivots allowed it).
 	Float32Factors bool
-}
-
-// Predictor is the model as agop sees it, for the AGOP that the RFM loop
-// takes next: fm is the feature map the training points were mapped with.
-// Its centres are the m Nyström centres; pass the mapped training points
-// as agop.Options.EvalPoints to evaluate at training rows.
-func (r *NystromResult) Predictor(fm *kernel.FeatureMap) *agop.Predictor {
-	return &agop.Predictor{Kernel: r.Kernel, Map: fm, Centers: r.Centers, Alpha: r.Beta, C: r.C}
 }
 
 // Predict returns f(q) (q.N×C) for mapped points q.

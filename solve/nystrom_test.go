@@ -308,7 +308,9 @@ func TestNystromAGOPFiniteDifferences(t *testing.T) {
 					eval = append(eval, i)
 				}
 			}
-			p := res.Predictor(mp)
+			// The model as agop sees it (the RFM loop builds the same):
+			// its centres are the m Nyström centres.
+			p := &agop.Predictor{Kernel: res.Kernel, Map: mp, Centers: res.Centers, Alpha: res.Beta, C: res.C}
 			got, err := agop.Compute(context.Background(), p, eval, agop.Options{EvalPoints: x})
 			if err != nil {
 				t.Fatal(err)

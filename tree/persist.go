@@ -18,19 +18,30 @@ const FileKind = "rfm.Tree"
 // fileMeta is the tree's JSON document: the nodes (directions stored as the
 // "dirs" array, one row per internal node in node order), the leaves, and
 // each RFM leaf's own model document (its arrays are stored with the prefix
-// "leaf<i>/").
+// "leaf<i>/", see rfm.PackParts).
 type fileMeta struct {
 	Model    *Model                     `json:"tree"`
 	LeafMeta []json.RawMessage          `json:"leaf_models"`
 	Extra    map[string]json.RawMessage `json:"extra,omitempty"`
 }
 
+// fileTree is how a Model is written: the shallower Calibration keeps it
+// last, where files have always had it (the Header's other fields lead).
+type fileTree struct {
+	*Model
+	Calibration *rfm.Calibration `json:"calibration,omitempty"`
+}
+
+func init() {
+	modelfile.RegisterKind(FileKind, func(f *modelfile.File) (modelfile.Model, map[string]json.RawMessage, error) {
+		return FromFile(f)
+	})
+}
+
 // maxOutputs bounds the classes of a tree file: a tree whose leaves are all
 // constant has no leaf model to check the count against, and predictions
 // allocate rows × outputs.
 const maxOutputs = 1 << 16
-
-func leafPrefix(i int) string { return fmt.Sprintf("leaf%d/", i) }
 
 // ToFile packs the tree (and the caller's extra JSON sections) into a
 // modelfile container.
@@ -50,20 +61,19 @@ func (m *Model) ToFile(extra map[string]json.RawMessage) (*modelfile.File, error
 	if internal > 0 {
 		f.Arrays = append(f.Arrays, modelfile.Array{Name: "dirs", Shape: []int{internal, m.D}, F64: dirs})
 	}
-	meta := fileMeta{Model: m, LeafMeta: make([]json.RawMessage, len(m.Leaves)), Extra: extra}
+	leaves := make([]*rfm.Model, len(m.Leaves))
 	for i, lf := range m.Leaves {
-		if lf.Model == nil {
-			meta.LeafMeta[i] = json.RawMessage("null")
-			continue
-		}
-		lfile, err := lf.Model.ToFile(nil)
-		if err != nil {
-			return nil, fmt.Errorf("leaf %d: %w", i, err)
-		}
-		meta.LeafMeta[i] = lfile.Meta
-		f.Arrays = append(f.Arrays, modelfile.Prefixed(leafPrefix(i), lfile.Arrays)...)
+		leaves[i] = lf.Model
 	}
-	b, err := json.Marshal(meta)
+	metas, err := rfm.PackParts(f, "leaf", leaves)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(struct {
+		Model    fileTree                   `json:"tree"`
+		LeafMeta []json.RawMessage          `json:"leaf_models"`
+		Extra    map[string]json.RawMessage `json:"extra,omitempty"`
+	}{fileTree{m, m.Calibration}, metas, extra})
 	if err != nil {
 		return nil, fmt.Errorf("encode tree: %w", err)
 	}
@@ -134,22 +144,18 @@ func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
 			k++
 		}
 	}
-	// Each leaf's arrays, by prefix.
-	byLeaf, _, err := modelfile.SplitIndexed(f.Arrays, "leaf", len(m.Leaves))
+	// Each leaf's model, from its arrays (by prefix).
+	leaves, _, err := rfm.UnpackParts(f, "leaf", meta.LeafMeta, true)
 	if err != nil {
 		return nil, nil, fmt.Errorf("tree file: %w", err)
 	}
-	for i := range m.Leaves {
+	for i, lm := range leaves {
 		lf := &m.Leaves[i]
-		if string(meta.LeafMeta[i]) == "null" {
+		if lm == nil {
 			if m.Task != rfm.Classification || lf.Class < 0 || lf.Class >= m.Outputs {
 				return nil, nil, fmt.Errorf("tree file: leaf %d has neither a model nor a class", i)
 			}
 			continue
-		}
-		lm, _, err := rfm.FromFile(&modelfile.File{Kind: rfm.FileKind, Meta: meta.LeafMeta[i], Arrays: byLeaf[i]})
-		if err != nil {
-			return nil, nil, fmt.Errorf("tree file: leaf %d: %w", i, err)
 		}
 		if lm.D != m.D || lm.Outputs != m.Outputs || lm.Task != m.Task {
 			return nil, nil, fmt.Errorf("tree file: leaf %d is a %s model of %d features and %d outputs; the tree has %d and %d", i, lm.Task, lm.D, lm.Outputs, m.D, m.Outputs)

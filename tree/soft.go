@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/metrics"
 )
 
 // softCut is the least probability of reaching a leaf that soft routing
@@ -125,13 +126,8 @@ func (m *Model) chooseTemperature(ctx context.Context, ds *rfm.Dataset, held []i
 func (m *Model) validationScore(val *rfm.Dataset, s []float64) (float64, string) {
 	c := m.Outputs
 	if m.Task == rfm.Classification {
-		right := 0
-		for i, k := range rfm.Argmax(s, val.N, c) {
-			if k == val.Labels[i] {
-				right++
-			}
-		}
-		acc := float64(right) / float64(val.N)
+		// The rows and labels are val's: their sizes agree.
+		acc, _ := metrics.Accuracy(val.Labels, metrics.ArgmaxRows(s, val.N, c))
 		return acc, fmt.Sprintf("accuracy %.4f", acc)
 	}
 	mse := 0.0

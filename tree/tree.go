@@ -16,6 +16,7 @@ import (
 	"github.com/rfmkit/rfm/internal/linalg"
 	"github.com/rfmkit/rfm/internal/sysmem"
 	"github.com/rfmkit/rfm/kernel"
+	"github.com/rfmkit/rfm/metrics"
 	"github.com/rfmkit/rfm/solve"
 )
 
@@ -75,24 +76,47 @@ type Leaf struct {
 // predicts without the training data. Methods are safe for concurrent use.
 // Config is every leaf's configuration and the tree's (LeafSize as the
 // planner chose it, SplitRule, SplitSample).
+//
+// Its Header's Calibration (Config.Calibrate, classification) maps the
+// tree's scores to probabilities; fitted on rows held out of the leaves
+// (the soft-routing holdout when there is one).
 type Model struct {
-	Config  rfm.Config `json:"config"`
-	Task    rfm.Task   `json:"task"`
-	Outputs int        `json:"outputs"`
-	D       int        `json:"d"`
-	N       int        `json:"n"`
-	Nodes   []Node     `json:"nodes"`
-	Leaves  []Leaf     `json:"leaves"`
-	Notes   []string   `json:"notes,omitempty"`
+	rfm.Header
+	N      int      `json:"n"`
+	Nodes  []Node   `json:"nodes"`
+	Leaves []Leaf   `json:"leaves"`
+	Notes  []string `json:"notes,omitempty"`
 	// Temperature of soft routing (0: hard). A row goes right at a node
 	// with probability σ((x·Dir − Threshold)/(Temperature·Scale)), and its
 	// prediction is the leaves' predictions weighted by the probability of
 	// reaching them.
 	Temperature float64 `json:"temperature,omitempty"`
-	// Calibration (Config.Calibrate, classification) maps the tree's
-	// scores to probabilities; fitted on rows held out of the leaves (the
-	// soft-routing holdout when there is one).
-	Calibration *rfm.Calibration `json:"calibration,omitempty"`
+}
+
+// PredictChunkRows is how many rows a tree predicts at once (ChunkRows):
+// it divides each chunk among its leaves, so a chunk of a few leaves'
+// worth would leave each leaf a handful.
+const PredictChunkRows = 2048 * 128
+
+// ChunkRows is PredictChunkRows (rfm.Chunked).
+func (m *Model) ChunkRows() int { return PredictChunkRows }
+
+// Kind is "tree".
+func (m *Model) Kind() string { return "tree" }
+
+// NumLeaves is the number of leaves, constant ones included.
+func (m *Model) NumLeaves() int { return len(m.Leaves) }
+
+// SubModels are the leaves' RFMs, without the constant leaves
+// (rfm.Composite).
+func (m *Model) SubModels() []*rfm.Model {
+	var out []*rfm.Model
+	for _, lf := range m.Leaves {
+		if lf.Model != nil {
+			out = append(out, lf.Model)
+		}
+	}
+	return out
 }
 
 // Progress reports how far a tree fit has come.
@@ -259,7 +283,7 @@ func start(cfg rfm.Config, plan Plan, ds *rfm.Dataset, total int, progress func(
 	if task == rfm.Classification {
 		g.ds = withClasses(ds, c)
 	}
-	m := &Model{Config: cfg, Task: task, Outputs: c, D: ds.D, N: total}
+	m := &Model{Header: rfm.Header{Config: cfg, Task: task, Outputs: c, D: ds.D}, N: total}
 	rows := make([]int, ds.N)
 	for i := range rows {
 		rows[i] = i
@@ -790,6 +814,21 @@ func (g *grower) fitLeaf(ctx context.Context, i int, rows []int, cfg rfm.Config)
 	}
 	lf.Model = mdl
 	return lf, nil
+}
+
+// ValScore scores the tree on the rows of ds (validation rows, with their
+// labels or targets): its accuracy (classification) or the MSE of its
+// outputs against the targets, in the units the tree was fitted on
+// (regression).
+func (m *Model) ValScore(ctx context.Context, ds *rfm.Dataset) (float64, error) {
+	s, err := m.Predict(ctx, ds.X, ds.N)
+	if err != nil {
+		return 0, err
+	}
+	if m.Task == rfm.Classification {
+		return metrics.Accuracy(ds.Labels, metrics.ArgmaxRows(s, ds.N, m.Outputs))
+	}
+	return metrics.MSE(ds.Y, s)
 }
 
 // Depth is the largest depth of a leaf.

@@ -425,3 +425,47 @@ func TestPlanTimedLeafSize(t *testing.T) {
 		t.Errorf("Nyström leaves: %+v", p)
 	}
 }
+
+// ValScore is the tree's accuracy on labelled rows and the MSE of its
+// outputs on regression rows.
+func TestValScore(t *testing.T) {
+	ctx := context.Background()
+	cfg := rfm.DefaultConfig()
+	cfg.Solver, cfg.LeafSize, cfg.Iters = rfm.SolverTree, 100, 1
+	for _, ds := range []*rfm.Dataset{classes(t, 300, 5), lowRank(t, 300, 5)} {
+		tm, _, err := Fit(ctx, cfg, ds, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		va := ds.Subset(rangeTo(50))
+		got, err := tm.ValScore(ctx, va)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := mustPredict(t, tm, va.X, va.N)
+		want := 0.0
+		if va.Labels != nil {
+			for i, l := range rfm.Argmax(s, va.N, tm.Outputs) {
+				if l == va.Labels[i] {
+					want++
+				}
+			}
+			want /= float64(va.N)
+		} else {
+			for i, y := range va.Y {
+				want += (y - s[i]) * (y - s[i]) / float64(va.N)
+			}
+		}
+		if math.Abs(got-want) > 1e-12 || got < 0 {
+			t.Errorf("score %v, want %v", got, want)
+		}
+	}
+}
+
+func rangeTo(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}

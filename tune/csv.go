@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 
 	"github.com/rfmkit/rfm"
-	"github.com/rfmkit/rfm/internal/atomicfile"
 	"github.com/rfmkit/rfm/kernel"
 )
 
@@ -125,32 +123,4 @@ func ReadCache(r io.Reader) (map[string]Trial, error) {
 		t.Round = int(round)
 		out[t.Key] = t
 	}
-}
-
-// ReadCacheFile reads the trials table at path with ReadCache; a missing
-// file is an empty table. Only a regular file is read: a named pipe (whose
-// open would wait, beyond any interrupt, for a writer) or a device is
-// refused at once.
-func ReadCacheFile(path string) (map[string]Trial, error) {
-	f, err := atomicfile.OpenRegular(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return map[string]Trial{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return ReadCache(f)
-}
-
-// OpenJournal opens the trials table at path for writing rows as trials
-// end: emptied first, or appended to. Only a regular file (or a new one)
-// is opened: a named pipe (whose open would wait for a reader beyond any
-// interrupt) or a device is refused at once.
-func OpenJournal(path string, appendRows bool) (*os.File, error) {
-	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
-	if appendRows {
-		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
-	}
-	return atomicfile.OpenRegularFile(path, flags, 0o644)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/ensemble"
 )
 
 // Top puts the best trial first and then the others of its rung and
@@ -132,8 +133,8 @@ func TestFinalModelValidated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := fm.Ensemble
-		if e == nil || fm.RFM != nil || len(fm.Trials) != len(e.Members) || len(e.Members) < 2 {
+		e, _ := fm.Model.(*ensemble.Model)
+		if e == nil || fm.Validation != e.Validation || len(fm.Trials) != len(e.Members) || len(e.Members) < 2 {
 			t.Fatalf("folds %d, %s: final %+v", c.folds, c.method, fm)
 		}
 		v := e.Validation
@@ -171,7 +172,7 @@ func TestFinalModelValidated(t *testing.T) {
 	opt.Jobs = 1
 	res := mustRun(t, opt)
 	fm, err := FinalModel(ctx, opt, res, 1, nil)
-	if err != nil || fm.Ensemble != nil || fm.RFM == nil || len(fm.Trials) != 1 || fm.Trials[0] != res.Best {
+	if err != nil || fm.Model.Kind() != "rfm" || fm.Validation != nil || len(fm.Trials) != 1 || fm.Trials[0] != res.Best {
 		t.Fatalf("k = 1: %+v, %v", fm, err)
 	}
 }

@@ -20,9 +20,9 @@ func TestTrialsFileFIFORefused(t *testing.T) {
 	}
 	done := make(chan error, 2)
 	go func() {
-		_, err := ReadCacheFile(fifo)
+		_, err := ReadTrials(fifo)
 		done <- err
-		_, err = OpenJournal(fifo, true)
+		_, err = OpenJournal(fifo, true, true)
 		done <- err
 	}()
 	for i := range 2 {
@@ -35,11 +35,11 @@ func TestTrialsFileFIFORefused(t *testing.T) {
 			t.Fatal("opening a FIFO trials table blocked")
 		}
 	}
-	c, err := ReadCacheFile(filepath.Join(dir, "none.csv"))
+	c, err := ReadTrials(filepath.Join(dir, "none.csv"))
 	if err != nil || len(c) != 0 {
 		t.Errorf("a missing table: %v %v", c, err)
 	}
-	f, err := OpenJournal(filepath.Join(dir, "new.csv"), false)
+	f, err := OpenJournal(filepath.Join(dir, "new.csv"), false, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1052,23 +1052,14 @@ func FinalEnsemble(ctx context.Context, opt Options, res *Result, k int, progres
 // Final is the model a search ends with: the best configuration alone, or
 // the ensemble of the best K.
 type Final struct {
-	RFM      *rfm.Model
-	Ensemble *ensemble.Model
-	// Trials are the configurations fitted, best first.
+	// Model is an *rfm.Model, or the *ensemble.Model of the best K.
+	Model rfm.Classifier
+	// Trials are the configurations fitted, best first; Best is the first
+	// one's model (Model itself when it is alone).
 	Trials []*Trial
-}
-
-// Model is the final model as the classifier methods see it.
-func (f *Final) Model() interface {
-	PredictClass(ctx context.Context, x []float64, n int) ([]int, error)
-	PredictProba(ctx context.Context, x []float64, n int) ([]float64, error)
-	UncalibratedProba(ctx context.Context, x []float64, n int) ([]float64, error)
-	Predict(ctx context.Context, x []float64, n int) ([]float64, error)
-} {
-	if f.Ensemble != nil {
-		return f.Ensemble
-	}
-	return f.RFM
+	Best   *rfm.Model
+	// Validation is the ensemble's (nil for one model).
+	Validation *ensemble.Validation
 }
 
 // FinalModel fits a search's final model with up to k members: the best
@@ -1086,7 +1077,7 @@ func FinalModel(ctx context.Context, opt Options, res *Result, k int, progress f
 		if err != nil {
 			return nil, err
 		}
-		return &Final{Ensemble: e, Trials: top}, nil
+		return &Final{Model: e, Trials: top, Best: e.Members[0], Validation: e.Validation}, nil
 	}
 	var pr func(rfm.Progress)
 	if progress != nil {
@@ -1096,7 +1087,7 @@ func FinalModel(ctx context.Context, opt Options, res *Result, k int, progress f
 	if err != nil {
 		return nil, err
 	}
-	return &Final{RFM: m, Trials: []*Trial{res.Best}}, nil
+	return &Final{Model: m, Trials: []*Trial{res.Best}, Best: m}, nil
 }
 
 // outOfFold returns the n×c scores of every row by the configuration

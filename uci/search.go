@@ -103,13 +103,9 @@ func (j *job) search(ctx context.Context, s *Set, res *Result, save func() error
 		if err != nil {
 			return fmt.Errorf("split %d, best configuration: %w", r+1, err)
 		}
-		best := fm.Model()
+		best := fm.Model
 		if j.ensemble > 1 {
-			members := 1
-			if fm.Ensemble != nil {
-				members = len(fm.Ensemble.Members)
-			}
-			res.Members = append(res.Members, members)
+			res.Members = append(res.Members, len(fm.Trials))
 		}
 		lap, err := tune.FinalFit(ctx, opt, tune.PlainTrial(sr.Plain), nil)
 		if err != nil {
@@ -160,26 +156,13 @@ func choiceOf(t *tune.Trial, val float64, round int) Choice {
 	return Choice{Setting: st, Round: round, ValAccuracy: 100 * val}
 }
 
-// classifier is what the tuned protocol scores: one RFM or an ensemble.
-type classifier interface {
-	PredictClass(ctx context.Context, x []float64, n int) ([]int, error)
-	PredictProba(ctx context.Context, x []float64, n int) ([]float64, error)
-	UncalibratedProba(ctx context.Context, x []float64, n int) ([]float64, error)
-}
-
 // accuracy is the share of test rows m classifies right.
-func accuracy(ctx context.Context, m classifier, test *rfm.Dataset) (float64, error) {
+func accuracy(ctx context.Context, m rfm.Classifier, test *rfm.Dataset) (float64, error) {
 	pred, err := m.PredictClass(ctx, test.X, test.N)
 	if err != nil {
 		return 0, err
 	}
-	hit := 0
-	for i, p := range pred {
-		if p == test.Labels[i] {
-			hit++
-		}
-	}
-	return float64(hit) / float64(test.N), nil
+	return metrics.Accuracy(test.Labels, pred)
 }
 
 // logLoss is the mean test log-loss (nats) of the c-class probabilities

@@ -175,8 +175,8 @@ func TestFitMatchesSingleMachine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Tree == nil || len(m.Tree.Leaves) < 4 {
-		t.Fatalf("expected a tree of several leaves for 1 800 rows at 300 a leaf, got %+v", m.Tree)
+	if tm, ok := m.Fitted.(*tree.Model); !ok || len(tm.Leaves) < 4 {
+		t.Fatalf("expected a tree of several leaves for 1 800 rows at 300 a leaf, got %+v", m.Fitted)
 	}
 	tab, err := m.ReadTable(context.Background(), mustOpen(t, filepath.Join(dir, "part0.csv")), "part0.csv", "")
 	if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"math"
@@ -11,7 +10,7 @@ import (
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/metrics"
-	"github.com/rfmkit/rfm/tree"
+	"github.com/rfmkit/rfm/predictor"
 )
 
 type cvOptions struct {
@@ -168,67 +167,16 @@ rfm cv --data train.csv --target churn --diag --ridge 0.01 --per-fold --json`)
 }
 
 // runFold fits the pipeline and the model on one fold's training rows and
-// scores its test rows.
+// scores its test rows (predictor.FitFold), as the JSON row of the fold.
 func (o *cvOptions) runFold(e *env, cfg rfm.Config, t *dataset.Table, tg *dataset.Target, features []string, train, test []int, progress func(rfm.Progress)) (*cvFold, error) {
-	trT, err := t.SelectRows(train)
+	opt := o.eng.fitOptions(nil, nil)
+	opt.Progress = progress
+	r, err := predictor.FitFold(e.ctx, t, o.data, tg, features, dataset.Scaling(o.scale), cfg, opt, train, test)
 	if err != nil {
-		return nil, err
+		return nil, o.eng.fitError(err, len(train))
 	}
-	teT, err := t.SelectRows(test)
-	if err != nil {
-		return nil, err
-	}
-	p, err := dataset.FitPipelineScaled(trT, features, dataset.Scaling(o.scale))
-	if err != nil {
-		return nil, inFile(o.data, err)
-	}
-	trDS, err := encodeRows(trT, o.data, p, tg)
-	if err != nil {
-		return nil, err
-	}
-	teDS, err := encodeRows(teT, o.data, p, tg)
-	if err != nil {
-		return nil, err
-	}
-	fd := &cvFold{TrainRows: trDS.N, TestRows: teDS.N}
-	var model interface {
-		Predict(ctx context.Context, x []float64, n int) ([]float64, error)
-	}
-	outputs := 0
-	var cal *rfm.Calibration
-	if solver, _ := rfm.ChooseSolver(cfg, fitShape(trDS.N, trDS.D, tg)); solver == rfm.SolverTree {
-		if o.eng.rfmT {
-			return nil, usagef("--rfm-t does not apply to a tree of RFMs (--solver tree, or auto with %d rows)", trDS.N)
-		}
-		cfg.Solver = solver
-		tm, _, err := tree.Fit(e.ctx, cfg, trDS, func(pr tree.Progress) {
-			progress(rfm.Progress{Stage: "tree", Fraction: pr.Fraction})
-		})
-		if err != nil {
-			return nil, err
-		}
-		model, outputs, fd.Leaves, cal = tm, tm.Outputs, len(tm.Leaves), tm.Calibration
-	} else {
-		cfg.Solver = solver
-		m, err := o.eng.train(e.ctx, cfg, trDS, nil, progress)
-		if err != nil {
-			return nil, err
-		}
-		model, outputs, fd.BestRound, cal = m, m.Outputs, m.BestRound, m.Calibration
-	}
-	scores, err := model.Predict(e.ctx, teDS.X, teDS.N)
-	if err != nil {
-		return nil, err
-	}
-	var yTrue []float64
-	if !tg.IsClassification() {
-		yTrue = trueValues(tg, teT, teDS.Y)
-	}
-	report, err := score(tg, cal, teDS.Labels, yTrue, scores, teDS.N, outputs)
-	if err != nil {
-		return nil, err
-	}
-	switch r := report.(type) {
+	fd := &cvFold{TrainRows: r.TrainRows, TestRows: r.TestRows, BestRound: r.BestRound, Leaves: r.Leaves}
+	switch r := r.Report.(type) {
 	case *metrics.Classification:
 		fd.Values = map[string]any{"accuracy": finite(r.Accuracy), "log_loss": r.LogLoss, "auc": r.AUC}
 	case *metrics.Regression:

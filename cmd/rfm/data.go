@@ -353,7 +353,7 @@ func rowReadOptions(p *dataset.Pipeline, tg *dataset.Target, withTarget bool, rf
 type trainingInfo = predictor.TrainingInfo
 
 // saveModel writes the model with its pipeline and target atomically.
-func saveModel(ctx context.Context, path string, m predictor.FileModel, p *dataset.Pipeline, tg *dataset.Target, info trainingInfo) error {
+func saveModel(ctx context.Context, path string, m modelfile.Model, p *dataset.Pipeline, tg *dataset.Target, info trainingInfo) error {
 	return predictor.WriteFile(ctx, path, m, p, tg, &info, "rfm "+versionString())
 }
 

@@ -209,7 +209,7 @@ func TestPredictionsAreBitIdentical(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prob, err := lm.RFM.PredictProba(context.Background(), x, n)
+	prob, err := rfmModel(lm).PredictProba(context.Background(), x, n)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,10 +31,9 @@ type memberJSON struct {
 
 // inspectEnsemble inspects an ensemble: its members, and the best member
 // in full (features, metric, figures) as 'rfm inspect' shows one RFM.
-func inspectEnsemble(e *env, lm *loadedModel, top, eig int, plots string, shape *imageDims, common commonFlags) error {
-	em := lm.Ensemble
+func inspectEnsemble(e *env, lm *loadedModel, em *ensemble.Model, top, eig int, plots string, shape *imageDims, common commonFlags) error {
 	best := *lm
-	best.Ensemble, best.RFM = nil, em.Members[0]
+	best.Fitted = em.Members[0]
 	inner, err := inspectModel(&best, top, eig)
 	if err != nil {
 		return err

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/metrics"
 	"github.com/rfmkit/rfm/plot"
@@ -127,7 +126,7 @@ func evaluate(e *env, lm *loadedModel, path string, opt dataset.ReadOptions, rol
 		if tg.IsClassification() {
 			labels = append(labels, ds.Labels...)
 		} else {
-			yTrue = append(yTrue, trueValues(tg, t, ds.Y)...)
+			yTrue = append(yTrue, predictor.TrueValues(tg, t, ds.Y)...)
 		}
 		n += ds.N
 		return nil
@@ -135,28 +134,8 @@ func evaluate(e *env, lm *loadedModel, path string, opt dataset.ReadOptions, rol
 	if err != nil {
 		return nil, 0, err
 	}
-	report, err := score(tg, lm.Calibration(), labels, yTrue, scores, n, lm.Outputs())
+	report, err := predictor.Score(tg, lm.Calibration(), labels, yTrue, scores, n, lm.Outputs())
 	return report, n, err
-}
-
-// trueValues are the regression targets of table t: the values as read
-// (no round trip through the scaling), or yStd unstandardized.
-func trueValues(tg *dataset.Target, t *dataset.Table, yStd []float64) []float64 {
-	if col, ok := t.Column(tg.Name); ok && col.Kind == dataset.Numeric {
-		return col.Num
-	}
-	return tg.Unstandardize(yStd)
-}
-
-// score compares model outputs with the true targets: the encoded labels
-// of a classifier (probabilities by the model's calibration cal, nil for
-// none), the values of a regression.
-func score(tg *dataset.Target, cal *rfm.Calibration, labels []int, yTrue, scores []float64, n, c int) (any, error) {
-	if tg.IsClassification() {
-		cls, prob := predictor.Classify(cal, scores, n, c)
-		return metrics.EvaluateClassification(labels, cls, prob, c, tg.Classes)
-	}
-	return metrics.EvaluateRegression(yTrue, tg.Unstandardize(scores), 1)
 }
 
 // evalFigures draws the figures of --plots into dir: for a classifier, the

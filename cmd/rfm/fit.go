@@ -13,6 +13,8 @@ import (
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/fit"
+	"github.com/rfmkit/rfm/tree"
 )
 
 // engineFlags are the engine's settings: the hyperparameters declared in
@@ -96,12 +98,29 @@ func paramUsage(err error) error {
 	return usagef("%v", err)
 }
 
-// train runs the engine: a plain RFM or, with --rfm-t, the thresholded one.
-func (g *engineFlags) train(ctx context.Context, cfg rfm.Config, train, valid *rfm.Dataset, progress func(rfm.Progress)) (*rfm.Model, error) {
-	if g.rfmT {
-		return rfm.FitThresholded(ctx, cfg, g.threshold, train, valid, progress)
+// fitOptions are the fit's options: RFM-T when asked, the validation rows
+// and the progress bar (nil: none).
+func (g *engineFlags) fitOptions(valid *rfm.Dataset, bar *progress) fit.Options {
+	opt := fit.Options{Valid: valid, Thresholded: g.rfmT, Threshold: g.threshold}
+	if bar != nil {
+		opt.Progress = func(pr rfm.Progress) { bar.Update(pr.Fraction, roundLabel(pr)) }
+		opt.TreeProgress = func(pr tree.Progress) {
+			label := fmt.Sprintf("splitting: %d nodes", pr.Node)
+			if pr.Stage != "split" {
+				label = fmt.Sprintf("leaves %d/%d", pr.Leaves, pr.Total)
+			}
+			bar.Update(pr.Fraction, label)
+		}
 	}
-	return rfm.Fit(ctx, cfg, train, valid, progress)
+	return opt
+}
+
+// fitError words fit.ErrThresholdedTree as a usage error.
+func (g *engineFlags) fitError(err error, rows int) error {
+	if errors.Is(err, fit.ErrThresholdedTree) {
+		return usagef("--rfm-t does not apply to a tree of RFMs (--solver tree, or auto with %d rows)", rows)
+	}
+	return err
 }
 
 // fitOptions are the flags of fit (and, but for --out and --valid, of cv).
@@ -299,20 +318,16 @@ func cmdFit(e *env, args []string) error {
 		}
 	}
 
-	if solver == rfm.SolverTree {
-		if o.eng.rfmT {
-			return usagef("--rfm-t does not apply to a tree of RFMs (--solver tree, or auto with %d rows)", train.N)
-		}
-		return fitTree(e, &o, cfg, why, train, valid, p, tg)
-	}
-
 	bar := newProgress(e.stderr, e.tty(), o.common.quiet)
-	model, err := o.eng.train(e.ctx, cfg, train, valid, func(pr rfm.Progress) {
-		bar.Update(pr.Fraction, roundLabel(pr))
-	})
+	fr, err := fit.Fit(e.ctx, cfg, train, o.eng.fitOptions(valid, bar))
 	if err != nil {
 		bar.Abort()
-		return err
+		return o.eng.fitError(err, train.N)
+	}
+	// What a fit prints depends on what it made.
+	model, ok := fr.Model.(*rfm.Model)
+	if !ok {
+		return fitTree(e, &o, bar, cfg, why, fr, train, valid, p, tg)
 	}
 	info := trainingInfo{Data: o.data, Rows: train.N, Validation: describeValidation(vinfo, cfg, tg), Version: versionString()}
 	if err := saveModel(e.ctx, o.out, model, p, tg, info); err != nil {

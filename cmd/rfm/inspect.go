@@ -9,7 +9,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/ensemble"
 	"github.com/rfmkit/rfm/kernel"
+	"github.com/rfmkit/rfm/tree"
 )
 
 type featureJSON struct {
@@ -119,11 +121,12 @@ rfm inspect --model digits.rfm --plots figs --image-shape 28x28`)
 	if err != nil {
 		return err
 	}
-	if lm.Tree != nil {
-		return inspectTree(e, lm, top, plots, shape, common)
-	}
-	if lm.Ensemble != nil {
-		return inspectEnsemble(e, lm, top, eig, plots, shape, common)
+	// inspect prints what each kind holds: its own report.
+	switch fm := lm.Fitted.(type) {
+	case *tree.Model:
+		return inspectTree(e, lm, fm, top, plots, shape, common)
+	case *ensemble.Model:
+		return inspectEnsemble(e, lm, fm, top, eig, plots, shape, common)
 	}
 	res, err := inspectModel(lm, top, eig)
 	if err != nil {
@@ -142,8 +145,12 @@ rfm inspect --model digits.rfm --plots figs --image-shape 28x28`)
 	return writeInspectText(e.stdout, res, lm, true)
 }
 
+// rfmModel is the RFM of a model file that holds one (inspect's and its
+// figures' subject).
+func rfmModel(lm *loadedModel) *rfm.Model { return lm.Fitted.(*rfm.Model) }
+
 func inspectModel(lm *loadedModel, top, eig int) (*inspectJSON, error) {
-	m := lm.RFM
+	m := rfmModel(lm)
 	res := &inspectJSON{
 		fileJSON: newFileJSON(lm), Features: m.D,
 		Config: m.Config, KernelUsed: m.KernelUsed, Metric: string(m.M.Form), Centers: m.N,
@@ -236,7 +243,7 @@ func writeFileHeader(tw io.Writer, lm *loadedModel) {
 
 func writeInspectText(w io.Writer, r *inspectJSON, lm *loadedModel, header bool) error {
 	var b strings.Builder
-	m := lm.RFM
+	m := rfmModel(lm)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	if header {
 		writeFileHeader(tw, lm)

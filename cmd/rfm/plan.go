@@ -29,40 +29,34 @@ func fitShape(rows, d int, tg *dataset.Target) rfm.FitShape {
 // width of the prediction table built as text before it is written (0 for
 // eval, which writes none).
 func planPredict(lm *loadedModel, rows, textCols int) error {
-	m := lm.RFM
-	if lm.Tree != nil {
-		// A tree predicts each chunk leaf by leaf: the largest leaf bounds
-		// the memory beyond the rows and outputs.
-		for _, lf := range lm.Tree.Leaves {
-			if lf.Model != nil && (m == nil || lf.Model.N > m.N) {
-				m = lf.Model
-			}
-		}
-		if m == nil { // every leaf a constant class
-			m = &rfm.Model{D: lm.Tree.D, N: 1, Outputs: lm.Tree.Outputs}
+	// A composite model predicts part by part (a tree's chunk leaf by
+	// leaf, an ensemble's members one after the other): the largest part
+	// bounds the memory beyond the rows and outputs.
+	var m *rfm.Model
+	var parts []*rfm.Model
+	if c, ok := lm.Fitted.(rfm.Composite); ok {
+		parts = c.SubModels()
+	}
+	for _, p := range parts {
+		if m == nil || p.N > m.N {
+			m = p
 		}
 	}
-	if lm.Ensemble != nil {
-		// Members predict one after the other: the largest bounds the
-		// memory beyond the rows and the running mean.
-		for _, mm := range lm.Ensemble.Members {
-			if m == nil || mm.N > m.N {
-				m = mm
-			}
-		}
+	if m == nil { // a tree whose every leaf is a constant class
+		m = &rfm.Model{Header: rfm.Header{D: lm.D(), Outputs: lm.Outputs()}, N: 1}
 	}
 	chunk := lm.ChunkRows()
 	p := rfm.PlanPredict(m, rows, chunk, 0)
-	if e := lm.Ensemble; e != nil && len(e.Members) > 1 {
+	if _, ok := lm.Fitted.(interface{ NumMembers() int }); ok && len(parts) > 1 {
 		// Every member's mapped centres were prepared at load: in memory
 		// already, beside the largest one's counted above.
 		var other uint64
-		for _, mm := range e.Members {
+		for _, mm := range parts {
 			if mm != m {
 				other += uint64(mm.N) * uint64(mm.Dm()) * 8
 			}
 		}
-		p.Items = append(p.Items, rfm.MemoryItem{What: fmt.Sprintf("the other %d members' mapped centres", len(e.Members)-1),
+		p.Items = append(p.Items, rfm.MemoryItem{What: fmt.Sprintf("the other %d members' mapped centres", len(parts)-1),
 			Count: 1, Bytes: other, Held: true})
 	}
 	if textCols > 0 {

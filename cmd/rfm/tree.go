@@ -11,7 +11,7 @@ import (
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
-	"github.com/rfmkit/rfm/metrics"
+	"github.com/rfmkit/rfm/fit"
 	"github.com/rfmkit/rfm/plot"
 	"github.com/rfmkit/rfm/tree"
 )
@@ -53,30 +53,19 @@ type fitTreeJSON struct {
 	Seconds float64    `json:"seconds"`
 }
 
-// fitTree is 'rfm fit' with the tree solver: grow, fit the leaves, save.
-func fitTree(e *env, o *fitOptions, cfg rfm.Config, why string, train, valid *rfm.Dataset, p *dataset.Pipeline, tg *dataset.Target) error {
-	bar := newProgress(e.stderr, e.tty(), o.common.quiet)
-	tm, plan, err := tree.Fit(e.ctx, cfg, train, func(pr tree.Progress) {
-		label := fmt.Sprintf("splitting: %d nodes", pr.Node)
-		if pr.Stage != "split" {
-			label = fmt.Sprintf("leaves %d/%d", pr.Leaves, pr.Total)
-		}
-		bar.Update(pr.Fraction, label)
-	})
-	if err != nil {
-		bar.Abort()
-		return err
-	}
+// fitTree is what 'rfm fit' prints and saves for a tree of RFMs (res, fitted
+// with the tree solver).
+func fitTree(e *env, o *fitOptions, bar *progress, cfg rfm.Config, why string, fr *fit.Result, train, valid *rfm.Dataset, p *dataset.Pipeline, tg *dataset.Target) error {
+	tm, plan := fr.Model.(*tree.Model), fr.Plan
 	names := p.FeatureNames()
 	summary := summarizeTree(tm, names, tg, 5)
 	summary.Plan = plan.String()
 	if valid != nil {
-		s, err := tm.Predict(e.ctx, valid.X, valid.N)
+		v, err := tm.ValScore(e.ctx, valid)
 		if err != nil {
 			bar.Abort()
 			return fmt.Errorf("score the --valid rows: %w", err)
 		}
-		v := treeValScore(tm, s, valid)
 		summary.ValScore, summary.ValidationOn = &v, fmt.Sprintf("%s (%d rows)", o.valid, valid.N)
 	}
 	val := fmt.Sprintf("each leaf holds out a seeded %g%% of its rows to pick its round", 100*cfg.ValFraction)
@@ -112,24 +101,8 @@ func fitTree(e *env, o *fitOptions, cfg rfm.Config, why string, train, valid *rf
 	b.WriteString("\n")
 	writeTreeText(&b, &summary, tm.Task)
 	fmt.Fprintf(&b, "model written to %s\n", o.out)
-	_, err = io.WriteString(e.stdout, b.String())
+	_, err := io.WriteString(e.stdout, b.String())
 	return err
-}
-
-// treeValScore is accuracy (classification) or the MSE of the targets in
-// their units (regression) of the tree's scores s on ds.
-func treeValScore(tm *tree.Model, s []float64, ds *rfm.Dataset) float64 {
-	if tm.Task == rfm.Classification {
-		hit := 0
-		for i, l := range rfm.Argmax(s, ds.N, tm.Outputs) {
-			if l == ds.Labels[i] {
-				hit++
-			}
-		}
-		return float64(hit) / float64(ds.N)
-	}
-	v, _ := metrics.MSE(ds.Y, s) // same lengths by construction
-	return v
 }
 
 // summarizeTree describes the tree: its shape and, per leaf, its size,
@@ -249,8 +222,7 @@ type inspectTreeJSON struct {
 // inspectTree shows a tree model: its shape, every leaf's size, chosen
 // round and top features, and the global feature ranking (each leaf's
 // diag(M) weighted by its share of the training rows).
-func inspectTree(e *env, lm *loadedModel, top int, plots string, shape *imageDims, common commonFlags) error {
-	tm := lm.Tree
+func inspectTree(e *env, lm *loadedModel, tm *tree.Model, top int, plots string, shape *imageDims, common commonFlags) error {
 	names := featureNames(lm)
 	res := inspectTreeJSON{fileJSON: newFileJSON(lm), Features: tm.D, Config: tm.Config, Tree: summarizeTree(tm, names, lm.Target, 5)}
 	diag := tm.FeatureDiagonal()

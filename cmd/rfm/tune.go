@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -18,7 +17,6 @@ import (
 	"github.com/rfmkit/rfm/ensemble"
 	"github.com/rfmkit/rfm/kernel"
 	"github.com/rfmkit/rfm/plot"
-	"github.com/rfmkit/rfm/predictor"
 	"github.com/rfmkit/rfm/tune"
 )
 
@@ -87,8 +85,8 @@ type tuneTrialJSON struct {
 	Rows  int `json:"rows"`
 }
 
-func cmdTune(e *env, args []string) error {
-	var o tuneOptions
+// newTuneFlags declares tune's flags into o.
+func newTuneFlags(o *tuneOptions) *flagSet {
 	f := newFlagSet("tune", "rfm tune --data FILE --target COL [--time 20m] [--trials N] [--folds K] [flags]",
 		`Search the hyperparameters for the best model within a time budget, and save it.
 
@@ -152,6 +150,12 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	f.Section("Output and resources")
 	f.String(&o.out, "out", "model.rfm", "model `FILE` to write (replaced atomically)")
 	o.common.register(f, true)
+	return f
+}
+
+func cmdTune(e *env, args []string) error {
+	var o tuneOptions
+	f := newTuneFlags(&o)
 	if err := f.ParsePositional(args, e.stdout, &o.data); err != nil {
 		return err
 	}
@@ -181,92 +185,101 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 		return err
 	}
 	n := t.NRows()
-	large := largeTableDefaults(f, &opt, n, fitShape(n, p.Width(), tg))
-	// With a Nyström final fit (--final-centers), the search's own fits
-	// are at most --max-rows rows: they pick the solver and are planned on
-	// that, the final fit on every row.
-	searchRows := n
-	if tune.NystromFinal(opt, n) && opt.MaxRows > 0 {
-		searchRows = min(n, opt.MaxRows)
-	}
-	if tune.NystromFinal(opt, n) && opt.Base.ClassWeight == rfm.ClassWeightBalanced {
-		return usagef("--final-centers %d and --class-weight balanced exclude each other on %d rows: the Nyström solver weights rows equally", opt.FinalCenters, n)
-	}
-	solver, why := rfm.ChooseSolver(opt.Base, fitShape(searchRows, p.Width(), tg))
-	if solver == rfm.SolverTree && opt.FinalCenters >= n {
-		return usagef("--final-centers %d: the final fit is Nyström only on more rows than M; the table has %d (and --solver auto would fit them by a tree: %s): give M below %d", opt.FinalCenters, n, why, n)
-	}
-	if solver == rfm.SolverTree {
-		return usagef("tune fits exact RFMs (or --solver nystrom), and --solver auto would fit the search's %d rows by a tree (%s): use --max-rows N --final-centers M to search exactly on samples of N rows and fit the model by Nyström on M centres, or --solver nystrom, or --solver exact --float32 if it fits", searchRows, why)
-	}
-	opt.Base.Solver = solver
-	if err := planFit(opt.Base, searchRows, p.Width(), tg); err != nil {
-		return err
-	}
-	if tune.NystromFinal(opt, n) {
-		fc := opt.Base
-		fc.Solver, fc.Centers = rfm.SolverNystrom, opt.FinalCenters
-		err := planFit(fc, n, p.Width(), tg)
-		// Centres chosen here, not given: as many as fit, down to 1 000.
-		for large != "" && err != nil && fc.Centers/2 >= 1000 {
-			fc.Centers /= 2
-			err = planFit(fc, n, p.Width(), tg)
-		}
-		if err != nil {
-			return fmt.Errorf("the final fit on %d Nyström centres (--final-centers): %w", fc.Centers, err)
-		}
-		opt.FinalCenters = fc.Centers
-	}
-	if large != "" && !o.common.quiet {
-		fmt.Fprintf(e.stderr, "tune: %s, so the search fits stratified samples of at most %d rows (--max-rows) and the saved model is fitted on all %d rows by Nyström on %d centres (--final-centers)\n",
-			large, opt.MaxRows, n, opt.FinalCenters)
-	}
-	pipelines := map[string]*dataset.Pipeline{}
-	opt.Data = map[string]*rfm.Dataset{}
-	for _, name := range opt.Space.Scalings {
-		sp := p
-		if name != o.scale {
-			if _, sp, err = fitEncoding(t, o.data, o.target, o.task, dataset.Scaling(name)); err != nil {
-				return err
-			}
-		}
-		pipelines[name] = sp
-		if opt.Data[name], err = encodeRows(t, o.data, sp, tg); err != nil {
-			return err
-		}
-	}
-	if o.valid != "" {
-		vt, err := o.readValid(e, p, tg, base.MemoryLimit)
-		if err != nil {
-			return err
-		}
-		opt.Valid = map[string]*rfm.Dataset{}
-		for name, sp := range pipelines {
-			if opt.Valid[name], err = encodeRows(vt, o.valid, sp, tg); err != nil {
-				return err
-			}
-		}
-	}
-	if o.resume {
-		if opt.Cache, err = readTrialsTable(o.trialsOut); err != nil {
-			return err
-		}
-	}
-	journal, err := newTrialsJournal(o.trialsOut, o.resume && len(opt.Cache) > 0)
+	pipelines, err := o.prepareSearch(e, f, &opt, t, tg, p)
 	if err != nil {
 		return err
 	}
-	defer journal.close()
+	res, fits, cached, searchTime, err := o.search(e, opt, tg, n)
+	if err != nil {
+		return err
+	}
 	classification := tg.IsClassification()
+	bar := newProgress(e.stderr, e.tty(), o.common.quiet)
+	finalStart := time.Now()
+	var members []int
+	// One model, or the mean of the --ensemble best (the best alone when
+	// only it reached the top rung, or when the mean lost to it on the
+	// validation rows).
+	fm, err := tune.FinalModel(e.ctx, opt, res, o.ensemble, func(i, k int, p rfm.Progress) {
+		label := "final fit: " + roundLabel(p)
+		if k > 1 {
+			label = fmt.Sprintf("final fit, member %d of %d: %s", i+1, k, roundLabel(p))
+		}
+		bar.Update((float64(i)+p.Fraction)/float64(k), label)
+	})
+	if err == nil && len(fm.Trials) > 1 {
+		for _, t := range fm.Trials {
+			members = append(members, t.Index)
+		}
+	}
+	if err != nil {
+		bar.Abort()
+		if e.ctx.Err() != nil {
+			return &interrupted{fmt.Sprintf("in the final fit: no model was written; the %d trials are in %s (--resume reuses them)", fits+cached, o.trialsOut)}
+		}
+		return fmt.Errorf("final fit of the best configuration (trial %d): %w", res.Best.Index, err)
+	}
+	finalTime := time.Since(finalStart)
+	sp := pipelines[res.Best.Scaling]
+	info := trainingInfo{Data: o.data, Rows: n, Validation: "rfm tune: " + res.Design, Version: versionString()}
+	// The best (first) member's configuration and rounds are reported.
+	rm := fm.Best
+	if err := saveModel(e.ctx, o.out, fm.Model, sp, tg, info); err != nil {
+		bar.Abort()
+		return err
+	}
+	var figures []string
+	if o.plots != "" {
+		if figures, err = tuneFigures(o.plots, res, classification); err != nil {
+			bar.Abort()
+			return err
+		}
+	}
+	bar.Finish(fmt.Sprintf("tune: final fit in %s; model written to %s", seconds(finalTime), o.out))
+
+	out := tuneJSON{
+		fitData: newFitData(&o.fitOptions, opt.Data[res.Best.Scaling], sp, tg),
+		Design:  res.Design, Rungs: res.Rungs, MaxRows: opt.MaxRows, FinalCenters: opt.FinalCenters, Jobs: res.Jobs, Drawn: res.Drawn, Local: res.Local, Fits: fits, Cached: cached,
+		Best:   trialJSON(res.Best, res.Best.Accuracy, res.Best.Loss, res.Best.Round, classification),
+		Plain:  trialJSON(res.Plain, res.Plain.PlainAccuracy, res.Plain.PlainLoss, 0, classification),
+		Config: rm.Config, Scaling: res.Best.Scaling, BestRound: rm.BestRound, Refitted: rm.Refitted, Members: members, Asked: o.ensemble,
+		Validation: fm.Validation,
+		TrialsFile: o.trialsOut, Figures: figures, Seconds: searchTime.Seconds(), FinalSecond: finalTime.Seconds(),
+	}
+	if d := res.Default; d != nil {
+		s := trialJSON(d, d.Accuracy, d.Loss, d.Round, classification).tuneScore
+		out.Default = &s
+	}
+	if o.common.json {
+		return writeJSON(e.stdout, out)
+	}
+	if o.common.quiet {
+		return nil
+	}
+	return writeTuneText(e.stdout, res, &out, classification)
+}
+
+// search runs the search of opt, each trial journalled in the trials
+// table as it ends, with a progress bar; n is the table's rows (for the
+// bar's last line). It returns the result and the fits made and read back.
+func (o *tuneOptions) search(e *env, opt tune.Options, tg *dataset.Target, n int) (res *tune.Result, fits, cached int, searchTime time.Duration, err error) {
+	classification := tg.IsClassification()
+	if o.resume {
+		if opt.Cache, err = tune.ReadTrials(o.trialsOut); err != nil {
+			return nil, 0, 0, 0, fmt.Errorf("--resume: %w", err)
+		}
+	}
+	journal, err := tune.OpenJournal(o.trialsOut, o.resume && len(opt.Cache) > 0, classification)
+	if err != nil {
+		return nil, 0, 0, 0, fmt.Errorf("--trials-out: %w", err)
+	}
+	defer journal.Close()
 
 	bar := newProgress(e.stderr, e.tty(), o.common.quiet)
 	start := time.Now()
 	var best *tune.Trial
-	fits, cached := 0, 0
 	opt.Done = func(tr tune.Trial) {
-		if err := journal.add(tr.Record(classification)); err != nil && journal.err == nil {
-			journal.err = err
-		}
+		journal.Add(&tr)
 		switch tr.Status {
 		case tune.StatusOK:
 			fits++
@@ -289,90 +302,99 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 		}
 		bar.Update(min(frac, 0.99), label)
 	}
-	res, err := tune.Run(e.ctx, opt)
-	if err == nil && journal.err != nil {
-		err = journal.err
+	res, err = tune.Run(e.ctx, opt)
+	if err == nil && journal.Err() != nil {
+		err = fmt.Errorf("--trials-out: %w", journal.Err())
 	}
 	if err != nil || e.ctx.Err() != nil {
 		bar.Abort()
 		if e.ctx.Err() != nil {
-			return &interrupted{fmt.Sprintf("no model was written; the %d trials that ended are in %s (--resume goes on from them)", fits+cached, o.trialsOut)}
+			return nil, 0, 0, 0, &interrupted{fmt.Sprintf("no model was written; the %d trials that ended are in %s (--resume goes on from them)", fits+cached, o.trialsOut)}
 		}
-		return err
+		return nil, 0, 0, 0, err
 	}
-	searchTime := time.Since(start)
+	searchTime = time.Since(start)
 	// The search's end is a line of its own: --time bounds the search, and
 	// the final fit on every row can take longer (its own bar and ETA).
 	bar.Finish(fmt.Sprintf("tune: %d configurations, %d fits in %s; best trial %d; fitting %s on all %d rows",
 		res.Drawn, fits, seconds(searchTime), res.Best.Index, finalWhat(len(tune.Top(res, o.ensemble))), n))
-	bar = newProgress(e.stderr, e.tty(), o.common.quiet)
-	finalStart := time.Now()
-	var model predictor.FileModel
-	var rm *rfm.Model
-	var members []int
-	// One model, or the mean of the --ensemble best (the best alone when
-	// only it reached the top rung, or when the mean lost to it on the
-	// validation rows).
-	fm, err := tune.FinalModel(e.ctx, opt, res, o.ensemble, func(i, k int, p rfm.Progress) {
-		label := "final fit: " + roundLabel(p)
-		if k > 1 {
-			label = fmt.Sprintf("final fit, member %d of %d: %s", i+1, k, roundLabel(p))
+	return res, fits, cached, searchTime, nil
+}
+
+// prepareSearch settles the search's solver and sizes (the defaults of a
+// large table, the Nyström final fit's centres), checks their memory,
+// encodes the rows by every column scaling searched (opt.Data, opt.Valid)
+// and returns their pipelines.
+func (o *tuneOptions) prepareSearch(e *env, f *flagSet, opt *tune.Options, t *dataset.Table, tg *dataset.Target, p *dataset.Pipeline) (map[string]*dataset.Pipeline, error) {
+	var err error
+	n := t.NRows()
+	large := tune.LargeTableDefaults(opt, n, fitShape(n, p.Width(), tg), f.IsSet("max-rows") || f.IsSet("final-centers"))
+	// With a Nyström final fit (--final-centers), the search's own fits
+	// are at most --max-rows rows: they pick the solver and are planned on
+	// that, the final fit on every row.
+	searchRows := n
+	if tune.NystromFinal(*opt, n) && opt.MaxRows > 0 {
+		searchRows = min(n, opt.MaxRows)
+	}
+	if tune.NystromFinal(*opt, n) && opt.Base.ClassWeight == rfm.ClassWeightBalanced {
+		return nil, usagef("--final-centers %d and --class-weight balanced exclude each other on %d rows: the Nyström solver weights rows equally", opt.FinalCenters, n)
+	}
+	solver, why := rfm.ChooseSolver(opt.Base, fitShape(searchRows, p.Width(), tg))
+	if solver == rfm.SolverTree && opt.FinalCenters >= n {
+		return nil, usagef("--final-centers %d: the final fit is Nyström only on more rows than M; the table has %d (and --solver auto would fit them by a tree: %s): give M below %d", opt.FinalCenters, n, why, n)
+	}
+	if solver == rfm.SolverTree {
+		return nil, usagef("tune fits exact RFMs (or --solver nystrom), and --solver auto would fit the search's %d rows by a tree (%s): use --max-rows N --final-centers M to search exactly on samples of N rows and fit the model by Nyström on M centres, or --solver nystrom, or --solver exact --float32 if it fits", searchRows, why)
+	}
+	opt.Base.Solver = solver
+	if err := planFit(opt.Base, searchRows, p.Width(), tg); err != nil {
+		return nil, err
+	}
+	if tune.NystromFinal(*opt, n) {
+		fc := opt.Base
+		fc.Solver, fc.Centers = rfm.SolverNystrom, opt.FinalCenters
+		err := planFit(fc, n, p.Width(), tg)
+		// Centres chosen here, not given: as many as fit, down to 1 000.
+		for large != "" && err != nil && fc.Centers/2 >= 1000 {
+			fc.Centers /= 2
+			err = planFit(fc, n, p.Width(), tg)
 		}
-		bar.Update((float64(i)+p.Fraction)/float64(k), label)
-	})
-	var validation *ensemble.Validation
-	if err == nil {
-		model, rm = fm.RFM, fm.RFM
-		if fm.Ensemble != nil {
-			model, rm, validation = fm.Ensemble, fm.Ensemble.Members[0], fm.Ensemble.Validation
-			for _, t := range fm.Trials {
-				members = append(members, t.Index)
+		if err != nil {
+			return nil, fmt.Errorf("the final fit on %d Nyström centres (--final-centers): %w", fc.Centers, err)
+		}
+		opt.FinalCenters = fc.Centers
+	}
+	if large != "" && !o.common.quiet {
+		fmt.Fprintf(e.stderr, "tune: %s, so the search fits stratified samples of at most %d rows (--max-rows) and the saved model is fitted on all %d rows by Nyström on %d centres (--final-centers)\n",
+			large, opt.MaxRows, n, opt.FinalCenters)
+	}
+	pipelines := map[string]*dataset.Pipeline{}
+	opt.Data = map[string]*rfm.Dataset{}
+	for _, name := range opt.Space.Scalings {
+		sp := p
+		if name != o.scale {
+			if _, sp, err = fitEncoding(t, o.data, o.target, o.task, dataset.Scaling(name)); err != nil {
+				return nil, err
+			}
+		}
+		pipelines[name] = sp
+		if opt.Data[name], err = encodeRows(t, o.data, sp, tg); err != nil {
+			return nil, err
+		}
+	}
+	if o.valid != "" {
+		vt, err := o.readValid(e, p, tg, opt.Base.MemoryLimit)
+		if err != nil {
+			return nil, err
+		}
+		opt.Valid = map[string]*rfm.Dataset{}
+		for name, sp := range pipelines {
+			if opt.Valid[name], err = encodeRows(vt, o.valid, sp, tg); err != nil {
+				return nil, err
 			}
 		}
 	}
-	if err != nil {
-		bar.Abort()
-		if e.ctx.Err() != nil {
-			return &interrupted{fmt.Sprintf("in the final fit: no model was written; the %d trials are in %s (--resume reuses them)", fits+cached, o.trialsOut)}
-		}
-		return fmt.Errorf("final fit of the best configuration (trial %d): %w", res.Best.Index, err)
-	}
-	finalTime := time.Since(finalStart)
-	sp := pipelines[res.Best.Scaling]
-	info := trainingInfo{Data: o.data, Rows: n, Validation: "rfm tune: " + res.Design, Version: versionString()}
-	if err := saveModel(e.ctx, o.out, model, sp, tg, info); err != nil {
-		bar.Abort()
-		return err
-	}
-	var figures []string
-	if o.plots != "" {
-		if figures, err = tuneFigures(o.plots, res, classification); err != nil {
-			bar.Abort()
-			return err
-		}
-	}
-	bar.Finish(fmt.Sprintf("tune: final fit in %s; model written to %s", seconds(finalTime), o.out))
-
-	out := tuneJSON{
-		fitData: newFitData(&o.fitOptions, opt.Data[res.Best.Scaling], sp, tg),
-		Design:  res.Design, Rungs: res.Rungs, MaxRows: opt.MaxRows, FinalCenters: opt.FinalCenters, Jobs: res.Jobs, Drawn: res.Drawn, Local: res.Local, Fits: fits, Cached: cached,
-		Best:   trialJSON(res.Best, res.Best.Accuracy, res.Best.Loss, res.Best.Round, classification),
-		Plain:  trialJSON(res.Plain, res.Plain.PlainAccuracy, res.Plain.PlainLoss, 0, classification),
-		Config: rm.Config, Scaling: res.Best.Scaling, BestRound: rm.BestRound, Refitted: rm.Refitted, Members: members, Asked: o.ensemble,
-		Validation: validation,
-		TrialsFile: o.trialsOut, Figures: figures, Seconds: searchTime.Seconds(), FinalSecond: finalTime.Seconds(),
-	}
-	if d := res.Default; d != nil {
-		s := trialJSON(d, d.Accuracy, d.Loss, d.Round, classification).tuneScore
-		out.Default = &s
-	}
-	if o.common.json {
-		return writeJSON(e.stdout, out)
-	}
-	if o.common.quiet {
-		return nil
-	}
-	return writeTuneText(e.stdout, res, &out, classification)
+	return pipelines, nil
 }
 
 // finalWhat names what the final fit fits: the best configuration, or the
@@ -382,26 +404,6 @@ func finalWhat(k int) string {
 		return fmt.Sprintf("the %d best configurations", k)
 	}
 	return "the best configuration"
-}
-
-// largeTableDefaults sets opt's MaxRows and FinalCenters to
-// tune.LargeMaxRows and tune.LargeCenters (fewer centres when they do not
-// fit in memory: cmdTune halves them) when --solver auto would fit the
-// table of the given shape by a tree (which tune does not produce) and
-// neither --max-rows nor --final-centers is given, and returns why auto
-// chose the tree ("" when it sets nothing). With class weights (exact
-// solves only), or on fewer rows than the centres, it leaves them: the
-// table is then refused.
-func largeTableDefaults(f *flagSet, opt *tune.Options, n int, shape rfm.FitShape) string {
-	if f.IsSet("max-rows") || f.IsSet("final-centers") || opt.Base.ClassWeight == rfm.ClassWeightBalanced || n <= tune.LargeCenters {
-		return ""
-	}
-	s, why := rfm.ChooseSolver(opt.Base, shape)
-	if s != rfm.SolverTree {
-		return ""
-	}
-	opt.MaxRows, opt.FinalCenters = max(tune.LargeMaxRows, opt.MinRows), tune.LargeCenters
-	return "--solver auto would fit a tree (" + why + ")"
 }
 
 // tuneFlags names the flag of each tune.Options field that tune.Options.Check
@@ -595,63 +597,6 @@ func writeTuneText(w io.Writer, res *tune.Result, out *tuneJSON, classification 
 	}
 	return tw.Flush()
 }
-
-// readTrialsTable reads the table a resumed search continues from; a
-// missing file is an empty table.
-func readTrialsTable(path string) (map[string]tune.Trial, error) {
-	fh, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return map[string]tune.Trial{}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("--resume: %w", err)
-	}
-	defer fh.Close()
-	c, err := tune.ReadCache(fh)
-	if err != nil {
-		return nil, fmt.Errorf("--resume: %s: %w", path, err)
-	}
-	return c, nil
-}
-
-// trialsJournal appends each trial to the table as it ends, so that an
-// interrupted search can be resumed. Each row goes out in one write.
-type trialsJournal struct {
-	fh  *os.File
-	err error
-}
-
-func newTrialsJournal(path string, appendRows bool) (*trialsJournal, error) {
-	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
-	if appendRows {
-		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
-	}
-	fh, err := os.OpenFile(path, flags, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("--trials-out: %w", err)
-	}
-	j := &trialsJournal{fh: fh}
-	if !appendRows {
-		if err := j.add(tune.Columns); err != nil {
-			fh.Close()
-			return nil, err
-		}
-	}
-	return j, nil
-}
-
-func (j *trialsJournal) add(rec []string) error {
-	var b strings.Builder
-	w := csv.NewWriter(&b)
-	w.Write(rec)
-	w.Flush()
-	if _, err := j.fh.WriteString(b.String()); err != nil {
-		return fmt.Errorf("--trials-out: %w", err)
-	}
-	return nil
-}
-
-func (j *trialsJournal) close() { j.fh.Close() }
 
 // tuneFigures draws the search: the top rung's scores in the order the
 // trials ended with the best so far, and every scored trial of the first

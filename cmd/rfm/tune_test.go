@@ -151,10 +151,10 @@ func TestTuneEnsemble(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lm.Kind() != "ensemble" || len(lm.Ensemble.Members) != 3 || lm.Centers() != 3*300 {
+	if lm.Kind() != "ensemble" || lm.Fitted.(*ensemble.Model).NumMembers() != 3 || lm.Centers() != 3*300 {
 		t.Fatalf("model kind %s, %d centres", lm.Kind(), lm.Centers())
 	}
-	if cal := lm.Ensemble.Calibration; cal == nil || cal.Method != rfm.CalibratePower || cal.Rows != 300 {
+	if cal := lm.Calibration(); cal == nil || cal.Method != rfm.CalibratePower || cal.Rows != 300 {
 		t.Fatalf("calibration %+v, want power on the 300 out-of-fold rows", cal)
 	}
 	mustRun(t, dir, "predict", "--model", "e.rfm", "--data", "test.csv", "--proba", "--out", "p.csv")
@@ -295,8 +295,8 @@ func TestTuneFinalCenters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lm.RFM == nil || lm.RFM.Config.Solver != rfm.SolverNystrom || lm.RFM.N != 400 {
-		t.Fatalf("saved model: kind %s, solver %q, %d centres; want nystrom on 400", lm.Kind(), lm.RFM.Config.Solver, lm.RFM.N)
+	if lm.Kind() != "rfm" || lm.Config().Solver != rfm.SolverNystrom || lm.Centers() != 400 {
+		t.Fatalf("saved model: kind %s, solver %q, %d centres; want nystrom on 400", lm.Kind(), lm.Config().Solver, lm.Centers())
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "m.rfm.trials.csv"))
 	if err != nil {

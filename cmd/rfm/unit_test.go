@@ -51,7 +51,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 		t.Fatalf("sections changed on the way:\n%+v\n%+v", lm.Pipeline, p)
 	}
 	want, _ := m.Predict(ctx, ds.X, ds.N)
-	got, err := lm.RFM.Predict(ctx, ds.X, ds.N)
+	got, err := rfmModel(lm).Predict(ctx, ds.X, ds.N)
 	if err != nil {
 		t.Fatal(err)
 	}

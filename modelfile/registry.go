@@ -1,0 +1,62 @@
+package modelfile
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// A Decoder unpacks a File of its kind into a model and the caller's extra
+// JSON sections stored with it, checking what it reads.
+type Decoder func(f *File) (Model, map[string]json.RawMessage, error)
+
+var (
+	kindsMu sync.RWMutex
+	kinds   = map[string]Decoder{}
+)
+
+// RegisterKind makes Decode read files of the given kind with dec. A
+// model package registers its kind in its init function, so that adding a
+// model kind is one package (imported, perhaps blank, by the program that
+// reads its files) and no switch to edit elsewhere: the pattern of
+// image.RegisterFormat. Registering a kind twice or an empty kind panics,
+// a programming error.
+func RegisterKind(kind string, dec Decoder) {
+	if kind == "" || dec == nil {
+		panic("modelfile: RegisterKind needs a kind and a decoder")
+	}
+	kindsMu.Lock()
+	defer kindsMu.Unlock()
+	if _, dup := kinds[kind]; dup {
+		panic("modelfile: model kind " + kind + " registered twice")
+	}
+	kinds[kind] = dec
+}
+
+// Kinds lists the registered model kinds, sorted.
+func Kinds() []string {
+	kindsMu.RLock()
+	defer kindsMu.RUnlock()
+	out := make([]string, 0, len(kinds))
+	for k := range kinds {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Decode unpacks f by the decoder registered for its kind. A kind no
+// package registered is an error naming it and the kinds this program
+// reads (a file written by a newer build, or a program that did not
+// import the kind's package).
+func Decode(f *File) (Model, map[string]json.RawMessage, error) {
+	kindsMu.RLock()
+	dec := kinds[f.Kind]
+	kindsMu.RUnlock()
+	if dec == nil {
+		return nil, nil, fmt.Errorf("model file holds a %q, a model kind this program does not read (it reads %s)", f.Kind, strings.Join(Kinds(), ", "))
+	}
+	return dec(f)
+}
