@@ -72,6 +72,7 @@ func init() {
 		{"nfa", "train a network and measure the Neural Feature Ansatz layer by layer", cmdNFA},
 		{"phenomena", "reproduce grokking-like and simplicity-bias behaviour with a network and an RFM", cmdPhenomena},
 		{"hyperbf", "train a HyperBF network with a learned metric and compare it with the AGOP", cmdHyperBF},
+		{"inpaint", "inpaint an image with the exact CNTK of an encoder-decoder network (thesis ch. 3)", cmdInpaint},
 		{"synth", "write a synthetic regression task to CSV", cmdSynth},
 		{"bench", "benchmarks: 'rfm bench uci' runs the UCI-121 protocol", cmdBench},
 		{"version", "print the version, Go version and linear-algebra backend", cmdVersion},
