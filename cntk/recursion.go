@@ -277,7 +277,7 @@ func compute(ctx context.Context, a Arch, p Prior, h, w int, full bool) (*tensor
 		return nil, err
 	}
 	th := newTensor(g.h, g.w, g.rh, g.rw) // no trainable layer before the first
-	layer := func() error {                // conv → activation
+	layer := func() error {               // conv → activation
 		sigma, err := conv(ctx, g, q)
 		if err != nil {
 			return err
