@@ -3,6 +3,7 @@ package cntk
 import (
 	"context"
 	"fmt"
+	"math"
 )
 
 // Kernel is the exact CNTK of an H×W image, stored by the expansion theorem:
@@ -15,8 +16,10 @@ type Kernel struct {
 	P     int
 	Far   float64 // the value of every pair at offset ≥ P in some coordinate
 	// win[r*span*span + (di+P−1)*span + dj+P−1] = K(r, r+d) − Far, span = 2P−1.
-	win  []float64
-	span int
+	win   []float64
+	span  int
+	reach int // offsets up to reach in each coordinate are in the window
+	poly  *polyphase
 	// dense, if set, is the whole n×n kernel (DirectKernel) and win is unused.
 	dense []float64
 }
@@ -61,7 +64,7 @@ func Expand(ctx context.Context, a Arch, p Prior, h, w int) (*Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &Kernel{Arch: a, Prior: p, H: h, W: w, P: P, span: 2*P - 1}
+	k := &Kernel{Arch: a, Prior: p, H: h, W: w, P: P, span: 2*P - 1, reach: P - 1, poly: new(polyphase)}
 	k.Far = small.at(0, 0, P, P) // offset P: never linked through the bottleneck
 	k.win = make([]float64, P*P*k.span*k.span)
 	for ri := range P {
@@ -103,11 +106,11 @@ func (k *Kernel) At(xi, xj, yi, yj int) float64 {
 		return k.dense[(mod(xi, k.H)*k.W+mod(xj, k.W))*n+mod(yi, k.H)*k.W+mod(yj, k.W)]
 	}
 	di, dj := wrap(yi-xi, k.H), wrap(yj-xj, k.W)
-	if di <= -k.P || di >= k.P || dj <= -k.P || dj >= k.P {
+	if di < -k.reach || di > k.reach || dj < -k.reach || dj > k.reach {
 		return k.Far
 	}
 	r := mod(xi, k.P)*k.P + mod(xj, k.P)
-	return k.Far + k.win[r*k.span*k.span+(di+k.P-1)*k.span+dj+k.P-1]
+	return k.Far + k.win[r*k.span*k.span+(di+k.reach)*k.span+dj+k.reach]
 }
 
 // Row returns K(x, ·) over the image, row-major.
@@ -124,7 +127,16 @@ func (k *Kernel) Row(xi, xj int) []float64 {
 // apply sets out = K v for nrhs vectors over the whole grid, interleaved
 // (pixel-major: v[pix*nrhs+c]).
 func (k *Kernel) apply(ctx context.Context, v, out []float64, nrhs int) error {
-	h, w, P, span := k.H, k.W, k.P, k.span
+	if k.poly != nil && k.usePolyphase() {
+		return k.applyPolyphase(ctx, v, out, nrhs)
+	}
+	return k.applyWindow(ctx, v, out, nrhs)
+}
+
+// applyWindow is apply by the window loop: each output pixel sums its
+// (2·reach+1)² neighbours.
+func (k *Kernel) applyWindow(ctx context.Context, v, out []float64, nrhs int) error {
+	h, w, P, span, reach := k.H, k.W, k.P, k.span, k.reach
 	if k.dense != nil {
 		n := h * w
 		return parallel(ctx, n, func(x int) {
@@ -138,13 +150,13 @@ func (k *Kernel) apply(ctx context.Context, v, out []float64, nrhs int) error {
 			}
 		})
 	}
-	// v circularly padded by P−1 on every side.
-	ph, pw := h+2*(P-1), w+2*(P-1)
+	// v circularly padded by reach on every side.
+	ph, pw := h+2*reach, w+2*reach
 	pad := make([]float64, ph*pw*nrhs)
 	for i := range ph {
-		si := mod(i-(P-1), h)
+		si := mod(i-reach, h)
 		for j := range pw {
-			sj := mod(j-(P-1), w)
+			sj := mod(j-reach, w)
 			copy(pad[(i*pw+j)*nrhs:(i*pw+j+1)*nrhs], v[(si*w+sj)*nrhs:(si*w+sj+1)*nrhs])
 		}
 	}
@@ -183,4 +195,43 @@ func (k *Kernel) apply(ctx context.Context, v, out []float64, nrhs int) error {
 			copy(out[(i*w+j)*nrhs:(i*w+j+1)*nrhs], acc)
 		}
 	})
+}
+
+// CoordKind names a plain kernel on pixel coordinates.
+type CoordKind int
+
+// The coordinate kernels of the benchmark's baseline.
+const (
+	CoordLaplace  CoordKind = iota // exp(−‖x − y‖/σ)
+	CoordGaussian                  // exp(−‖x − y‖²/(2σ²))
+)
+
+// CoordKernel is a plain translation-invariant kernel on the pixel
+// coordinates of an h×w image (circular distances), cut to zero beyond
+// 5σ (Laplace: e^−5) or 4σ (Gaussian: e^−8) in either coordinate.
+func CoordKernel(kind CoordKind, sigma float64, h, w int) (*Kernel, error) {
+	if !(sigma > 0) || math.IsInf(sigma, 0) {
+		return nil, fmt.Errorf("cntk: bandwidth %g: want a positive number of pixels", sigma)
+	}
+	cut := 5.0
+	if kind == CoordGaussian {
+		cut = 4
+	}
+	reach := int(math.Ceil(cut * sigma))
+	if 2*reach+1 > min(h, w) {
+		return nil, fmt.Errorf("cntk: bandwidth %g px reaches %d px: too wide for a %d×%d image", sigma, reach, w, h)
+	}
+	span := 2*reach + 1
+	k := &Kernel{H: h, W: w, P: 1, span: span, reach: reach, win: make([]float64, span*span)}
+	for a := range span {
+		for b := range span {
+			d2 := float64((a-reach)*(a-reach) + (b-reach)*(b-reach))
+			if kind == CoordGaussian {
+				k.win[a*span+b] = math.Exp(-d2 / (2 * sigma * sigma))
+			} else {
+				k.win[a*span+b] = math.Exp(-math.Sqrt(d2) / sigma)
+			}
+		}
+	}
+	return k, nil
 }

@@ -60,3 +60,39 @@ func TestExpansionEqualsDirect(t *testing.T) {
 		}
 	}
 }
+
+// Products by the nine polyphase GEMMs equal those of the window loop and
+// of the kernel's entries one by one.
+func TestApplyPaths(t *testing.T) {
+	ctx := context.Background()
+	k, err := Expand(ctx, Arch{S: 2}, Prior{Kind: PriorUniform}, 16, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !k.usePolyphase() {
+		t.Fatal("a 16×20 kernel with P = 4 should take the polyphase path")
+	}
+	n, c := 16*20, 2
+	v := make([]float64, n*c)
+	for i := range v {
+		v[i] = math.Sin(float64(3*i + 1))
+	}
+	a, b := make([]float64, n*c), make([]float64, n*c)
+	if err := k.applyPolyphase(ctx, v, a, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.applyWindow(ctx, v, b, c); err != nil {
+		t.Fatal(err)
+	}
+	for x := range n {
+		for ch := range c {
+			want := 0.0
+			for y := range n {
+				want += k.At(x/20, x%20, y/20, y%20) * v[y*c+ch]
+			}
+			if d := max(math.Abs(a[x*c+ch]-want), math.Abs(b[x*c+ch]-want)); d > 1e-9*math.Abs(want)+1e-12 {
+				t.Fatalf("pixel %d channel %d: polyphase %g, window %g, entries %g", x, ch, a[x*c+ch], b[x*c+ch], want)
+			}
+		}
+	}
+}

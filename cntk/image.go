@@ -172,35 +172,49 @@ type Report struct {
 	KernelTime  time.Duration // time to compute and expand the kernel
 }
 
-// InpaintImage inpaints m where observed is false. An image whose size the
-// architecture does not admit is padded (bottom and right) with unobserved
-// pixels to the next admissible size and the result cropped back.
+// InpaintImage inpaints m where observed is false with the CNTK of a and
+// p. An image whose size the architecture does not admit is padded (bottom
+// and right) with unobserved pixels to the next admissible size and the
+// result cropped back.
 func InpaintImage(ctx context.Context, a Arch, p Prior, m *Image, observed []bool, opt Options) (*Image, Report, error) {
-	var rep Report
 	if _, err := CheckMask(observed, m.H, m.W); err != nil {
-		return nil, rep, err
+		return nil, Report{}, err
 	}
 	if err := a.Validate(); err != nil {
-		return nil, rep, err
+		return nil, Report{}, err
 	}
 	ph, pw := a.FitSize(m.H, m.W)
-	rep.PadH, rep.PadW = ph, pw
-	pix, obs := padImage(m, observed, ph, pw)
 	start := time.Now()
 	if opt.Progress != nil {
 		opt.Progress(0, "kernel")
 	}
 	k, err := NewKernel(ctx, a, p, ph, pw)
 	if err != nil {
+		return nil, Report{}, err
+	}
+	kt := time.Since(start)
+	res, rep, err := InpaintImageWith(ctx, k, m, observed, opt)
+	rep.KernelTime = kt
+	return res, rep, err
+}
+
+// InpaintImageWith inpaints m with the kernel k of a grid at least m's
+// size; the grid's extra rows and columns (bottom, right) are unobserved.
+func InpaintImageWith(ctx context.Context, k *Kernel, m *Image, observed []bool, opt Options) (*Image, Report, error) {
+	rep := Report{PadH: k.H, PadW: k.W, KernelBytes: k.Bytes()}
+	if _, err := CheckMask(observed, m.H, m.W); err != nil {
 		return nil, rep, err
 	}
-	rep.KernelTime = time.Since(start)
-	rep.KernelBytes = k.Bytes()
+	if k.H < m.H || k.W < m.W {
+		return nil, rep, fmt.Errorf("cntk: a %d×%d kernel for a %d×%d image", k.W, k.H, m.W, m.H)
+	}
+	pix, obs := padImage(m, observed, k.H, k.W)
 	out, st, err := Inpaint(ctx, k, pix, m.C, obs, opt)
 	rep.Stats = st
 	if err != nil {
 		return nil, rep, err
 	}
+	pw := k.W
 	res := &Image{H: m.H, W: m.W, C: m.C, Pix: make([]float64, len(m.Pix))}
 	for i := range m.H {
 		copy(res.Pix[i*m.W*m.C:(i+1)*m.W*m.C], out[i*pw*m.C:(i*pw+m.W)*m.C])
@@ -218,13 +232,4 @@ func padImage(m *Image, observed []bool, ph, pw int) ([]float64, []bool) {
 		copy(obs[i*pw:i*pw+m.W], observed[i*m.W:(i+1)*m.W])
 	}
 	return pix, obs
-}
-
-// PadMask embeds a mask in the padded grid (see InpaintImage).
-func PadMask(observed []bool, h, w, ph, pw int) []bool {
-	obs := make([]bool, ph*pw)
-	for i := range h {
-		copy(obs[i*pw:i*pw+w], observed[i*w:(i+1)*w])
-	}
-	return obs
 }

@@ -32,6 +32,8 @@ func cmdInpaint(e *env, args []string) error {
 		heatmapS                            listFlag
 		heatmapSize                         int
 		quiet                               bool
+		kernelName                          string
+		bandwidth                           float64
 	)
 	f := newFlagSet("inpaint", "rfm inpaint --image IMG.png (--missing R | --holes N | --mask M.png) --out OUT.png [flags]",
 		`Inpaint an image with the exact CNTK of an encoder–decoder network (s stride-2
@@ -69,6 +71,8 @@ rfm inpaint --heatmap 40,12 --heatmap-size 64 --holes 1 --hole-size 9 --out heat
 	f.Int(&holeSize, "hole-size", 16, "side of each hole in `PX`")
 	f.Uint64(&seed, "seed", 1, "random `SEED` of the mask")
 	f.Section("Kernel")
+	f.String(&kernelName, "kernel", "cntk", "`NAME`: cntk, or a plain kernel on pixel coordinates for comparison: laplace, gaussian")
+	f.Float(&bandwidth, "bandwidth", 2, "bandwidth σ in `PX` of the laplace and gaussian kernels")
 	f.Int(&s, "s", 4, "number `S` of stride-2 convolutions and of upsamplings (0.."+strconv.Itoa(cntk.MaxS)+")")
 	f.Int(&filter, "filter", 3, "odd filter size `Q` of every convolution")
 	f.Float(&slope, "slope", 0, "activation max(u, `A`·u): 0 ReLU, 1 linear, −1 absolute value, else leaky ReLU")
@@ -91,6 +95,16 @@ rfm inpaint --heatmap 40,12 --heatmap-size 64 --holes 1 --hole-size 9 --out heat
 	}
 	if len(pos) > 0 {
 		return usagef("unexpected argument %q", pos[0])
+	}
+	coord := cntk.CoordKind(-1)
+	switch kernelName {
+	case "cntk":
+	case "laplace":
+		coord = cntk.CoordLaplace
+	case "gaussian":
+		coord = cntk.CoordGaussian
+	default:
+		return usagef("--kernel %q: want cntk, laplace or gaussian", kernelName)
 	}
 	prior, err := cntk.ParsePrior(priorName)
 	if err != nil {
@@ -182,13 +196,24 @@ rfm inpaint --heatmap 40,12 --heatmap-size 64 --holes 1 --hole-size 9 --out heat
 		return err
 	}
 	p := cntk.Prior{Kind: prior, Low: low, High: high}
-	if ph, pw := arch.FitSize(h, w); (ph != h || pw != w) && !quiet {
+	if ph, pw := arch.FitSize(h, w); coord < 0 && (ph != h || pw != w) && !quiet {
 		fmt.Fprintf(e.stderr, "rfm inpaint: %d×%d does not fit s = %d; padded to %d×%d with unobserved pixels, result cropped back\n", w, h, s, pw, ph)
 	}
 	bar := newProgress(e.stderr, e.tty(), quiet)
 	opt.Progress = func(frac float64, stage string) { bar.Update(frac, stage) }
 	start := time.Now()
-	res, rep, err := cntk.InpaintImage(e.ctx, arch, p, img, observed, opt)
+	var res *cntk.Image
+	var rep cntk.Report
+	if coord >= 0 {
+		var k *cntk.Kernel
+		if k, err = cntk.CoordKernel(coord, bandwidth, h, w); err != nil {
+			bar.Abort()
+			return usagef("--bandwidth %g: %s", bandwidth, strings.TrimPrefix(err.Error(), "cntk: "))
+		}
+		res, rep, err = cntk.InpaintImageWith(e.ctx, k, img, observed, opt)
+	} else {
+		res, rep, err = cntk.InpaintImage(e.ctx, arch, p, img, observed, opt)
+	}
 	if err != nil {
 		bar.Abort()
 		return err
@@ -211,12 +236,12 @@ rfm inpaint --heatmap 40,12 --heatmap-size 64 --holes 1 --hole-size 9 --out heat
 			how += " (not converged: raise --max-iter or --ridge)"
 		}
 	}
-	bar.Finish(fmt.Sprintf("inpainted %d×%d: kernel %s in %s, solve over %d observed pixels by %s in %s; PSNR on the missing pixels %.2f dB; peak memory %s",
-		w, h, sysmem.Human(uint64(rep.KernelBytes)), seconds(rep.KernelTime), rep.Observed, how, seconds(rep.Time), psnr, sysmem.Human(peak)))
+	bar.Finish(fmt.Sprintf("inpainted %d×%d with %s: kernel %s in %s, solve over %d observed pixels by %s in %s; PSNR on the missing pixels %.2f dB; peak memory %s",
+		w, h, kernelName, sysmem.Human(uint64(rep.KernelBytes)), seconds(rep.KernelTime), rep.Observed, how, seconds(rep.Time), psnr, sysmem.Human(peak)))
 	if report != "" {
 		r := map[string]any{
 			"image": image, "width": w, "height": h, "channels": img.C, "padded_width": rep.PadW, "padded_height": rep.PadH,
-			"s": s, "filter": filter, "slope": slope, "prior": p.Kind.String(),
+			"kernel": kernelName, "bandwidth": bandwidth, "s": s, "filter": filter, "slope": slope, "prior": p.Kind.String(),
 			"observed": rep.Observed, "exact": rep.Exact, "iterations": rep.Iterations, "residual": rep.Residual, "converged": rep.Converged,
 			"kernel_bytes": rep.KernelBytes, "kernel_seconds": rep.KernelTime.Seconds(), "solve_seconds": rep.Time.Seconds(),
 			"total_seconds": elapsed.Seconds(), "peak_rss_bytes": peak, "psnr_missing": psnr,
