@@ -79,12 +79,13 @@ type PriorKind int
 
 // The feature priors of the thesis's figure 3-4.
 const (
-	PriorUniform PriorKind = iota
-	PriorIdentity
-	PriorMeshgrid
+	PriorUniform  PriorKind = iota
+	PriorIdentity           // one channel: the identity matrix as an image
+	PriorMeshgrid           // two channels: row and column coordinates
+	PriorOneHot             // one channel per pixel (Gram = identity)
 )
 
-var priorNames = []string{"uniform", "identity", "meshgrid"}
+var priorNames = []string{"uniform", "identity", "meshgrid", "onehot"}
 
 func (k PriorKind) String() string {
 	if k >= 0 && int(k) < len(priorNames) {
@@ -100,7 +101,7 @@ func ParsePrior(s string) (PriorKind, error) {
 			return PriorKind(i), nil
 		}
 	}
-	return 0, fmt.Errorf("cntk: prior %q: want uniform, identity or meshgrid", s)
+	return 0, fmt.Errorf("cntk: prior %q: want uniform, identity, meshgrid or onehot", s)
 }
 
 // Prior is a feature prior Z.
@@ -143,7 +144,7 @@ func (p Prior) Stationary() bool {
 	switch p.Kind {
 	case PriorUniform:
 		return p.Channels == 0
-	case PriorIdentity:
+	case PriorOneHot:
 		return true
 	}
 	return false
@@ -151,7 +152,7 @@ func (p Prior) Stationary() bool {
 
 // twoValues returns the diagonal and off-diagonal Gram of a stationary prior.
 func (p Prior) twoValues() (c1, c2 float64) {
-	if p.Kind == PriorIdentity {
+	if p.Kind == PriorOneHot {
 		return 1, 0
 	}
 	a, b := p.bounds()

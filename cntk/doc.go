@@ -32,13 +32,17 @@
 // Channels = 0 (the default) the prior's Gram is its infinite-channel limit:
 // E[u²] = (a²+ab+b²)/3 on the diagonal, (a+b)²/4 elsewhere; with Channels > 0
 // a seeded draw of that many channels is used (not expandable).
-// PriorIdentity: one channel per pixel (Gram = identity). PriorMeshgrid: two
-// channels holding the row and column coordinates in (0, 1] (not
-// stationary, so only the direct kernel exists).
+// PriorIdentity: one channel holding the identity matrix as an image
+// (Z(i, j) = 1 where i = j, else 0: the thesis's "identity" input of figure
+// 3-4, whose kernels translate pixels across the diagonal). PriorMeshgrid:
+// two channels holding the row and column coordinates in (0, 1].
+// PriorOneHot: one channel per pixel, so the Gram is the identity. The
+// identity and meshgrid priors are not stationary: only their direct kernel
+// exists (small images).
 //
 // # The expansion theorem
 //
-// For the uniform (infinite-channel) and identity priors, whose Gram takes
+// For the uniform (infinite-channel) and one-hot priors, whose Gram takes
 // one value on the diagonal and another off it, K(x, x') depends only on x
 // modulo P = 2^s and on the circular offset x' − x, and equals one "far"
 // constant (the kernel's minimum) once the offset reaches P in either

@@ -45,7 +45,7 @@ func NewKernel(ctx context.Context, a Arch, p Prior, h, w int) (*Kernel, error) 
 
 // Expand computes the CNTK of a 2^(s+1)×2^(s+1) image by the recursion and
 // expands it to h×w (SI appendix L). The prior must be stationary (uniform
-// with infinitely many channels, or identity).
+// with infinitely many channels, or one-hot).
 func Expand(ctx context.Context, a Arch, p Prior, h, w int) (*Kernel, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
@@ -54,7 +54,7 @@ func Expand(ctx context.Context, a Arch, p Prior, h, w int) (*Kernel, error) {
 		return nil, err
 	}
 	if !p.Stationary() {
-		return nil, fmt.Errorf("cntk: the %s prior%s is not stationary: the expansion needs the uniform (infinite channels) or identity prior", p.Kind, channelsNote(p))
+		return nil, fmt.Errorf("cntk: the %s prior%s is not stationary: the expansion needs the uniform (infinite channels) or one-hot prior", p.Kind, channelsNote(p))
 	}
 	if err := a.CheckSize(h, w); err != nil {
 		return nil, err

@@ -18,7 +18,7 @@ func TestExpansionEqualsDirect(t *testing.T) {
 		slope float64
 	}{
 		{32, Prior{Kind: PriorUniform}, 0},
-		{32, Prior{Kind: PriorIdentity}, 0.2},
+		{32, Prior{Kind: PriorOneHot}, 0.2},
 		{64, Prior{Kind: PriorUniform}, 0},
 	}
 	for _, c := range cases {

@@ -184,7 +184,7 @@ func up(t *tensor) *tensor {
 
 // Features returns the prior's channels on an h×w grid, channel-major
 // (c × h × w), for priors with finitely many channels: the seeded uniform
-// draw (Channels > 0), the meshgrid and the identity.
+// draw (Channels > 0), the identity, the meshgrid and the one-hot.
 func (p Prior) Features(h, w int) (z []float64, c int, err error) {
 	if err := p.Validate(); err != nil {
 		return nil, 0, err
@@ -201,6 +201,12 @@ func (p Prior) Features(h, w int) (z []float64, c int, err error) {
 		}
 		return z, 2, nil
 	case p.Kind == PriorIdentity:
+		z = make([]float64, n)
+		for i := range min(h, w) {
+			z[i*w+i] = 1
+		}
+		return z, 1, nil
+	case p.Kind == PriorOneHot:
 		z = make([]float64, n*n)
 		for i := range n {
 			z[i*n+i] = 1

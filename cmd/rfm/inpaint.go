@@ -50,14 +50,15 @@ back; the command says so. The mask used is written next to the result
 
 With --heatmap X,Y it draws instead, for the pixel in column X and row Y, the
 weights of the observed pixels in its prediction for each prior (uniform,
-identity, meshgrid) and each s of --heatmap-s (the thesis's figure 3-4), in
-one grid per prior written to --out (rows of the grid: priors; the file names
-get -uniform, -identity, -meshgrid). Without --image the grid is
---heatmap-size pixels square; without a mask only the chosen pixel is missing.
-The meshgrid prior has no expansion: its kernel is direct, at most 64×64.`,
+onehot, identity, meshgrid) and each s of --heatmap-s (the thesis's figure
+3-4), one grid per prior: --out with -uniform, -onehot, -identity, -meshgrid
+before .png. Without --image the grid is --heatmap-size pixels square;
+without a mask flag the missing pixels are a --hole-size square centred on
+the chosen pixel. The identity and meshgrid priors have no expansion: their
+kernels are direct, drawn up to 64×64.`,
 		`rfm inpaint --image camera.png --missing 0.5 --seed 1 --s 4 --out camera-cntk.png
 rfm inpaint --image camera.png --holes 6 --hole-size 24 --s 5 --out camera-holes.png
-rfm inpaint --heatmap 40,12 --heatmap-size 64 --holes 1 --hole-size 9 --out heat.png`)
+rfm inpaint --heatmap 40,12 --heatmap-size 64 --hole-size 9 --out heat.png`)
 	f.Section("Input and output")
 	f.String(&image, "image", "", "the image `PNG` (gray or RGB)")
 	f.String(&out, "out", "", "write the inpainted image to `PNG` (atomically); with --heatmap the heatmap grids' base name")
@@ -76,7 +77,7 @@ rfm inpaint --heatmap 40,12 --heatmap-size 64 --holes 1 --hole-size 9 --out heat
 	f.Int(&s, "s", 4, "number `S` of stride-2 convolutions and of upsamplings (0.."+strconv.Itoa(cntk.MaxS)+")")
 	f.Int(&filter, "filter", 3, "odd filter size `Q` of every convolution")
 	f.Float(&slope, "slope", 0, "activation max(u, `A`·u): 0 ReLU, 1 linear, −1 absolute value, else leaky ReLU")
-	f.String(&priorName, "prior", "uniform", "feature prior `NAME`: uniform (i.i.d. U[low, high], infinite channels), identity, meshgrid (direct kernel, ≤ 64×64)")
+	f.String(&priorName, "prior", "uniform", "feature prior `NAME`: uniform (i.i.d. U[low, high], infinite channels), onehot (a channel per pixel), identity (the identity matrix as an image; direct kernel, ≤ 64×64), meshgrid (direct, ≤ 64×64)")
 	f.Float(&low, "prior-low", 0, "lower bound `A` of the uniform prior")
 	f.Float(&high, "prior-high", 0.1, "upper bound `B` of the uniform prior")
 	f.Section("Solve")
@@ -108,7 +109,7 @@ rfm inpaint --heatmap 40,12 --heatmap-size 64 --holes 1 --hole-size 9 --out heat
 	}
 	prior, err := cntk.ParsePrior(priorName)
 	if err != nil {
-		return usagef("--prior %q: want uniform, identity or meshgrid", priorName)
+		return usagef("--prior %q: want uniform, onehot, identity or meshgrid", priorName)
 	}
 	if !(low < high) {
 		return usagef("--prior-low %g must be below --prior-high %g", low, high)
@@ -184,7 +185,7 @@ rfm inpaint --heatmap 40,12 --heatmap-size 64 --holes 1 --hole-size 9 --out heat
 		}
 	}
 	if heatmap != "" {
-		return runHeatmaps(e, heatmap, heatmapS, arch, cntk.Prior{Low: low, High: high}, h, w, observed, opt, out, kernelOut)
+		return runHeatmaps(e, heatmap, heatmapS, arch, cntk.Prior{Low: low, High: high}, h, w, observed, holeSize, opt, out, kernelOut)
 	}
 	if _, err := cntk.CheckMask(observed, h, w); err != nil {
 		return fmt.Errorf("mask: %s", strings.TrimPrefix(err.Error(), "cntk: "))
@@ -281,7 +282,7 @@ func psnrMissing(orig, res *cntk.Image, observed []bool) float64 {
 }
 
 // runHeatmaps draws the weight heatmaps of figure 3-4, one grid per prior.
-func runHeatmaps(e *env, at string, sList listFlag, arch cntk.Arch, base cntk.Prior, h, w int, observed []bool, opt cntk.Options, out, kernelOut string) error {
+func runHeatmaps(e *env, at string, sList listFlag, arch cntk.Arch, base cntk.Prior, h, w int, observed []bool, hole int, opt cntk.Options, out, kernelOut string) error {
 	parts := strings.Split(at, ",")
 	if len(parts) != 2 {
 		return usagef("--heatmap %q: want X,Y (column, row)", at)
@@ -309,10 +310,12 @@ func runHeatmaps(e *env, at string, sList listFlag, arch cntk.Arch, base cntk.Pr
 	if len(ss) > plot.MaxGridImages {
 		return usagef("--heatmap-s: at most %d values", plot.MaxGridImages)
 	}
-	if observed == nil {
+	if observed == nil { // a hole centred on the pixel
 		observed = make([]bool, h*w)
-		for i := range observed {
-			observed[i] = true
+		for i := range h {
+			for j := range w {
+				observed[i*w+j] = i < y-hole/2 || i > y+(hole-1)/2 || j < x-hole/2 || j > x+(hole-1)/2
+			}
 		}
 	}
 	observed[y*w+x] = false
@@ -321,11 +324,11 @@ func runHeatmaps(e *env, at string, sList listFlag, arch cntk.Arch, base cntk.Pr
 	}
 	stem := strings.TrimSuffix(out, ".png")
 	kstem := strings.TrimSuffix(kernelOut, ".png")
-	for _, kind := range []cntk.PriorKind{cntk.PriorUniform, cntk.PriorIdentity, cntk.PriorMeshgrid} {
+	for _, kind := range []cntk.PriorKind{cntk.PriorUniform, cntk.PriorOneHot, cntk.PriorIdentity, cntk.PriorMeshgrid} {
 		p := base
 		p.Kind = kind
-		if kind == cntk.PriorMeshgrid && h*w > cntk.MaxDirectPixels {
-			fmt.Fprintf(e.stderr, "rfm inpaint: meshgrid prior skipped: its kernel is direct and %d×%d exceeds %d pixels\n", w, h, cntk.MaxDirectPixels)
+		if !p.Stationary() && h*w > cntk.MaxDirectPixels {
+			fmt.Fprintf(e.stderr, "rfm inpaint: %s prior skipped: its kernel is direct and %d×%d exceeds %d pixels\n", kind, w, h, cntk.MaxDirectPixels)
 			continue
 		}
 		var weights, rows [][]float64

@@ -97,11 +97,11 @@ func TestInpaintCommand(t *testing.T) {
 
 func TestInpaintHeatmaps(t *testing.T) {
 	dir := t.TempDir()
-	r := rfmCmd(t, dir, "inpaint", "--heatmap", "5,6", "--heatmap-size", "16", "--heatmap-s", "1,2", "--holes", "1", "--hole-size", "3", "--out", "heat.png", "--kernel-out", "k.png")
+	r := rfmCmd(t, dir, "inpaint", "--heatmap", "5,6", "--heatmap-size", "16", "--heatmap-s", "1,2", "--hole-size", "3", "--out", "heat.png", "--kernel-out", "k.png")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	for _, p := range []string{"uniform", "identity", "meshgrid"} {
+	for _, p := range []string{"uniform", "onehot", "identity", "meshgrid"} {
 		for _, f := range []string{"heat-" + p + ".png", "k-" + p + ".png"} {
 			if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 				t.Errorf("%s not written: %v", f, err)
