@@ -322,6 +322,11 @@ func runHeatmaps(e *env, at string, sList listFlag, arch cntk.Arch, base cntk.Pr
 	if _, err := cntk.CheckMask(observed, h, w); err != nil {
 		return fmt.Errorf("mask: %s", strings.TrimPrefix(err.Error(), "cntk: "))
 	}
+	if opt.Ridge == 0 {
+		// The identity prior's kernel is singular where the receptive field
+		// misses the diagonal.
+		opt.Ridge = 1e-8
+	}
 	stem := strings.TrimSuffix(out, ".png")
 	kstem := strings.TrimSuffix(kernelOut, ".png")
 	for _, kind := range []cntk.PriorKind{cntk.PriorUniform, cntk.PriorOneHot, cntk.PriorIdentity, cntk.PriorMeshgrid} {
