@@ -3,6 +3,7 @@ package cntk
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -136,5 +137,29 @@ func TestInpaintSmoothImage(t *testing.T) {
 	}
 	if se > 0.05*seMean {
 		t.Errorf("squared error %g on the missing pixels: not much better than a constant (%g)", se, seMean)
+	}
+}
+
+// A cancelled context stops the kernel and the solve with its error.
+func TestCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	img := &Image{H: 32, W: 32, C: 1, Pix: make([]float64, 1024)}
+	obs, err := RandomMask(32, 32, 0.5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := InpaintImage(ctx, Arch{S: 2}, Prior{}, img, obs, Options{ExactMax: 1}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	k, err := Expand(context.Background(), Arch{S: 2}, Prior{}, 32, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Inpaint(ctx, k, img.Pix, 1, obs, Options{ExactMax: 1}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("CG: error %v, want context.Canceled", err)
+	}
+	if _, _, err := Inpaint(ctx, k, img.Pix, 1, obs, Options{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Cholesky: error %v, want context.Canceled", err)
 	}
 }
