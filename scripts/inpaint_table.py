@@ -81,7 +81,7 @@ def grids(runs, images, out):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     for t in TASKS:
-        sel = [r for r in runs if r["task"] == t][:4]
+        sel = [r for r in runs if r["task"] == t][:3]
         if not sel:
             continue
         cols = ["original", "masked"] + METHODS
@@ -104,7 +104,7 @@ def grids(runs, images, out):
                     ax.set_ylabel(r["image"], fontsize=9)
         fig.suptitle(TASKS[t], fontsize=10)
         fig.tight_layout()
-        fig.savefig(os.path.join(out, f"grid_{t}.png"), dpi=90)
+        fig.savefig(os.path.join(out, f"grid_{t}.png"), dpi=70)
         plt.close(fig)
 
 
