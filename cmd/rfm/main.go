@@ -74,6 +74,7 @@ func init() {
 		{"memory", "store examples as attractors or sequences as limit cycles of a network, and verify them", cmdMemory},
 		{"hyperbf", "train a HyperBF network with a learned metric and compare it with the AGOP", cmdHyperBF},
 		{"complete", "complete a matrix with missing cells with the NTK of an infinitely wide network", cmdComplete},
+		{"inpaint", "inpaint an image with the exact CNTK of an encoder-decoder network (thesis ch. 3)", cmdInpaint},
 		{"synth", "write a synthetic regression task to CSV", cmdSynth},
 		{"bench", "benchmarks: 'rfm bench uci' runs the UCI-121 protocol", cmdBench},
 		{"version", "print the version, Go version and linear-algebra backend", cmdVersion},
