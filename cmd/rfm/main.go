@@ -73,6 +73,7 @@ func init() {
 		{"phenomena", "reproduce grokking-like and simplicity-bias behaviour with a network and an RFM", cmdPhenomena},
 		{"hyperbf", "train a HyperBF network with a learned metric and compare it with the AGOP", cmdHyperBF},
 		{"synth", "write a synthetic regression task to CSV", cmdSynth},
+		{"deep-limit", "the infinitely deep NTK: dual activations, taxonomy, consistency (thesis ch. 4)", cmdDeepLimit},
 		{"bench", "benchmarks: 'rfm bench uci' runs the UCI-121 protocol", cmdBench},
 		{"version", "print the version, Go version and linear-algebra backend", cmdVersion},
 		{"help", "show help for rfm or a subcommand", cmdHelp},
