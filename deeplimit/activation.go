@@ -38,7 +38,7 @@ var activations = map[string]namedActivation{
 		return Activation{Name: "relu", F: func(x float64) float64 { return max(x, 0) },
 			DF: step, Breaks: []float64{0}}, nil
 	}},
-	"leaky-relu": {"max(x, s·x), relu:S sets the slope s (default 0.1)", func(p string) (Activation, error) {
+	"leaky-relu": {"max(x, s·x), leaky-relu:S sets the slope s (default 0.1)", func(p string) (Activation, error) {
 		s, err := floatParam("leaky-relu", p, 0.1)
 		if err != nil {
 			return Activation{}, err
@@ -100,25 +100,25 @@ var activations = map[string]namedActivation{
 		return Sine(a2), nil
 	}},
 	"hermite": {"the k-th probabilists' Hermite polynomial h_k (hermite:K, K ≥ 1; h_2 is case 2: 1-NN)", func(p string) (Activation, error) {
-		k, err := strconv.Atoi(p)
-		if err != nil || k < 1 || k > 30 {
-			return Activation{}, errorf("activation hermite:%s: want hermite:K with an integer K in 1..30", p)
+		k, err := intParam("hermite", "K", p, 1, 30)
+		if err != nil {
+			return Activation{}, err
 		}
 		c := make([]float64, k+1)
 		c[k] = 1
 		return hermiteCombination(fmt.Sprintf("hermite:%d", k), c), nil
 	}},
 	"cor1": {"Corollary 1's polynomial for data dimension d (cor1:D; α = d)", func(p string) (Activation, error) {
-		d, err := strconv.Atoi(p)
-		if err != nil || d < 1 || d > 60 {
-			return Activation{}, errorf("activation cor1:%s: want cor1:D with an integer D in 1..60", p)
+		d, err := intParam("cor1", "D", p, 1, 60)
+		if err != nil {
+			return Activation{}, err
 		}
 		return Corollary1(d), nil
 	}},
 	"cor2": {"Corollary 2's sine sin(a·x) with a solving α = d (cor2:D, D ≥ 2)", func(p string) (Activation, error) {
-		d, err := strconv.Atoi(p)
-		if err != nil || d < 2 || d > 60 {
-			return Activation{}, errorf("activation cor2:%s: want cor2:D with an integer D in 2..60", p)
+		d, err := intParam("cor2", "D", p, 2, 60)
+		if err != nil {
+			return Activation{}, err
 		}
 		a2, err := Corollary2A2(float64(d))
 		if err != nil {
@@ -173,6 +173,14 @@ func floatParam(name, p string, def float64) (float64, error) {
 	v, err := strconv.ParseFloat(p, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, errorf("activation %s:%s: the parameter must be a finite number", name, p)
+	}
+	return v, nil
+}
+
+func intParam(name, sym, p string, lo, hi int) (int, error) {
+	v, err := strconv.Atoi(p)
+	if err != nil || v < lo || v > hi {
+		return 0, errorf("activation %s:%s: want %s:%s with an integer %s in %d..%d", name, p, name, sym, sym, lo, hi)
 	}
 	return v, nil
 }

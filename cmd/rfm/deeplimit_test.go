@@ -8,24 +8,6 @@ import (
 	"testing"
 )
 
-// Every flag of rfm deep-limit is documented in USAGE.md.
-func TestDeepLimitUsage(t *testing.T) {
-	doc, err := os.ReadFile("USAGE.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rfmCmd(t, t.TempDir(), "deep-limit", "-h")
-	found := regexp.MustCompile(`(?m)^\s+--?([a-z][a-z0-9-]*)`).FindAllStringSubmatch(r.stdout+r.stderr, -1)
-	if len(found) < 10 {
-		t.Fatalf("rfm deep-limit -h lists %d flags:\n%s", len(found), r.stdout+r.stderr)
-	}
-	for _, m := range found {
-		if m[1] != "h" && m[1] != "help" && !strings.Contains(string(doc), "`--"+m[1]) {
-			t.Errorf("rfm deep-limit: flag --%s is not documented in USAGE.md", m[1])
-		}
-	}
-}
-
 func TestDeepLimitTiny(t *testing.T) {
 	dir := t.TempDir()
 	r := rfmCmd(t, dir, "deep-limit", "--activation", "hermite:2,cor1:2", "--n", "40", "--test", "30", "--depths", "1,200", "--out", "res")

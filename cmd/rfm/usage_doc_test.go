@@ -16,7 +16,7 @@ func TestUsageDocumentsEveryFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	flagLine := regexp.MustCompile(`(?m)^\s+--?([a-z][a-z0-9-]*)`)
-	commands := [][]string{{"fit"}, {"predict"}, {"eval"}, {"cv"}, {"tune"}, {"serve"}, {"export"}, {"inspect"}, {"synth"}, {"nfa"}, {"hyperbf"}, {"phenomena"}, {"bench", "uci"}, {"bench", "scale"}, {"bench", "serve"}}
+	commands := [][]string{{"fit"}, {"predict"}, {"eval"}, {"cv"}, {"tune"}, {"serve"}, {"export"}, {"inspect"}, {"synth"}, {"nfa"}, {"hyperbf"}, {"phenomena"}, {"deep-limit"}, {"bench", "uci"}, {"bench", "scale"}, {"bench", "serve"}}
 	dir := t.TempDir()
 	for _, cmd := range commands {
 		r := rfmCmd(t, dir, append(cmd, "-h")...)
