@@ -200,6 +200,24 @@ func TestNormalizedRecursion(t *testing.T) {
 			t.Errorf("cor2:2 z = %g: normalized log K at L = 2500, 5000, 10000: %g, %g, %g", z, a, b, c)
 		}
 	}
+	// Theorem 7's limit ψ: the normalized kernel approaches it as O(1/L).
+	for _, z := range []float64{0.3, 0.9, 0.999} {
+		lim, err := d.Limit(z)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := d.Normalized(z, 4000)
+		b, _ := d.Normalized(z, 40000)
+		if !(math.Abs(b-lim) < 0.2*math.Abs(a-lim)+1e-9) || math.Abs(b-lim) > 0.05 {
+			t.Errorf("cor2:2 z = %g: ψ = %g, normalized at L = 4000, 40000: %g, %g", z, lim, a, b)
+		}
+	}
+	if v, _ := d.Limit(1); !math.IsInf(v, 1) {
+		t.Errorf("ψ(1) = %g, want +Inf", v)
+	}
+	if _, err := dualOf(t, "relu").Limit(0.5); err == nil {
+		t.Error("ψ of the ReLU (majority case): no error")
+	}
 	// The 1-NN case goes deep (K below e^{−1e10}) and keeps the order of
 	// the cosines.
 	h := dualOf(t, "hermite:2")

@@ -10,6 +10,8 @@ import (
 // DepthRow is one depth of a taxonomy sweep: how often the depth-L NTK
 // machine agrees with the three reference classifiers on the test rows.
 type DepthRow struct {
+	// Depth is L, or 0 for the infinitely deep limit (singular-kernel
+	// case: LimitTable).
 	Depth int `json:"depth"`
 	// Agreement with the majority vote, the 1-NN classifier and the
 	// singular kernel smoother of order Alpha (NaN when the activation is
@@ -93,6 +95,23 @@ func Sweep(ctx context.Context, d *Dual, depths []int, train Points, y []float64
 		}
 		rows = append(rows, r)
 	}
+	if d.Case == CaseSingular {
+		say("the infinitely deep limit ψ")
+		lim, err := d.LimitTable(ctx)
+		if err != nil {
+			return nil, err
+		}
+		pred, info, err := Machine(ctx, lim, train, y, test)
+		if err != nil {
+			return nil, err
+		}
+		r := DepthRow{Depth: 0, Majority: Agreement(pred, maj), Nearest: Agreement(pred, nn),
+			Singular: math.NaN(), TestError: ErrorRate(pred, yTest), Identity: info.Identity, MaxOffDiag: info.MaxOffDiag}
+		if sing != nil {
+			r.Singular = Agreement(pred, sing)
+		}
+		rows = append(rows, r)
+	}
 	return rows, nil
 }
 
@@ -106,7 +125,11 @@ type ConsistencyRow struct {
 	Identity map[string]bool `json:"identity"`
 }
 
-// Consistency trains the depth-L NTK machines of the duals on nested
+// LimitName is the name of d's infinitely deep machine in results.
+func LimitName(d *Dual) string { return d.Act.Name + " L=∞" }
+
+// Consistency trains the depth-L NTK machines (and, for activations in
+// the singular-kernel case, the infinitely deep machine of LimitTable) of the duals on nested
 // training sets of the task (the first n rows of one seeded sample, for
 // each n in ns) and reports their test error on nTest fresh rows, beside
 // 1-NN, the majority vote and the Hilbert estimate (the singular kernel
@@ -133,6 +156,7 @@ func Consistency(ctx context.Context, task Dirichlet, duals []*Dual, ns []int, n
 		return nil, err
 	}
 	tabs := make([]*Table, len(duals))
+	limits := make([]*Table, len(duals))
 	for i, d := range duals {
 		say("tabulating the depth-%d NTK of %s", L, d.Act.Name)
 		t, err := d.Tables(ctx, []int{L}, nil)
@@ -140,6 +164,12 @@ func Consistency(ctx context.Context, task Dirichlet, duals []*Dual, ns []int, n
 			return nil, err
 		}
 		tabs[i] = t[L]
+		if d.Case == CaseSingular {
+			say("tabulating the infinitely deep limit ψ of %s", d.Act.Name)
+			if limits[i], err = d.LimitTable(ctx); err != nil {
+				return nil, err
+			}
+		}
 	}
 	var rows []ConsistencyRow
 	for _, n := range ns {
@@ -163,6 +193,15 @@ func Consistency(ctx context.Context, task Dirichlet, duals []*Dual, ns []int, n
 			}
 			row.Errors[d.Act.Name] = ErrorRate(pred, yTest)
 			row.Identity[d.Act.Name] = info.Identity
+			if limits[i] != nil {
+				say("n = %d: infinitely deep NTK machine, %s", n, d.Act.Name)
+				pred, info, err := Machine(ctx, limits[i], train, y, test)
+				if err != nil {
+					return nil, err
+				}
+				row.Errors[LimitName(d)] = ErrorRate(pred, yTest)
+				row.Identity[LimitName(d)] = info.Identity
+			}
 		}
 		rows = append(rows, row)
 	}

@@ -167,6 +167,76 @@ func (d *Dual) Normalized(z float64, L int) (float64, error) {
 	return v.V - float64(L)*math.Log(d.A1*d.A1) - math.Log(float64(L)+1), nil
 }
 
+// maxLimitSteps bounds the iteration of Limit: the iterates leave the
+// neighbourhood of 1 after about log(1/(1 − z))/log(B′) layers (below 100
+// for every cosine a float64 resolves when B′ > 1.5) and then shrink by A′²
+// a layer.
+const maxLimitSteps = 1_000_000
+
+// Limit returns log ψ(z), the infinitely deep normalized NTK of Theorem 7,
+// ψ(z) = lim K_L(z)/((A′)^{2L}(L+1)) (case 1 only). SI appendix B (eqs.
+// C.7–C.8) shows that this limit equals lim φ̌^{(L)}(z)/(A′)^{2L}: the
+// finite-depth part of K_L is divided away by L + 1 only as O(1/L), slowly
+// (the normalized kernel at z = 0.999 still moves by 0.13 in log from
+// L = 5 000 to 10 000), while the iterate's ratio is constant to rounding
+// as soon as φ̌^{(L)}(z) < 1e-150, where φ̌ is linear. ψ(1) = +Inf.
+func (d *Dual) Limit(z float64) (float64, error) {
+	if d.Case != CaseSingular {
+		return 0, errorf("activation %q is in the %s case: the normalized limit ψ exists when A = 0, A′ ≠ 0", d.Act.Name, d.Case)
+	}
+	if !(z >= 0 && z <= 1) {
+		return 0, errorf("cosine %g is outside [0, 1] (data must lie in the positive orthant of the sphere)", z)
+	}
+	if z == 1 {
+		return math.Inf(1), nil
+	}
+	la := math.Log(d.a[1])
+	// Within 1e-12 of 1 the iterate is 1 − g with g growing by B′ a layer
+	// (relative error of order g): done on g, because φ̌ of a float64 that
+	// close to 1 can round back to the fixed point 1 and stay there.
+	l0 := 0
+	for g := 1 - z; g < 1e-12; g *= d.B1 {
+		l0++
+		z = 1 - g*d.B1
+	}
+	s := d.newState(z)
+	for l := 1; l <= maxLimitSteps; l++ {
+		d.step(&s)
+		if s.lr < math.Log(tinyRho) {
+			return s.lr - float64(l+l0)*la, nil
+		}
+	}
+	return 0, errorf("the iteration of φ̌ from %g did not reach 1e-150 in %d layers", z, maxLimitSteps)
+}
+
+// LimitTable tabulates log ψ (Limit) on the grid of Tables: the kernel of
+// the infinitely deep machine, whose train matrix is the identity and which
+// Lemma 5 of SI appendix B shows is the smoother sign(Σ y_i ψ(xᵀx_i)).
+// Its Depth is 0.
+func (d *Dual) LimitTable(ctx context.Context) (*Table, error) {
+	if d.Case != CaseSingular {
+		return nil, errorf("activation %q is in the %s case: the normalized limit ψ exists when A = 0, A′ ≠ 0", d.Act.Name, d.Case)
+	}
+	zs := tableGrid()
+	t := &Table{L: 0, v: make([]Val, len(zs)), nLog: tableLin}
+	for i, z := range zs {
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		v, err := d.Limit(z)
+		if err != nil {
+			return nil, err
+		}
+		if z == 0 {
+			v = math.Inf(-1)
+		}
+		t.v[i] = Val{V: v}
+	}
+	return t, nil
+}
+
 func checkDepth(L int) error {
 	if L < 1 || L > MaxDepth {
 		return errorf("depth %d is outside 1..%d", L, MaxDepth)
@@ -227,14 +297,7 @@ func (d *Dual) Tables(ctx context.Context, depths []int, progress func(float64))
 		want[L] = true
 		maxL = max(maxL, L)
 	}
-	zs := []float64{0}
-	for i := 0; i < tableLin; i++ {
-		zs = append(zs, math.Exp(tableU0+(tableU1-tableU0)*float64(i)/(tableLin-1)))
-	}
-	for i := 0; i < tableLog; i++ {
-		zs = append(zs, -math.Expm1(tableS0+(tableS1-tableS0)*float64(i)/(tableLog-1)))
-	}
-	zs = append(zs, 1)
+	zs := tableGrid()
 	out := map[int]*Table{}
 	for L := range want {
 		out[L] = &Table{L: L, v: make([]Val, len(zs)), nLog: tableLin}
@@ -259,7 +322,19 @@ func (d *Dual) Tables(ctx context.Context, depths []int, progress func(float64))
 	return out, nil
 }
 
-// Depth is L.
+// tableGrid is the cosines of a Table: 0, the u grid, the s grid, 1.
+func tableGrid() []float64 {
+	zs := []float64{0}
+	for i := 0; i < tableLin; i++ {
+		zs = append(zs, math.Exp(tableU0+(tableU1-tableU0)*float64(i)/(tableLin-1)))
+	}
+	for i := 0; i < tableLog; i++ {
+		zs = append(zs, -math.Expm1(tableS0+(tableS1-tableS0)*float64(i)/(tableLog-1)))
+	}
+	return append(zs, 1)
+}
+
+// Depth is L (0 for the infinitely deep limit).
 func (t *Table) Depth() int { return t.L }
 
 // At returns K_L at the pair whose squared distance (on the unit sphere,

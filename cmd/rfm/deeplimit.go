@@ -212,7 +212,11 @@ func deepTaxonomy(e *env, o *deepLimitOpts, duals []*deeplimit.Dual, task deepli
 			case r.Ridge > 0:
 				kn = fmt.Sprintf("solved with ridge %g (finite rank)", r.Ridge)
 			}
-			fmt.Fprintf(e.stdout, "  %8d  %8.1f%%  %8.1f%%  %13.1f%%  %9.1f%%  %s\n", r.Depth, 100*r.Majority, 100*r.Nearest, 100*r.Singular, 100*r.TestError, kn)
+			depth := strconv.Itoa(r.Depth)
+			if r.Depth == 0 {
+				depth = "∞"
+			}
+			fmt.Fprintf(e.stdout, "  %8s  %8.1f%%  %8.1f%%  %13.1f%%  %9.1f%%  %s\n", depth, 100*r.Majority, 100*r.Nearest, 100*r.Singular, 100*r.TestError, kn)
 			rec.Rows = append(rec.Rows, depthJSON{r.Depth, r.Majority, r.Nearest, finiteOrNil(r.Singular), r.TestError, r.Identity, r.MaxOffDiag, r.Ridge})
 		}
 		fmt.Fprintf(e.stderr, "deep-limit: %s took %s\n", d.Act.Name, time.Since(start).Round(time.Millisecond))
@@ -348,17 +352,20 @@ func deepConsistency(e *env, o *deepLimitOpts, duals []*deeplimit.Dual, task dee
 	names := []string{}
 	for _, d := range duals {
 		names = append(names, d.Act.Name)
+		if d.Case == deeplimit.CaseSingular {
+			names = append(names, deeplimit.LimitName(d))
+		}
 	}
 	names = append(names, "1-NN", "hilbert", "majority", "bayes-classifier")
 	fmt.Fprintf(e.stdout, "test error on %d rows, depth L = %d:\n  %7s", nTest, o.depth, "n")
 	for _, nm := range names {
-		fmt.Fprintf(e.stdout, "  %16s", nm)
+		fmt.Fprintf(e.stdout, "  %17s", nm)
 	}
 	fmt.Fprintln(e.stdout)
 	for _, r := range rows {
 		fmt.Fprintf(e.stdout, "  %7d", r.N)
 		for _, nm := range names {
-			fmt.Fprintf(e.stdout, "  %15.2f%%", 100*r.Errors[nm])
+			fmt.Fprintf(e.stdout, "  %16.2f%%", 100*r.Errors[nm])
 		}
 		fmt.Fprintln(e.stdout)
 	}
