@@ -210,7 +210,7 @@ func deepTaxonomy(e *env, o *deepLimitOpts, duals []*deeplimit.Dual, task deepli
 			case r.Identity:
 				kn = "identity to working precision"
 			case r.Ridge > 0:
-				kn = fmt.Sprintf("solved with ridge %g (finite rank)", r.Ridge)
+				kn = fmt.Sprintf("solved with ridge %g (numerically singular)", r.Ridge)
 			}
 			depth := strconv.Itoa(r.Depth)
 			if r.Depth == 0 {
