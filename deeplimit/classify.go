@@ -204,6 +204,10 @@ type MachineInfo struct {
 	Ridge float64
 }
 
+// MaxSolveRows is the most training rows Machine factors (a float64 n×n
+// matrix: 3.2 GB at 20 000).
+const MaxSolveRows = 20_000
+
 // ridges are tried in turn when K_n is not numerically positive definite.
 var ridges = []float64{1e-12, 1e-10, 1e-8, 1e-6, 1e-4}
 
@@ -300,6 +304,9 @@ func MachineWith(ctx context.Context, tab, testK Kernel, train Points, y []float
 	if info.MaxOffDiag < 1e-17 {
 		info.Identity = true
 	} else {
+		if n > MaxSolveRows {
+			return nil, info, errorf("the depth-%d NTK matrix of %d training rows is not the identity to working precision (off-diagonal row sums up to %.3g): its exact solve is limited to %d rows (%.1f GB); use a deeper network or fewer rows", tab.Depth(), n, info.MaxOffDiag, MaxSolveRows, float64(MaxSolveRows)*MaxSolveRows*8/1e9)
+		}
 		a := make([]float64, n*n)
 		fill := func(ridge float64) {
 			for i := 0; i < n; i++ {
