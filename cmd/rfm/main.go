@@ -76,6 +76,7 @@ func init() {
 		{"complete", "complete a matrix with missing cells with the NTK of an infinitely wide network", cmdComplete},
 		{"inpaint", "inpaint an image with the exact CNTK of an encoder-decoder network (thesis ch. 3)", cmdInpaint},
 		{"synth", "write a synthetic regression task to CSV", cmdSynth},
+		{"deep-limit", "the infinitely deep NTK: dual activations, taxonomy, consistency (thesis ch. 4)", cmdDeepLimit},
 		{"bench", "benchmarks: 'rfm bench uci' runs the UCI-121 protocol", cmdBench},
 		{"version", "print the version, Go version and linear-algebra backend", cmdVersion},
 		{"help", "show help for rfm or a subcommand", cmdHelp},

@@ -622,11 +622,11 @@ func runMemorySweep(e *env, o *memoryOptions, budget time.Duration) error {
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return fmt.Errorf("--out %s: %w", o.out, err)
 	}
-	widths, err := parseInts("--sweep-widths", o.sweepWidths, o.width)
+	widths, err := parsePositiveInts("--sweep-widths", o.sweepWidths, o.width)
 	if err != nil {
 		return err
 	}
-	depths, err := parseInts("--sweep-depths", o.sweepDepths, o.depth)
+	depths, err := parsePositiveInts("--sweep-depths", o.sweepDepths, o.depth)
 	if err != nil {
 		return err
 	}
@@ -709,7 +709,7 @@ func runMemorySweep(e *env, o *memoryOptions, budget time.Duration) error {
 
 // parseInts reads a comma-separated list of positive integers (empty:
 // the single default).
-func parseInts(flag, s string, def int) ([]int, error) {
+func parsePositiveInts(flag, s string, def int) ([]int, error) {
 	if s == "" {
 		return []int{def}, nil
 	}

@@ -1,0 +1,408 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/deeplimit"
+	"github.com/rfmkit/rfm/modelfile"
+	"github.com/rfmkit/rfm/plot"
+)
+
+type deepLimitOpts struct {
+	experiment   string
+	activations  listFlag
+	depths       listFlag
+	ns           listFlag
+	task         string
+	data, target string
+	n, nTest     int
+	depth        int
+	alpha        float64
+	seed         uint64
+	bayesSamples int
+	out          string
+}
+
+func cmdDeepLimit(e *env, args []string) error {
+	var o deepLimitOpts
+	f := newFlagSet("deep-limit", "rfm deep-limit [--experiment taxonomy|consistency] --activation NAME[,NAME...] [flags]",
+		`The NTK of an infinitely wide fully connected network as its depth L grows
+(thesis chapter 4): the dual activation of any activation (Hermite series, or
+bivariate Gaussian quadrature where the series converges slowly), the depth-L
+NTK by its recursion in log form (stable to L = 1 000 000), and the taxonomy:
+A = E[φ(z)], A' = E[φ'(z)], B' = E[φ'(z)²] for the activation scaled to
+E[φ(z)²] = 1; majority vote when A ≠ 0, 1-NN when A = A' = 0, a singular kernel
+‖x − x̃‖^(−α) with α = −2 log(A'²)/log(B') otherwise (Bayes optimal at α = d).
+
+  taxonomy     print A, A', B', the case and α of each activation, then run the
+               depth-L kernel machine sign(y K_n⁻¹ K(X, x)) for each --depths on a
+               data set projected onto the sphere's positive orthant (min-max
+               scaling, then x/‖x‖) and report its agreement with majority vote,
+               1-NN and the singular kernel smoother of order α
+  consistency  test error against the training size (--ns) on a synthetic task
+               with known Bayes error, for each activation at depth --depth,
+               beside 1-NN, majority vote and the Hilbert estimate (α = d)
+
+Activations: `+activationList()+`.`,
+		`rfm deep-limit --activation relu,hermite:2,cor2:2 --depths 1,10,100,1000,10000
+rfm deep-limit --experiment consistency --task 2d --activation cor2:2,cor1:2 --out results/deep-limit`)
+	f.String(&o.experiment, "experiment", "taxonomy", "`KIND`: taxonomy or consistency")
+	f.List(&o.activations, "activation", "activation `NAMES`, comma-separated (e.g. relu, hermite:2, cor2:2, sine:a2=2.676)")
+	f.List(&o.depths, "depths", "taxonomy: network `DEPTHS` L, comma-separated (default 1,10,100,1000,10000)")
+	f.String(&o.task, "task", "2d", "synthetic `TASK`: 2d (Dirichlet on S²₊) or 3d (on S³₊); ignored with --data")
+	f.String(&o.data, "data", "", "taxonomy: a table `FILE` with a two-class target instead of the synthetic task")
+	f.String(&o.target, "target", "", "the target `COLUMN` of --data (default: a column named label or y)")
+	f.Int(&o.n, "n", 500, "taxonomy: training rows `N`")
+	f.Int(&o.nTest, "test", 500, "test rows `N` (consistency default: 2000 when left at 500)")
+	f.List(&o.ns, "ns", "consistency: training sizes `SIZES`, comma-separated (default 100,200,500,1000,2000,5000,10000,20000)")
+	f.Int(&o.depth, "depth", 1000, "consistency: network depth `L`")
+	f.Float(&o.alpha, "alpha", 0, "taxonomy: order `A` of the reference singular kernel smoother (default: the activation's α, or the data's dimension when it has none)")
+	f.Uint64(&o.seed, "seed", 1, "random `SEED` of the samples and splits")
+	f.Int(&o.bayesSamples, "bayes-samples", 2_000_000, "Monte Carlo draws `N` for the synthetic task's Bayes error")
+	f.String(&o.out, "out", "", "write results (JSON, markdown, and the consistency plot) to `DIR`")
+	pos, err := f.Parse(args, e.stdout)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q", pos[0])
+	}
+	if len(o.activations) == 0 {
+		return usagef("--activation is required: %s", activationList())
+	}
+	var duals []*deeplimit.Dual
+	for _, name := range o.activations {
+		act, err := deeplimit.ParseActivation(name)
+		if err != nil {
+			return usagef("--activation: %s", strings.TrimPrefix(err.Error(), "deeplimit: "))
+		}
+		d, err := deeplimit.NewDual(act)
+		if err != nil {
+			return usagef("--activation: %s", strings.TrimPrefix(err.Error(), "deeplimit: "))
+		}
+		duals = append(duals, d)
+	}
+	var task deeplimit.Dirichlet
+	switch o.task {
+	case "2d":
+		task = deeplimit.Task2D
+	case "3d":
+		task = deeplimit.Task3D
+	default:
+		return usagef("--task %q: want 2d or 3d", o.task)
+	}
+	if o.bayesSamples < 1000 {
+		return usagef("--bayes-samples %d: must be ≥ 1000", o.bayesSamples)
+	}
+	if o.out != "" {
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			return err
+		}
+	}
+	switch o.experiment {
+	case "taxonomy":
+		return deepTaxonomy(e, &o, duals, task)
+	case "consistency":
+		return deepConsistency(e, &o, duals, task)
+	}
+	return usagef("--experiment %q: want taxonomy or consistency", o.experiment)
+}
+
+func activationList() string {
+	var names []string
+	for _, s := range deeplimit.ActivationNames() {
+		n, _, _ := strings.Cut(s, ":")
+		names = append(names, n)
+	}
+	return strings.Join(names, ", ") + " (NAME:PARAM where a parameter applies)"
+}
+
+// parseInts reads a list flag of integers in [lo, hi].
+func parseInts(flag string, l listFlag, def []int, lo, hi int) ([]int, error) {
+	if len(l) == 0 {
+		return def, nil
+	}
+	var out []int
+	for _, s := range l {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < lo || v > hi {
+			return nil, usagef("--%s %q: want integers in %d..%d", flag, s, lo, hi)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// taxonomyRecord is one activation's constants and sweep in the results.
+type taxonomyRecord struct {
+	Activation string      `json:"activation"`
+	Scale      float64     `json:"scale"`
+	A          float64     `json:"A"`
+	A1         float64     `json:"A_prime"`
+	B1         float64     `json:"B_prime"`
+	Case       string      `json:"case"`
+	Alpha      *float64    `json:"alpha"`
+	RefAlpha   float64     `json:"reference_alpha"`
+	Rows       []depthJSON `json:"depths"`
+}
+
+type depthJSON struct {
+	Depth      int      `json:"depth"`
+	Majority   float64  `json:"agree_majority"`
+	Nearest    float64  `json:"agree_1nn"`
+	Singular   *float64 `json:"agree_singular"`
+	TestError  float64  `json:"test_error"`
+	Identity   bool     `json:"identity"`
+	MaxOffDiag float64  `json:"max_offdiag"`
+	Ridge      float64  `json:"ridge"`
+}
+
+func finiteOrNil(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func deepTaxonomy(e *env, o *deepLimitOpts, duals []*deeplimit.Dual, task deeplimit.Dirichlet) error {
+	depths, err := parseInts("depths", o.depths, []int{1, 10, 100, 1000, 10000}, 1, deeplimit.MaxDepth)
+	if err != nil {
+		return err
+	}
+	if o.n < 2 || o.nTest < 1 {
+		return usagef("--n %d, --test %d: need at least 2 training and 1 test rows", o.n, o.nTest)
+	}
+	train, y, test, yTest, dim, source, err := deepData(e, o, task)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "data: %s, %d training and %d test rows on the positive orthant of S^%d\n", source, train.N, test.N, train.D-1)
+	var recs []taxonomyRecord
+	for _, d := range duals {
+		ref := d.Alpha
+		if o.alpha > 0 {
+			ref = o.alpha
+		} else if math.IsNaN(ref) {
+			ref = float64(dim)
+		}
+		printConstants(e.stdout, d)
+		start := time.Now()
+		rows, err := deeplimit.Sweep(e.ctx, d, depths, train, y, test, yTest, ref, func(s string) {
+			fmt.Fprintf(e.stderr, "deep-limit: %s: %s\n", d.Act.Name, s)
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "  %8s  %9s  %9s  %14s  %10s  %s\n", "depth L", "majority", "1-NN", fmt.Sprintf("singular α=%.3g", ref), "test error", "K_n")
+		rec := taxonomyRecord{Activation: d.Act.Name, Scale: d.Scale, A: d.A, A1: d.A1, B1: d.B1, Case: d.Case.String(), Alpha: finiteOrNil(d.Alpha), RefAlpha: ref}
+		for _, r := range rows {
+			kn := "solved"
+			switch {
+			case r.Identity:
+				kn = "identity to working precision"
+			case r.Ridge > 0:
+				kn = fmt.Sprintf("solved with ridge %g (numerically singular)", r.Ridge)
+			}
+			depth := strconv.Itoa(r.Depth)
+			if r.Depth == 0 {
+				depth = "∞"
+			}
+			fmt.Fprintf(e.stdout, "  %8s  %8.1f%%  %8.1f%%  %13.1f%%  %9.1f%%  %s\n", depth, 100*r.Majority, 100*r.Nearest, 100*r.Singular, 100*r.TestError, kn)
+			rec.Rows = append(rec.Rows, depthJSON{r.Depth, r.Majority, r.Nearest, finiteOrNil(r.Singular), r.TestError, r.Identity, r.MaxOffDiag, r.Ridge})
+		}
+		fmt.Fprintf(e.stderr, "deep-limit: %s took %s\n", d.Act.Name, time.Since(start).Round(time.Millisecond))
+		recs = append(recs, rec)
+	}
+	if o.out == "" {
+		return nil
+	}
+	name := "taxonomy-" + sanitize(strings.Join(o.activations, "_"))
+	doc := map[string]any{"command": "rfm deep-limit " + strings.Join(os.Args[2:], " "), "data": source,
+		"train_rows": train.N, "test_rows": test.N, "activations": recs}
+	return writeJSONFile(e, filepath.Join(o.out, name+".json"), doc)
+}
+
+func printConstants(w io.Writer, d *deeplimit.Dual) {
+	alpha := "—"
+	if !math.IsNaN(d.Alpha) {
+		alpha = fmt.Sprintf("%.6g", d.Alpha)
+	}
+	fmt.Fprintf(w, "\n%s (scaled by %.6g to E[φ²] = 1): A = %.6g, A' = %.6g, B' = %.6g → case %d, %s; α = %s\n",
+		d.Act.Name, d.Scale, d.A, d.A1, d.B1, int(d.Case), d.Case, alpha)
+}
+
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == ':' || r == '=' || r == '/' || r == ' ' {
+			return '-'
+		}
+		return r
+	}, s)
+}
+
+// deepData returns the taxonomy's training and test rows on the orthant:
+// the synthetic task's, or --data's (min-max scaled on all its rows, then
+// projected; a seeded shuffle, then the first --n rows train and the next
+// --test rows test).
+func deepData(e *env, o *deepLimitOpts, task deeplimit.Dirichlet) (train deeplimit.Points, y []float64, test deeplimit.Points, yTest []float64, dim int, source string, err error) {
+	if o.data == "" {
+		train, y, err = task.Sample(o.n, o.seed)
+		if err == nil {
+			test, yTest, err = task.Sample(o.nTest, o.seed+1_000_003)
+		}
+		return train, y, test, yTest, task.Dim(), fmt.Sprintf("synthetic Dirichlet task %s (seed %d)", o.task, o.seed), err
+	}
+	t, err := readTable(e.ctx, o.data, dataset.ReadOptions{})
+	if err != nil {
+		return
+	}
+	target, err := chooseTarget(t, o.target, o.data)
+	if err != nil {
+		return
+	}
+	tg, p, err := fitEncoding(t, o.data, target, dataset.TaskClassification, dataset.ScaleNone)
+	if err != nil {
+		return
+	}
+	if tg.NumClasses() != 2 {
+		err = fmt.Errorf("%s: target %q has %d classes: the deep-limit classifiers need two", o.data, target, tg.NumClasses())
+		return
+	}
+	ds, err := encodeRows(t, o.data, p, tg)
+	if err != nil {
+		return
+	}
+	if ds.N < o.n+o.nTest {
+		err = usagef("--n %d + --test %d rows: %s has only %d", o.n, o.nTest, o.data, ds.N)
+		return
+	}
+	all := deeplimit.Points{X: ds.X, N: ds.N, D: ds.D}
+	mm, err := deeplimit.FitMinMax(all)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", o.data, err)
+		return
+	}
+	proj, err := deeplimit.ProjectOrthant(all, mm)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", o.data, err)
+		return
+	}
+	perm := rand.New(rand.NewPCG(o.seed, 0x7370_6c69)).Perm(ds.N)
+	pick := func(idx []int) (deeplimit.Points, []float64) {
+		pt := deeplimit.Points{X: make([]float64, 0, len(idx)*ds.D), N: len(idx), D: ds.D}
+		lab := make([]float64, len(idx))
+		for k, i := range idx {
+			pt.X = append(pt.X, proj.Row(i)...)
+			lab[k] = float64(2*ds.Labels[i] - 1)
+		}
+		return pt, lab
+	}
+	train, y = pick(perm[:o.n])
+	test, yTest = pick(perm[o.n : o.n+o.nTest])
+	return train, y, test, yTest, ds.D - 1, fmt.Sprintf("%s (target %q, seed %d)", o.data, target, o.seed), nil
+}
+
+func writeJSONFile(e *env, path string, v any) error {
+	return modelfile.WriteAtomicContext(e.ctx, path, func(w io.Writer) error { return writeJSON(w, v) })
+}
+
+func deepConsistency(e *env, o *deepLimitOpts, duals []*deeplimit.Dual, task deeplimit.Dirichlet) error {
+	if o.data != "" {
+		return usagef("--data: the consistency experiment needs a task with a known Bayes error (--task)")
+	}
+	ns, err := parseInts("ns", o.ns, []int{100, 200, 500, 1000, 2000, 5000, 10000, 20000}, 1, 50000)
+	if err != nil {
+		return err
+	}
+	if err := checkDepthFlag(o.depth); err != nil {
+		return err
+	}
+	nTest := o.nTest
+	if nTest == 500 {
+		nTest = 2000
+	}
+	if nTest < 1 {
+		return usagef("--test %d: must be ≥ 1", nTest)
+	}
+	for _, d := range duals {
+		printConstants(e.stdout, d)
+	}
+	bayes, se, err := task.BayesError(o.bayesSamples, o.seed+7)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "\ntask %s: Dirichlet %v vs %v, prior %g, data dimension %d; Bayes error %.4f ± %.4f (Monte Carlo, %d draws)\n",
+		o.task, task.Pos, task.Neg, task.Prior, task.Dim(), bayes, se, o.bayesSamples)
+	start := time.Now()
+	rows, err := deeplimit.Consistency(e.ctx, task, duals, ns, nTest, o.depth, o.seed, func(s string) {
+		fmt.Fprintf(e.stderr, "deep-limit: %s (%s)\n", s, time.Since(start).Round(time.Second))
+	})
+	if err != nil {
+		return err
+	}
+	names := []string{}
+	for _, d := range duals {
+		names = append(names, d.Act.Name)
+		if d.Case == deeplimit.CaseSingular {
+			names = append(names, deeplimit.LimitName(d))
+		}
+	}
+	names = append(names, "1-NN", "hilbert", "majority", "bayes-classifier")
+	fmt.Fprintf(e.stdout, "test error on %d rows, depth L = %d:\n  %7s", nTest, o.depth, "n")
+	for _, nm := range names {
+		fmt.Fprintf(e.stdout, "  %17s", nm)
+	}
+	fmt.Fprintln(e.stdout)
+	for _, r := range rows {
+		fmt.Fprintf(e.stdout, "  %7d", r.N)
+		for _, nm := range names {
+			fmt.Fprintf(e.stdout, "  %16.2f%%", 100*r.Errors[nm])
+		}
+		fmt.Fprintln(e.stdout)
+	}
+	if o.out == "" {
+		return nil
+	}
+	base := filepath.Join(o.out, "consistency-"+o.task)
+	xs := make([]float64, len(rows))
+	series := map[string][]float64{}
+	for i, r := range rows {
+		xs[i] = float64(r.N)
+		for _, nm := range names {
+			if nm == "bayes-classifier" {
+				continue
+			}
+			series[nm] = append(series[nm], r.Errors[nm])
+		}
+		series[fmt.Sprintf("Bayes error %.3f", bayes)] = append(series[fmt.Sprintf("Bayes error %.3f", bayes)], bayes)
+	}
+	if err := plot.Curve(base+".png", xs, series, "training rows n", "test error",
+		fmt.Sprintf("Deep-limit NTK (L = %d) on the %s task", o.depth, o.task)); err != nil {
+		return err
+	}
+	doc := map[string]any{"command": "rfm deep-limit " + strings.Join(os.Args[2:], " "), "task": o.task,
+		"dirichlet_pos": task.Pos, "dirichlet_neg": task.Neg, "prior": task.Prior, "dimension": task.Dim(),
+		"bayes_error": bayes, "bayes_error_se": se, "bayes_samples": o.bayesSamples, "test_rows": nTest,
+		"depth": o.depth, "seed": o.seed, "rows": rows, "plot": filepath.Base(base + ".png")}
+	if err := writeJSONFile(e, base+".json", doc); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "deep-limit: wrote %s.json and %s.png\n", base, base)
+	return nil
+}
+
+func checkDepthFlag(L int) error {
+	if L < 1 || L > deeplimit.MaxDepth {
+		return usagef("--depth %d: must be in 1..%d", L, deeplimit.MaxDepth)
+	}
+	return nil
+}
