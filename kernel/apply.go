@@ -54,9 +54,9 @@ func Product[T Float](ctx context.Context, s Spec, e Entries, q, c Points[T], r 
 	return product(ctx, s, e, q, c, r, w, split, dst, blockRows, false)
 }
 
-// product is Product with bands of the given number of query rows; swap
-// computes each tile's Gram products the other way round (tileOut.Swap).
-func product[T Float](ctx context.Context, s Spec, e Entries, q, c Points[T], r RHS[T], w, split int, dst []T, band int, swap bool) error {
+// product is Product with bands of the given number of query rows; rowWise
+// computes each tile's Gram products a query row at a time (tileOut.RowWise).
+func product[T Float](ctx context.Context, s Spec, e Entries, q, c Points[T], r RHS[T], w, split int, dst []T, band int, rowWise bool) error {
 	nq, nc := q.N, c.N
 	if nq == 0 || w == 0 {
 		return ctx.Err()
@@ -80,12 +80,9 @@ func product[T Float](ctx context.Context, s Spec, e Entries, q, c Points[T], r 
 		ntile = 2
 	}
 	tileLen := rows * cols
-	scratchLen, swapLen := 0, 0
+	scratchLen := 0
 	if r.M == nil {
 		scratchLen = cols * chunk
-	}
-	if swap {
-		swapLen = tileLen
 	}
 	p := passEval
 	switch e {
@@ -94,16 +91,12 @@ func product[T Float](ctx context.Context, s Spec, e Entries, q, c Points[T], r 
 	case GradAB:
 		p = passGradCoef
 	}
-	pool := sync.Pool{New: func() any { return make([]T, ntile*tileLen+scratchLen+swapLen) }}
+	pool := sync.Pool{New: func() any { return make([]T, ntile*tileLen+scratchLen) }}
 	bands := (nq + rows - 1) / rows
 	return linalg.Tasks(ctx, bands, func(_, i int) {
 		buf := pool.Get().([]T)
 		defer pool.Put(buf)
 		tileA, tileB, scratch := buf[:tileLen], buf[tileLen:], buf[ntile*tileLen:ntile*tileLen+scratchLen]
-		var gt []T
-		if swap {
-			gt = buf[ntile*tileLen+scratchLen:]
-		}
 		r0 := i * rows
 		r1 := min(r0+rows, nq)
 		m := r1 - r0
@@ -116,7 +109,7 @@ func product[T Float](ctx context.Context, s Spec, e Entries, q, c Points[T], r 
 			if c0 == 0 {
 				beta = 0
 			}
-			tileOf(s, band, c.Slice(c0, c1), span{0, m, 0, tw}, tileOut[T]{G: tileA, B: tileB, LD: tw, Swap: gt}, false, p)
+			tileOf(s, band, c.Slice(c0, c1), span{0, m, 0, tw}, tileOut[T]{G: tileA, B: tileB, LD: tw, RowWise: rowWise}, false, p)
 			for j0 := 0; j0 < w; {
 				j1 := min(j0+chunk, w)
 				tile := tileA
@@ -143,9 +136,9 @@ func product[T Float](ctx context.Context, s Spec, e Entries, q, c Points[T], r 
 // depend on the other points of its batch: with a backend whose GEMM
 // rounds by call shape (linalg.SizeDependentSums: OpenBLAS), every GEMM of
 // ApplyBatch then has the same shape, bands of exactly BatchRows rows,
-// whatever the batch (and the band's Gram products put the queries on the
-// side of the product where their place in the band does not change their
-// rounding: tileOut.Swap). 1 when the backend's sums do not depend on the
+// whatever the batch (and the band's Gram products are taken a query row at
+// a time, so that a row's place in the band does not change its rounding:
+// tileOut.RowWise). 1 when the backend's sums do not depend on the
 // shapes. Padding costs at most BatchRows − 1 extra rows per call; the
 // bands are narrower than Product's (predictBand against blockRows), which
 // keeps a single row cheap at some cost in GEMM efficiency on large batches.
@@ -164,14 +157,14 @@ var predictBand = 16
 // BatchRows(): with bands of exactly BatchRows rows, so that each row's
 // result does not depend on the others.
 func ApplyBatch(ctx context.Context, s Spec, q, c Points[float64], alpha []float64, k int) ([]float64, error) {
-	band, swap := blockRows, false
+	band, rowWise := blockRows, false
 	if b := BatchRows(); b > 1 {
 		if q.N%b != 0 {
 			return nil, fmt.Errorf("kernel: ApplyBatch needs a multiple of %d rows, got %d", b, q.N)
 		}
-		band, swap = b, true
+		band, rowWise = b, true
 	}
-	return apply(ctx, s, q, c, alpha, k, band, swap)
+	return apply(ctx, s, q, c, alpha, k, band, rowWise)
 }
 
 // Apply computes K(Q, C)·alpha (q.N×k) for mapped query points q and
@@ -180,11 +173,11 @@ func Apply(ctx context.Context, s Spec, q, c Points[float64], alpha []float64, k
 	return apply(ctx, s, q, c, alpha, k, blockRows, false)
 }
 
-// apply is Apply in bands of the given number of query rows (swap: see
+// apply is Apply in bands of the given number of query rows (rowWise: see
 // product).
-func apply(ctx context.Context, s Spec, q, c Points[float64], alpha []float64, k, band int, swap bool) ([]float64, error) {
+func apply(ctx context.Context, s Spec, q, c Points[float64], alpha []float64, k, band int, rowWise bool) ([]float64, error) {
 	dst := make([]float64, q.N*k)
-	if err := product(ctx, s, Values, q, c, Stored(alpha), k, 0, dst, band, swap); err != nil {
+	if err := product(ctx, s, Values, q, c, Stored(alpha), k, 0, dst, band, rowWise); err != nil {
 		return nil, err
 	}
 	return dst, nil

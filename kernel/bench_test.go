@@ -74,19 +74,19 @@ func BenchmarkLpSymmetric(b *testing.B) {
 }
 
 // BenchmarkApplyBatch predicts 4 096 queries against 8 192 centres of 100
-// features (one output) in prediction bands: "swap" is ApplyBatch's Gram
-// product (tileOut.Swap), "direct" the same bands without it, the cost of
-// predictions that do not depend on their batch.
+// features (one output) in prediction bands: "rowwise" is ApplyBatch's Gram
+// product (tileOut.RowWise), "direct" the same bands with one GEMM a tile,
+// the cost of predictions that do not depend on their batch.
 func BenchmarkApplyBatch(b *testing.B) {
 	const nq, nc, d = 4096, 8192, 100
 	q, c := NewPoints(benchData(nq, d), nq, d), NewPoints(benchData(nc, d)[:nc*d], nc, d)
 	alpha := benchData(nc, 1)
 	s := DefaultSpec()
-	for _, swap := range []bool{true, false} {
-		name := map[bool]string{true: "swap", false: "direct"}[swap]
+	for _, rowWise := range []bool{true, false} {
+		name := map[bool]string{true: "rowwise", false: "direct"}[rowWise]
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := apply(context.Background(), s, q, c, alpha, 1, 16, swap); err != nil {
+				if _, err := apply(context.Background(), s, q, c, alpha, 1, 16, rowWise); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -35,15 +35,15 @@ type span struct{ r0, r1, c0, c1 int }
 type tileOut[T Float] struct {
 	G, B []T
 	LD   int
-	// Swap, when not nil (room for the tile), computes the tile's Gram
-	// products as (b·aᵀ)ᵀ: b's rows times a's, written into Swap and
-	// transposed into G. ApplyBatch's bands need it: OpenBLAS's a·bᵀ
-	// kernel on some CPUs (AVX-512 EPYC, 0.3.21) rounds a row of a
-	// differently by its place in the band, for some widths of b, so
-	// that a query's score depended on the rows predicted with it; with a
-	// on the other side of the product no CPU measured does (210 shapes
-	// of 16-row bands).
-	Swap []T
+	// RowWise computes the tile's Gram products one row of a at a time,
+	// so that a row's products are the same call on the same numbers
+	// whatever the other rows of the band. ApplyBatch's bands need it:
+	// OpenBLAS's GEMM kernels (0.3.21) round a row differently by its
+	// place in the block on some CPUs and shapes, so that a query's score
+	// depended on the rows predicted with it. Computing the products the
+	// other way round (centres times queries) was enough on an AVX-512
+	// EPYC but not on an AVX2 one (TestApplyBatchRowsIndependent).
+	RowWise bool
 }
 
 // tileOf computes one tile of E(a, b) into o (rows and columns relative to
@@ -60,19 +60,11 @@ func tileOf[T Float](s Spec, a, b Points[T], t span, o tileOut[T], lower bool, p
 	}
 	d, ld := a.D, o.LD
 	g := o.G[t.r0*ld+t.c0:]
-	if m, n := t.r1-t.r0, t.c1-t.c0; o.Swap != nil {
-		gt := o.Swap[:n*m]
-		linalg.Gemm(false, true, n, m, d, 1, b.Z[t.c0*d:], d, a.Z[t.r0*d:], d, 0, gt, m)
-		// Eight columns at a time: a cache line of each row of g (rows
-		// ld apart would otherwise fight over the same cache sets).
-		for j0 := 0; j0 < n; j0 += 8 {
-			j1 := min(j0+8, n)
-			for i := range m {
-				row := g[i*ld+j0 : i*ld+j1]
-				for j := range row {
-					row[j] = gt[(j0+j)*m+i]
-				}
-			}
+	if m, n := t.r1-t.r0, t.c1-t.c0; o.RowWise {
+		// One product per row of a: its row of the tile is then the same
+		// call on the same numbers whatever the other rows of the band.
+		for i := range m {
+			linalg.Gemm(false, true, 1, n, d, 1, a.Z[(t.r0+i)*d:], d, b.Z[t.c0*d:], d, 0, g[i*ld:], ld)
 		}
 	} else {
 		linalg.Gemm(false, true, m, n, d, 1, a.Z[t.r0*d:], d, b.Z[t.c0*d:], d, 0, g, ld)

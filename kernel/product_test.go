@@ -97,7 +97,7 @@ func TestProductCancelled(t *testing.T) {
 // batch: alone (padded with zero rows to a band) or among others, at
 // widths and depths where OpenBLAS's query-side Gram product rounds a row
 // by its place in the band on some CPUs (300 centres of 10 features on an
-// AVX-512 EPYC: see tileOut.Swap).
+// AVX-512 EPYC, and more on an AVX2 one: see tileOut.RowWise).
 func TestApplyBatchRowsIndependent(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	b := BatchRows()
