@@ -153,91 +153,22 @@ rfm memory --data mnist --mode sequence --digits 0123456789,9876543210 --width 1
 	return runMemory(e, &o)
 }
 
-// memoryData is the examples to store, as a set.
-type memoryData struct {
-	set    *memory.Set
-	labels []string // per example (digit classes for mnist)
-	height int      // image height (0: not images)
-	name   string
-}
-
-func (o *memoryOptions) load(ctx context.Context) (*memoryData, error) {
+// load reads the examples to store (MNIST digits or a table's rows).
+func (o *memoryOptions) load(ctx context.Context) (*memory.Data, error) {
 	if o.mode != "autoencode" && o.mode != "sequence" {
 		return nil, usagef("--mode %q: want autoencode or sequence", o.mode)
 	}
 	seqMode := o.mode == "sequence"
 	if o.data == "mnist" {
+		classes, err := o.mnistClasses(seqMode)
+		if err != nil {
+			return nil, err
+		}
 		train, _, err := mnist.Load(o.mnistDir)
 		if err != nil {
 			return nil, err
 		}
-		byClass := make([][]int, mnist.NumClasses)
-		for i, y := range train.Y {
-			byClass[y] = append(byClass[y], i)
-		}
-		used := make([]int, mnist.NumClasses)
-		take := func(c int) (int, error) {
-			if used[c] >= len(byClass[c]) {
-				return 0, fmt.Errorf("mnist: only %d images of digit %d", len(byClass[c]), c)
-			}
-			used[c]++
-			return byClass[c][used[c]-1], nil
-		}
-		d := &memoryData{height: train.H, name: "mnist"}
-		var rows [][]float64
-		var cycles [][]int
-		add := func(c int) (int, error) {
-			i, err := take(c)
-			if err != nil {
-				return 0, err
-			}
-			rows = append(rows, train.Image(i))
-			d.labels = append(d.labels, strconv.Itoa(c))
-			return len(rows) - 1, nil
-		}
-		if !seqMode {
-			if o.rows < 1 {
-				return nil, usagef("--rows %d: at least 1", o.rows)
-			}
-			for k := 0; k < o.rows; k++ {
-				if _, err := add(k % mnist.NumClasses); err != nil {
-					return nil, err
-				}
-			}
-		} else {
-			pats := strings.Split(o.digits, ",")
-			n := o.sequences
-			if n == 0 {
-				n = len(pats)
-			}
-			if n < 1 {
-				return nil, usagef("--sequences %d: at least 1", n)
-			}
-			for s := 0; s < n; s++ {
-				pat := strings.TrimSpace(pats[s%len(pats)])
-				if pat == "" {
-					return nil, usagef("--digits %q: an empty pattern", o.digits)
-				}
-				var cyc []int
-				for _, ch := range pat {
-					if ch < '0' || ch > '9' {
-						return nil, usagef("--digits %q: %q is not a digit", o.digits, ch)
-					}
-					i, err := add(int(ch - '0'))
-					if err != nil {
-						return nil, err
-					}
-					cyc = append(cyc, i)
-				}
-				cycles = append(cycles, cyc)
-			}
-		}
-		set, err := memory.NewSet(rows, cycles)
-		if err != nil {
-			return nil, err
-		}
-		d.set = set
-		return d, nil
+		return memory.FromMNIST(train, classes, seqMode)
 	}
 	t, err := readTable(ctx, o.data, dataset.ReadOptions{})
 	if err != nil {
@@ -249,64 +180,50 @@ func (o *memoryOptions) load(ctx context.Context) (*memoryData, error) {
 	if !seqMode && (o.order != "" || o.group != "") && len(o.sweepWidths)+len(o.sweepDepths) == 0 {
 		return nil, usagef("--order and --group are for --mode sequence")
 	}
-	names := []string(o.features)
-	if len(names) == 0 {
-		for _, c := range t.Columns {
-			if c.Kind == dataset.Numeric && c.Name != o.order && c.Name != o.group {
-				names = append(names, c.Name)
-			}
-		}
-	}
-	if len(names) == 0 {
-		return nil, fmt.Errorf("%s: no numeric columns to store", t.Source)
-	}
-	n := t.NRows()
-	rows := make([][]float64, n)
-	for _, name := range names {
-		c, ok := t.Column(name)
-		if !ok {
-			return nil, &dataset.ColumnNotFoundError{Source: t.Source, Role: "value column", Name: name, Columns: t.Names()}
-		}
-		if c.Kind != dataset.Numeric {
-			return nil, fmt.Errorf("%s: column %q is not numeric", t.Source, name)
-		}
-		for i := 0; i < n; i++ {
-			if c.IsMissing(i) {
-				return nil, fmt.Errorf("%s: row %d: column %q is missing", t.Source, i+1, name)
-			}
-			rows[i] = append(rows[i], c.Num[i])
-		}
-	}
-	var cycles [][]int
-	if seqMode {
-		oc, ok := t.Column(o.order)
-		if !ok || oc.Kind != dataset.Numeric {
-			return nil, fmt.Errorf("%s: --order %q is not a numeric column (the columns are %s)", t.Source, o.order, strings.Join(t.Names(), ", "))
-		}
-		var grp []string
-		if o.group != "" {
-			gc, ok := t.Column(o.group)
-			if !ok {
-				return nil, &dataset.ColumnNotFoundError{Source: t.Source, Role: "group column", Name: o.group, Columns: t.Names()}
-			}
-			grp = make([]string, n)
-			for i := range grp {
-				if gc.Kind == dataset.Numeric {
-					grp[i] = strconv.FormatFloat(gc.Num[i], 'g', -1, 64)
-				} else {
-					grp[i] = gc.Str[i]
-				}
-			}
-		}
-		if cycles, err = memory.CyclesFromOrder(oc.Num, grp); err != nil {
-			return nil, fmt.Errorf("%s: %w", t.Source, err)
-		}
-	}
-	set, err := memory.NewSet(rows, cycles)
+	set, err := memory.FromTable(t, memory.TableOptions{Features: o.features, Order: o.order, Group: o.group, Sequence: seqMode})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", t.Source, err)
+		return nil, err
 	}
-	return &memoryData{set: set, name: o.data}, nil
+	return &memory.Data{Set: set, Name: o.data}, nil
+}
+
+// mnistClasses is the digit classes of the MNIST examples: --rows classes
+// in turn to autoencode, or one list per sequence from --digits.
+func (o *memoryOptions) mnistClasses(seqMode bool) ([][]int, error) {
+	if !seqMode {
+		if o.rows < 1 {
+			return nil, usagef("--rows %d: at least 1", o.rows)
+		}
+		var c []int
+		for k := 0; k < o.rows; k++ {
+			c = append(c, k%mnist.NumClasses)
+		}
+		return [][]int{c}, nil
+	}
+	pats := strings.Split(o.digits, ",")
+	n := o.sequences
+	if n == 0 {
+		n = len(pats)
+	}
+	if n < 1 {
+		return nil, usagef("--sequences %d: at least 1", n)
+	}
+	var classes [][]int
+	for s := 0; s < n; s++ {
+		pat := strings.TrimSpace(pats[s%len(pats)])
+		if pat == "" {
+			return nil, usagef("--digits %q: an empty pattern", o.digits)
+		}
+		var cyc []int
+		for _, ch := range pat {
+			if ch < '0' || ch > '9' {
+				return nil, usagef("--digits %q: %q is not a digit", o.digits, ch)
+			}
+			cyc = append(cyc, int(ch-'0'))
+		}
+		classes = append(classes, cyc)
+	}
+	return classes, nil
 }
 
 func (o *memoryOptions) config() (nn.Config, error) {
@@ -358,7 +275,7 @@ func runMemory(e *env, o *memoryOptions) error {
 	if err != nil {
 		return err
 	}
-	s := data.set
+	s := data.Set
 	res, net, period, err := trainVerify(e, o, data, cfg, budget)
 	if err != nil {
 		return err
@@ -391,7 +308,7 @@ func runMemory(e *env, o *memoryOptions) error {
 	}
 	strips := map[string][3][]float64{} // starts, limits, sources (as floats)
 	for ri, r := range runs {
-		starts, src, err := memory.Starts(s, r.kind, r.count, r.sigma, data.height, o.seed+uint64(ri))
+		starts, src, err := memory.Starts(s, r.kind, r.count, r.sigma, data.Height, o.seed+uint64(ri))
 		if err != nil {
 			return err
 		}
@@ -435,8 +352,8 @@ func runMemory(e *env, o *memoryOptions) error {
 }
 
 // memoryFigures draws basins.png (2-D) or recovery.png (images).
-func memoryFigures(ctx context.Context, o *memoryOptions, data *memoryData, net *nn.Network, res *memoryJSON, strips map[string][3][]float64, it memory.IterateOptions, mt float64) error {
-	s := data.set
+func memoryFigures(ctx context.Context, o *memoryOptions, data *memory.Data, net *nn.Network, res *memoryJSON, strips map[string][3][]float64, it memory.IterateOptions, mt float64) error {
+	s := data.Set
 	if s.D == 2 && o.grid > 0 {
 		b, err := memory.BasinGrid(ctx, net, s, o.grid, o.margin, it, mt)
 		if err != nil {
@@ -446,10 +363,10 @@ func memoryFigures(ctx context.Context, o *memoryOptions, data *memoryData, net 
 		res.Basins = &basinCounts{Grid: o.grid, PerExample: per, Spurious: sp, NotConverged: nc}
 		return memory.BasinFigure(ctx, filepath.Join(o.out, "basins.png"), net, s, b, o.arrows)
 	}
-	if data.height == 0 || s.D%data.height != 0 {
+	if data.Height == 0 || s.D%data.Height != 0 {
 		return nil
 	}
-	h, w := data.height, s.D/data.height
+	h, w := data.Height, s.D/data.Height
 	var imgs [][]float64
 	var titles []string
 	if s.Sequential() {
@@ -503,8 +420,8 @@ func memoryFigures(ctx context.Context, o *memoryOptions, data *memoryData, net 
 // trainVerify trains (or resumes) a network on the data and verifies
 // every example; it returns the result so far, the network and the
 // common period of the cycles.
-func trainVerify(e *env, o *memoryOptions, data *memoryData, cfg nn.Config, budget time.Duration) (*memoryJSON, *nn.Network, int, error) {
-	s := data.set
+func trainVerify(e *env, o *memoryOptions, data *memory.Data, cfg nn.Config, budget time.Duration) (*memoryJSON, *nn.Network, int, error) {
+	s := data.Set
 	period, err := s.Period()
 	if err != nil {
 		return nil, nil, 0, err
@@ -517,7 +434,7 @@ func trainVerify(e *env, o *memoryOptions, data *memoryData, cfg nn.Config, budg
 	if o.ckpt == "" {
 		o.ckpt = filepath.Join(o.out, "memory.ckpt")
 	}
-	res := &memoryJSON{Data: data.name, Mode: o.mode, Examples: s.N, Dim: s.D, Labels: data.labels, Ckpt: o.ckpt, Seconds: map[string]float64{}, Recovery: map[string]memory.Summary{}}
+	res := &memoryJSON{Data: data.Name, Mode: o.mode, Examples: s.N, Dim: s.D, Labels: data.Labels, Ckpt: o.ckpt, Seconds: map[string]float64{}, Recovery: map[string]memory.Summary{}}
 	if s.Sequential() {
 		res.Cycles = s.Cycles
 	}
@@ -690,7 +607,7 @@ func runMemorySweep(e *env, o *memoryOptions, budget time.Duration) error {
 	}
 	n := 0.0
 	if data, err := o.load(e.ctx); err == nil {
-		n = float64(data.set.N)
+		n = float64(data.Set.N)
 	}
 	for _, mode := range []string{"autoencode", "sequence"} {
 		title := fmt.Sprintf("%s: examples stored (of %g; - = loss target not reached)", mode, n)
