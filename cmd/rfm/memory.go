@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -282,54 +281,24 @@ func runMemory(e *env, o *memoryOptions) error {
 	}
 	logf := memoryLog(e, o)
 	mt := res.MatchTol
-	tr := struct{ Net *nn.Network }{net}
-	tres := res.Training
 	start := time.Now()
 	it := memory.IterateOptions{Period: period, Tol: o.tol, MaxSteps: o.maxSteps}
-	type run struct {
-		name  string
-		kind  memory.Corruption
-		count int
-		sigma float64
-	}
-	var runs []run
-	if o.noise > 0 {
-		runs = append(runs, run{"noise", memory.Noise, o.copies, o.noise})
-	}
-	if o.mask {
-		runs = append(runs, run{"mask", memory.Mask, o.copies, 0})
-	}
-	if o.random > 0 {
-		k := memory.Random
-		if o.randomKind == "gaussian" {
-			k = memory.Gaussian
-		}
-		runs = append(runs, run{"random-" + o.randomKind, k, o.random, o.randomSigma})
-	}
-	strips := map[string][3][]float64{} // starts, limits, sources (as floats)
-	for ri, r := range runs {
-		starts, src, err := memory.Starts(s, r.kind, r.count, r.sigma, data.Height, o.seed+uint64(ri))
+	strips := map[string]*memory.Recovered{}
+	for ri, r := range o.recoveries() {
+		rec, err := memory.Recover(e.ctx, net, s, r, data.Height, o.seed+uint64(ri), it, mt)
 		if err != nil {
 			return err
 		}
-		lim, steps, conv, err := memory.Iterate(e.ctx, tr.Net, starts, len(src), it)
-		if err != nil {
-			return err
-		}
-		_, sum := memory.Classify(s, lim, steps, conv, src, mt)
-		res.Recovery[r.name] = sum
+		sum := rec.Summary
+		res.Recovery[r.Name] = sum
 		logf("recovery from %s: %d of %d starts recovered, %d to another example, %d spurious (%d distinct), %d not converged; %d examples and %d cycles reached",
-			r.name, sum.Recovered, sum.Starts, sum.Other, sum.Spurious, sum.DistinctSpurious, sum.NotConverged, sum.Examples, sum.Cycles)
-		srcF := make([]float64, len(src))
-		for i, v := range src {
-			srcF[i] = float64(v)
-		}
-		strips[r.name] = [3][]float64{starts, lim, srcF}
+			r.Name, sum.Recovered, sum.Starts, sum.Other, sum.Spurious, sum.DistinctSpurious, sum.NotConverged, sum.Examples, sum.Cycles)
+		strips[r.Name] = rec
 	}
 	res.Seconds["recovery"] = time.Since(start).Seconds()
 	if o.out != "" {
 		start = time.Now()
-		if err := memoryFigures(e.ctx, o, data, tr.Net, res, strips, it, mt); err != nil {
+		if err := memoryFigures(e.ctx, o, data, net, res, strips, it, mt); err != nil {
 			return err
 		}
 		res.Seconds["figures"] = time.Since(start).Seconds()
@@ -342,7 +311,7 @@ func runMemory(e *env, o *memoryOptions) error {
 	if o.common.json {
 		return writeJSON(e.stdout, res)
 	}
-	fmt.Fprintf(e.stdout, "stored %d of %d examples, %d of %d cycles stable; loss %.3g after %d epochs\n", res.Stored, s.N, res.CyclesOK, len(s.Cycles), res.Loss, tres.Epochs)
+	fmt.Fprintf(e.stdout, "stored %d of %d examples, %d of %d cycles stable; loss %.3g after %d epochs\n", res.Stored, s.N, res.CyclesOK, len(s.Cycles), res.Loss, res.Training.Epochs)
 	top := 0.0
 	for _, ex := range res.Verified {
 		top = max(top, ex.Radius)
@@ -351,8 +320,27 @@ func runMemory(e *env, o *memoryOptions) error {
 	return nil
 }
 
+// recoveries lists the recovery runs the flags ask for.
+func (o *memoryOptions) recoveries() []memory.Recovery {
+	var runs []memory.Recovery
+	if o.noise > 0 {
+		runs = append(runs, memory.Recovery{Name: "noise", Kind: memory.Noise, Count: o.copies, Sigma: o.noise})
+	}
+	if o.mask {
+		runs = append(runs, memory.Recovery{Name: "mask", Kind: memory.Mask, Count: o.copies})
+	}
+	if o.random > 0 {
+		k := memory.Random
+		if o.randomKind == "gaussian" {
+			k = memory.Gaussian
+		}
+		runs = append(runs, memory.Recovery{Name: "random-" + o.randomKind, Kind: k, Count: o.random, Sigma: o.randomSigma})
+	}
+	return runs
+}
+
 // memoryFigures draws basins.png (2-D) or recovery.png (images).
-func memoryFigures(ctx context.Context, o *memoryOptions, data *memory.Data, net *nn.Network, res *memoryJSON, strips map[string][3][]float64, it memory.IterateOptions, mt float64) error {
+func memoryFigures(ctx context.Context, o *memoryOptions, data *memory.Data, net *nn.Network, res *memoryJSON, strips map[string]*memory.Recovered, it memory.IterateOptions, mt float64) error {
 	s := data.Set
 	if s.D == 2 && o.grid > 0 {
 		b, err := memory.BasinGrid(ctx, net, s, o.grid, o.margin, it, mt)
@@ -375,10 +363,10 @@ func memoryFigures(ctx context.Context, o *memoryOptions, data *memory.Data, net
 		if !ok {
 			return nil
 		}
-		for _, k := range stripStarts(s, r[1], 2) {
-			imgs = append(imgs, r[0][k*s.D:(k+1)*s.D])
+		for _, k := range memory.StripStarts(s, r.Limits, 2) {
+			imgs = append(imgs, r.Starts[k*s.D:(k+1)*s.D])
 			titles = append(titles, "start")
-			x := r[1][k*s.D : (k+1)*s.D]
+			x := r.Limits[k*s.D : (k+1)*s.D]
 			for step := 0; step < 9; step++ {
 				imgs = append(imgs, x)
 				titles = append(titles, fmt.Sprintf("limit+%d", step))
@@ -391,9 +379,9 @@ func memoryFigures(ctx context.Context, o *memoryOptions, data *memory.Data, net
 			if !ok {
 				continue
 			}
-			for k := 0; k < 5 && (k+1)*s.D <= len(r[0]); k++ {
-				src := int(r[2][k])
-				imgs = append(imgs, s.Example(src), r[0][k*s.D:(k+1)*s.D], r[1][k*s.D:(k+1)*s.D])
+			for k := 0; k < 5 && (k+1)*s.D <= len(r.Starts); k++ {
+				src := r.Sources[k]
+				imgs = append(imgs, s.Example(src), r.Starts[k*s.D:(k+1)*s.D], r.Limits[k*s.D:(k+1)*s.D])
 				titles = append(titles, "example "+strconv.Itoa(src+1), name, "limit")
 				if len(imgs)+3 > plot.MaxGridImages {
 					break
@@ -485,22 +473,7 @@ func trainVerify(e *env, o *memoryOptions, data *memory.Data, cfg nn.Config, bud
 		return nil, nil, 0, err
 	}
 	res.Seconds["verification"] = time.Since(start).Seconds()
-	cycleOK := make([]bool, len(s.Cycles))
-	for i := range cycleOK {
-		cycleOK[i] = true
-	}
-	for _, ex := range res.Verified {
-		if ex.Stored {
-			res.Stored++
-		} else {
-			cycleOK[ex.Cycle] = false
-		}
-	}
-	for _, ok := range cycleOK {
-		if ok {
-			res.CyclesOK++
-		}
-	}
+	res.Stored, res.CyclesOK = memory.CountStored(s, res.Verified)
 	logf("verified: %d of %d examples stored (fixed-point error ≤ %.3g, top eigenvalue < 1); %d of %d cycles stable", res.Stored, s.N, mt, res.CyclesOK, len(s.Cycles))
 	return res, tr.Net, period, nil
 }
@@ -639,36 +612,4 @@ func parsePositiveInts(flag, s string, def int) ([]int, error) {
 		out = append(out, v)
 	}
 	return out, nil
-}
-
-// stripStarts picks up to count random starts for the recovery strip, one
-// per cycle their limits reached first (so that the strip shows different
-// cycles when the starts found them), then the first ones.
-func stripStarts(s *memory.Set, limits []float64, count int) []int {
-	var picked []int
-	seen := map[int]bool{}
-	n := len(limits) / s.D
-	for k := 0; k < n && len(picked) < count; k++ {
-		lim := limits[k*s.D : (k+1)*s.D]
-		best, bestD := -1, math.Inf(1)
-		for i := 0; i < s.N; i++ {
-			d := 0.0
-			for j, v := range s.Example(i) {
-				d += (lim[j] - v) * (lim[j] - v)
-			}
-			if d < bestD {
-				best, bestD = i, d
-			}
-		}
-		if c := s.CycleOf(best); !seen[c] {
-			seen[c] = true
-			picked = append(picked, k)
-		}
-	}
-	for k := 0; k < n && len(picked) < count; k++ {
-		if !slices.Contains(picked, k) {
-			picked = append(picked, k)
-		}
-	}
-	return picked
 }
