@@ -322,6 +322,17 @@ func (o *completeOptions) check(f *flagSet) (complete.Options, []string, error) 
 			return opt, nil, usagef("--memory-limit: %v", err)
 		}
 	}
+	priors, err := o.priors()
+	if err != nil {
+		return opt, nil, err
+	}
+	opt = complete.Options{Depth: o.depth, Activation: act, Ridge: o.ridge, Strategy: o.strategy, MemoryLimit: limit, Refit: o.refit}
+	return opt, priors, nil
+}
+
+// priors parses --prior (default: metadata with --meta, else onehot) and
+// checks it against --meta and --new-columns.
+func (o *completeOptions) priors() ([]string, error) {
 	ps := o.prior
 	if ps == "" {
 		ps = "onehot"
@@ -331,23 +342,22 @@ func (o *completeOptions) check(f *flagSet) (complete.Options, []string, error) 
 	}
 	priors, err := complete.ParsePriors(ps)
 	if err != nil {
-		return opt, nil, usagef("--prior: %v", err)
+		return nil, usagef("--prior: %v", err)
 	}
 	hasMeta := false
 	for _, p := range priors {
 		hasMeta = hasMeta || p == "metadata"
 	}
 	if hasMeta && o.meta == "" {
-		return opt, nil, usagef("--prior metadata needs --meta TABLE")
+		return nil, usagef("--prior metadata needs --meta TABLE")
 	}
 	if !hasMeta && o.meta != "" {
-		return opt, nil, usagef("--meta is given but --prior %s does not use it: add metadata to --prior", ps)
+		return nil, usagef("--meta is given but --prior %s does not use it: add metadata to --prior", ps)
 	}
 	if len(o.newColumns) > 0 && o.meta == "" {
-		return opt, nil, usagef("--new-columns needs --meta: a new column is known only by its metadata")
+		return nil, usagef("--new-columns needs --meta: a new column is known only by its metadata")
 	}
-	opt = complete.Options{Depth: o.depth, Activation: act, Ridge: o.ridge, Strategy: o.strategy, MemoryLimit: limit, Refit: o.refit}
-	return opt, priors, nil
+	return priors, nil
 }
 
 func (o *completeOptions) readMatrix(ctx context.Context) (*complete.Matrix, error) {

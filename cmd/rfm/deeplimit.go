@@ -78,17 +78,9 @@ rfm deep-limit --experiment consistency --task 2d --activation cor2:2,cor1:2 --o
 	if len(o.activations) == 0 {
 		return usagef("--activation is required: %s", activationList())
 	}
-	var duals []*deeplimit.Dual
-	for _, name := range o.activations {
-		act, err := deeplimit.ParseActivation(name)
-		if err != nil {
-			return usagef("--activation: %s", strings.TrimPrefix(err.Error(), "deeplimit: "))
-		}
-		d, err := deeplimit.NewDual(act)
-		if err != nil {
-			return usagef("--activation: %s", strings.TrimPrefix(err.Error(), "deeplimit: "))
-		}
-		duals = append(duals, d)
+	duals, err := parseDuals(o.activations)
+	if err != nil {
+		return err
 	}
 	var task deeplimit.Dirichlet
 	switch o.task {
@@ -114,6 +106,23 @@ rfm deep-limit --experiment consistency --task 2d --activation cor2:2,cor1:2 --o
 		return deepConsistency(e, &o, duals, task)
 	}
 	return usagef("--experiment %q: want taxonomy or consistency", o.experiment)
+}
+
+// parseDuals builds the dual activation of each --activation name.
+func parseDuals(names []string) ([]*deeplimit.Dual, error) {
+	var duals []*deeplimit.Dual
+	for _, name := range names {
+		act, err := deeplimit.ParseActivation(name)
+		if err != nil {
+			return nil, usagef("--activation: %s", strings.TrimPrefix(err.Error(), "deeplimit: "))
+		}
+		d, err := deeplimit.NewDual(act)
+		if err != nil {
+			return nil, usagef("--activation: %s", strings.TrimPrefix(err.Error(), "deeplimit: "))
+		}
+		duals = append(duals, d)
+	}
+	return duals, nil
 }
 
 func activationList() string {

@@ -88,6 +88,18 @@ numeric column (or --features) is a value; --order (and --group for several
 sequences) orders the rows of sequences.`,
 		`rfm memory --data results/memory/points6.csv --width 512 --depth 30 --act cosid --out out/2d
 rfm memory --data mnist --mode sequence --digits 0123456789,9876543210 --width 128 --depth 31 --act selu --out out/seq`)
+	o.register(f)
+	if _, err := f.Parse(args, e.stderr); err != nil {
+		return err
+	}
+	if err := o.common.apply(); err != nil {
+		return err
+	}
+	return runMemory(e, &o)
+}
+
+// register declares the flags.
+func (o *memoryOptions) register(f *flagSet) {
 	f.Section("Data")
 	f.String(&o.data, "data", "", "`SOURCE`: mnist, or a table FILE")
 	f.String(&o.mnistDir, "mnist", "../shared/data/mnist", "the MNIST folder `DIR`")
@@ -143,13 +155,6 @@ rfm memory --data mnist --mode sequence --digits 0123456789,9876543210 --width 1
 	f.Section("Output")
 	f.String(&o.out, "out", "", "write summary.json, basins.png or recovery.png and the checkpoint into `DIR`")
 	o.common.register(f, true)
-	if _, err := f.Parse(args, e.stderr); err != nil {
-		return err
-	}
-	if err := o.common.apply(); err != nil {
-		return err
-	}
-	return runMemory(e, &o)
 }
 
 // load reads the examples to store (MNIST digits or a table's rows).
@@ -520,7 +525,6 @@ func runMemorySweep(e *env, o *memoryOptions, budget time.Duration) error {
 	if err != nil {
 		return err
 	}
-	quiet := o.common.quiet
 	var cells []memoryCell
 	values := map[string][][]float64{}
 	for _, mode := range []string{"autoencode", "sequence"} {
@@ -532,34 +536,13 @@ func runMemorySweep(e *env, o *memoryOptions, budget time.Duration) error {
 	for di, depth := range depths {
 		for wi, width := range widths {
 			for _, mode := range []string{"autoencode", "sequence"} {
-				c := *o
-				c.width, c.depth, c.mode = width, depth, mode
-				c.ckpt = filepath.Join(o.out, fmt.Sprintf("%s-w%d-d%d.ckpt", mode, width, depth))
-				c.out = ""
-				if mode == "sequence" && o.data == "mnist" && o.sequences == 0 {
-					// the same images as --rows autoencoded: the --digits pattern
-					// (one image of each class) repeated
-					c.sequences = max(1, o.rows/len(strings.ReplaceAll(o.digits, ",", "")))
-				}
-				cfg, err := c.config()
+				cell, err := o.sweepCell(e, mode, width, depth, budget)
 				if err != nil {
 					return err
 				}
-				data, err := c.load(e.ctx)
-				if err != nil {
-					return err
-				}
-				start := time.Now()
-				memoryLog(e, o)("cell width %d depth %d, %s", width, depth, mode)
-				c.common.quiet = quiet
-				res, _, _, err := trainVerify(e, &c, data, cfg, budget)
-				if err != nil {
-					return err
-				}
-				cell := memoryCell{Mode: mode, Width: width, Depth: depth, Training: res.Training, Loss: res.Loss, Stored: res.Stored, CyclesOK: res.CyclesOK, Seconds: time.Since(start).Seconds()}
-				cells = append(cells, cell)
+				cells = append(cells, *cell)
 				v := float64(cell.Stored)
-				if o.lossTarget > 0 && !res.Training.Reached {
+				if o.lossTarget > 0 && !cell.Training.Reached {
 					v = math.NaN() // not trained to the common target: not comparable
 				}
 				values[mode][di][wi] = v
@@ -595,6 +578,35 @@ func runMemorySweep(e *env, o *memoryOptions, budget time.Duration) error {
 		fmt.Fprintf(e.stdout, "%-10s width %4d depth %2d: stored %3d, loss %.3g (%s)\n", c.Mode, c.Width, c.Depth, c.Stored, c.Loss, c.Training.Stop)
 	}
 	return nil
+}
+
+// sweepCell trains and verifies the network of one cell of the width ×
+// depth table in one mode.
+func (o *memoryOptions) sweepCell(e *env, mode string, width, depth int, budget time.Duration) (*memoryCell, error) {
+	c := *o
+	c.width, c.depth, c.mode = width, depth, mode
+	c.ckpt = filepath.Join(o.out, fmt.Sprintf("%s-w%d-d%d.ckpt", mode, width, depth))
+	c.out = ""
+	if mode == "sequence" && o.data == "mnist" && o.sequences == 0 {
+		// the same images as --rows autoencoded: the --digits pattern
+		// (one image of each class) repeated
+		c.sequences = max(1, o.rows/len(strings.ReplaceAll(o.digits, ",", "")))
+	}
+	cfg, err := c.config()
+	if err != nil {
+		return nil, err
+	}
+	data, err := c.load(e.ctx)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	memoryLog(e, o)("cell width %d depth %d, %s", width, depth, mode)
+	res, _, _, err := trainVerify(e, &c, data, cfg, budget)
+	if err != nil {
+		return nil, err
+	}
+	return &memoryCell{Mode: mode, Width: width, Depth: depth, Training: res.Training, Loss: res.Loss, Stored: res.Stored, CyclesOK: res.CyclesOK, Seconds: time.Since(start).Seconds()}, nil
 }
 
 // parseInts reads a comma-separated list of positive integers (empty:
