@@ -51,6 +51,30 @@ type TrainOptions struct {
 	Config *rfm.Config
 }
 
+// FitEncoding fits, on the training table t, the target encoding of the
+// target column (for task: classification, regression or auto) and the
+// feature pipeline of every other column, numeric columns scaled as
+// scaling says.
+func FitEncoding(t *dataset.Table, target, task string, scaling dataset.Scaling) (*dataset.Target, *dataset.Pipeline, error) {
+	col, err := t.TargetColumn(target)
+	if err != nil {
+		return nil, nil, err
+	}
+	tg, err := dataset.FitTarget(col, task)
+	if err != nil {
+		return nil, nil, err
+	}
+	features := t.NamesExcept(target)
+	if len(features) == 0 {
+		return nil, nil, fmt.Errorf("predictor: no feature columns besides the target %q", target)
+	}
+	p, err := dataset.FitPipelineScaled(t, features, scaling)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tg, p, nil
+}
+
 // Train fits a model on a table of raw rows: the target encoding and the
 // column pipeline on its rows, then the RFM (or tree) on the encoded
 // features, with a holdout of the rows for the round selection as
@@ -60,27 +84,15 @@ func Train(ctx context.Context, t *dataset.Table, opt TrainOptions) (*Model, err
 	if opt.Target == "" {
 		return nil, errors.New("predictor: Train needs the target column's name")
 	}
-	col, err := t.TargetColumn(opt.Target)
-	if err != nil {
-		return nil, err
-	}
 	task := opt.Task
 	if task == "" {
 		task = dataset.TaskAuto
-	}
-	tg, err := dataset.FitTarget(col, task)
-	if err != nil {
-		return nil, err
-	}
-	features := t.NamesExcept(opt.Target)
-	if len(features) == 0 {
-		return nil, fmt.Errorf("predictor: no feature columns besides the target %q", opt.Target)
 	}
 	scaling := opt.Scaling
 	if scaling == "" {
 		scaling = dataset.ScaleStandard
 	}
-	p, err := dataset.FitPipelineScaled(t, features, scaling)
+	tg, p, err := FitEncoding(t, opt.Target, task, scaling)
 	if err != nil {
 		return nil, err
 	}

@@ -87,6 +87,12 @@ rfm bench uci --data ../shared/data/uci121 --combine out/a,out/b --out out/both`
 		return paramUsage(err)
 	}
 	opt.Float32, opt.Refine = solver.Float32, &solver.Refine
+	return runBenchUCI(e, opt, quiet, asJSON)
+}
+
+// runBenchUCI checks the data sets' names, runs the benchmark and prints
+// its report.
+func runBenchUCI(e *env, opt uci.Options, quiet, asJSON bool) error {
 	// Names are checked up front so that a typo is a usage error.
 	layout, err := uci.FindLayout(opt.DataDir)
 	if err != nil {

@@ -64,6 +64,36 @@ cheaper. --holdout F scores on a seeded share of the observed cells,
 		`rfm complete --data expr.csv --meta drugs.csv --prior metadata --out completed.csv
 rfm complete --data ratings.csv --long --row-col user --col-col item --value-col stars --prior observed --holdout 0.1
 rfm complete --data expr.csv --meta drugs.csv --holdout-columns 20 --baselines --json`)
+	o.register(f)
+	if err := f.ParsePositional(args, e.stdout, &o.data); err != nil {
+		return err
+	}
+	if o.data == "" {
+		return usagef("--data is required: the matrix to complete")
+	}
+	if err := o.common.apply(); err != nil {
+		return err
+	}
+	opt, priors, err := o.check(f)
+	if err != nil {
+		return err
+	}
+	if err := checkOutPath("out", o.out, o.data, o.meta); err != nil {
+		return err
+	}
+	y, label, err := o.load(e.ctx)
+	if err != nil {
+		return err
+	}
+	st := &complete.Study{Priors: priors, Bias: o.bias, Identity: o.identity, Options: opt, Baselines: o.baselines, SVDRank: o.svdRank}
+	if st.Meta, err = o.readMeta(e, y); err != nil {
+		return err
+	}
+	return o.run(e, st, y, label)
+}
+
+// register declares the flags.
+func (o *completeOptions) register(f *flagSet) {
 	f.positional = "data"
 	f.Section("Input")
 	f.String(&o.data, "data", "", "the matrix `FILE` (wide, or entries with --long)")
@@ -98,99 +128,68 @@ rfm complete --data expr.csv --meta drugs.csv --holdout-columns 20 --baselines -
 	f.Section("Output")
 	f.String(&o.out, "out", "", "write the completed matrix to `FILE` (CSV, atomically)")
 	o.common.register(f, true)
-	if err := f.ParsePositional(args, e.stdout, &o.data); err != nil {
-		return err
+}
+
+// load reads the matrix, transposes it and adds the new columns as asked;
+// label is the row label of the matrix as read.
+func (o *completeOptions) load(ctx context.Context) (y *complete.Matrix, label string, err error) {
+	if y, err = o.readMatrix(ctx); err != nil {
+		return nil, "", err
 	}
-	if o.data == "" {
-		return usagef("--data is required: the matrix to complete")
-	}
-	if err := o.common.apply(); err != nil {
-		return err
-	}
-	opt, priors, err := o.check(f)
-	if err != nil {
-		return err
-	}
-	if err := checkOutPath("out", o.out, o.data, o.meta); err != nil {
-		return err
-	}
-	y, err := o.readMatrix(e.ctx)
-	if err != nil {
-		return err
-	}
-	label, tlabel := y.RowLabel, "column"
+	label = y.RowLabel
 	if o.transpose {
 		y = y.Transpose()
 	}
 	if len(o.newColumns) > 0 {
-		if y, err = o.addColumns(y); err != nil {
-			return err
+		if y, err = complete.AddColumns(y, o.newColumns); err != nil {
+			return nil, "", usagef("--new-columns: %v", err)
 		}
 	}
 	if err := y.Validate(); err != nil {
-		return fmt.Errorf("%s: %w", o.data, err)
+		return nil, "", fmt.Errorf("%s: %w", o.data, err)
 	}
-	var meta *complete.Prior
-	if o.meta != "" {
-		// The metadata's own format and delimiter; the missing tokens apply.
-		mo := complete.MetaOptions{ID: o.metaID}
-		mo.MissingTokens = o.read.na
-		var extra int
-		if meta, extra, err = complete.ReadMetadata(e.ctx, o.meta, y.ColIDs, mo); err != nil {
-			var me *complete.MissingIDsError
-			if errors.As(err, &me) {
-				for _, id := range me.IDs {
-					if slices.Contains(o.newColumns, id) {
-						return fmt.Errorf("--new-columns: column id %q was never seen: it is not a column of %s and %s has no row for it", id, o.data, o.meta)
-					}
+	return y, label, nil
+}
+
+// readMeta reads the metadata prior of y's columns (nil without --meta).
+func (o *completeOptions) readMeta(e *env, y *complete.Matrix) (*complete.Prior, error) {
+	if o.meta == "" {
+		return nil, nil
+	}
+	// The metadata's own format and delimiter; the missing tokens apply.
+	mo := complete.MetaOptions{ID: o.metaID}
+	mo.MissingTokens = o.read.na
+	meta, extra, err := complete.ReadMetadata(e.ctx, o.meta, y.ColIDs, mo)
+	if err != nil {
+		var me *complete.MissingIDsError
+		if errors.As(err, &me) {
+			for _, id := range me.IDs {
+				if slices.Contains(o.newColumns, id) {
+					return nil, fmt.Errorf("--new-columns: column id %q was never seen: it is not a column of %s and %s has no row for it", id, o.data, o.meta)
 				}
 			}
-			return err
 		}
-		if extra > 0 && !o.common.quiet && !o.common.json {
-			fmt.Fprintf(e.stderr, "rfm complete: %s has %d rows for ids that are not columns of the matrix; ignored\n", o.meta, extra)
-		}
+		return nil, err
 	}
-	build := func(train *complete.Matrix) (*complete.Prior, error) {
-		return buildPrior(train, priors, meta, o.bias, o.identity)
+	if extra > 0 && !o.common.quiet && !o.common.json {
+		fmt.Fprintf(e.stderr, "rfm complete: %s has %d rows for ids that are not columns of the matrix; ignored\n", o.meta, extra)
 	}
-	report := completeReport{Data: o.data, Rows: y.Rows, Cols: y.Cols, Observed: y.Count(),
-		Prior: strings.Join(priors, ","), Depth: opt.Depth, Activation: opt.Activation.String(), Ridge: opt.Ridge, Strategy: opt.Strategy}
+	return meta, nil
+}
+
+// run scores the holdouts, completes and writes the matrix as asked, and
+// prints the report.
+func (o *completeOptions) run(e *env, st *complete.Study, y *complete.Matrix, label string) error {
+	report := st.NewReport(o.data, y)
 	start := time.Now()
 	prog := newProgress(e.stderr, e.tty(), o.common.quiet || o.common.json)
-	opt.Progress = func(stage string, f float64) { prog.Update(f, stage) }
+	st.Options.Progress = func(stage string, f float64) { prog.Update(f, stage) }
 	fail := func(err error) error {
 		prog.Abort()
 		return err
 	}
-	holdouts := []struct {
-		flag  string
-		asked bool
-		split func() (*complete.Holdout, error)
-		into  **holdoutReport
-	}{
-		{"holdout", o.holdout > 0, func() (*complete.Holdout, error) { return complete.HoldoutEntries(y, o.holdout, o.seed) }, &report.Holdout},
-		{"holdout-columns", o.holdoutCols > 0, func() (*complete.Holdout, error) { return complete.HoldoutColumns(y, o.holdoutCols, o.seed) }, &report.HoldoutColumns},
-	}
-	for _, ho := range holdouts {
-		if !ho.asked {
-			continue
-		}
-		h, err := ho.split()
-		if err != nil {
-			return fail(usagef("--%s: %v", ho.flag, err))
-		}
-		sc, err := o.score(e.ctx, h, build, opt)
-		if err != nil {
-			return fail(fmt.Errorf("--%s: %w", ho.flag, err))
-		}
-		if h.Columns == nil {
-			sc.Share = o.holdout
-		}
-		for _, j := range h.Columns {
-			sc.Columns = append(sc.Columns, colID(y, j))
-		}
-		*ho.into = sc
+	if err := o.scoreHoldouts(e.ctx, st, y, report); err != nil {
+		return fail(err)
 	}
 	scored := o.holdout > 0 || o.holdoutCols > 0
 	if y.Count() == y.Rows*y.Cols {
@@ -202,37 +201,68 @@ rfm complete --data expr.csv --meta drugs.csv --holdout-columns 20 --baselines -
 			report.Note += "; --out was not written"
 		}
 	} else if o.out != "" || !scored {
-		pr, err := build(y)
+		res, err := st.Complete(e.ctx, y)
 		if err != nil {
 			return fail(err)
 		}
-		res, err := complete.Complete(e.ctx, y, pr, opt)
-		if err != nil {
-			return fail(err)
-		}
-		report.fill(res)
+		report.Fill(res)
 		if o.out != "" {
-			out := res.Y
-			out.RowLabel = label
-			if o.transpose {
-				out = out.Transpose()
-				out.RowLabel = tlabel
-			}
-			if err := modelfile.WriteAtomicContext(e.ctx, o.out, func(w io.Writer) error { return complete.WriteCSV(w, out) }); err != nil {
+			if err := o.write(e.ctx, res.Y, label); err != nil {
 				return fail(err)
 			}
 			report.Out = o.out
 		}
 	}
 	report.Seconds = time.Since(start).Seconds()
-	prog.Finish(report.summary())
+	prog.Finish(completeSummary(report))
 	if o.common.json {
 		return writeJSON(e.stdout, report)
 	}
 	if !o.common.quiet {
-		report.print(e.stdout)
+		printComplete(e.stdout, report)
 	}
 	return nil
+}
+
+// scoreHoldouts scores the completion on the holdouts asked for.
+func (o *completeOptions) scoreHoldouts(ctx context.Context, st *complete.Study, y *complete.Matrix, report *complete.Report) error {
+	holdouts := []struct {
+		flag  string
+		asked bool
+		split func() (*complete.Holdout, error)
+		into  **complete.HoldoutReport
+	}{
+		{"holdout", o.holdout > 0, func() (*complete.Holdout, error) { return complete.HoldoutEntries(y, o.holdout, o.seed) }, &report.Holdout},
+		{"holdout-columns", o.holdoutCols > 0, func() (*complete.Holdout, error) { return complete.HoldoutColumns(y, o.holdoutCols, o.seed) }, &report.HoldoutColumns},
+	}
+	for _, ho := range holdouts {
+		if !ho.asked {
+			continue
+		}
+		h, err := ho.split()
+		if err != nil {
+			return usagef("--%s: %v", ho.flag, err)
+		}
+		sc, err := st.Score(ctx, h)
+		if err != nil {
+			return fmt.Errorf("--%s: %w", ho.flag, err)
+		}
+		if h.Columns == nil {
+			sc.Share = o.holdout
+		}
+		*ho.into = sc
+	}
+	return nil
+}
+
+// write writes the completed matrix to --out (transposed back as read).
+func (o *completeOptions) write(ctx context.Context, out *complete.Matrix, label string) error {
+	out.RowLabel = label
+	if o.transpose {
+		out = out.Transpose()
+		out.RowLabel = "column"
+	}
+	return modelfile.WriteAtomicContext(ctx, o.out, func(w io.Writer) error { return complete.WriteCSV(w, out) })
 }
 
 // check validates the flags that need no data.
@@ -292,6 +322,17 @@ func (o *completeOptions) check(f *flagSet) (complete.Options, []string, error) 
 			return opt, nil, usagef("--memory-limit: %v", err)
 		}
 	}
+	priors, err := o.priors()
+	if err != nil {
+		return opt, nil, err
+	}
+	opt = complete.Options{Depth: o.depth, Activation: act, Ridge: o.ridge, Strategy: o.strategy, MemoryLimit: limit, Refit: o.refit}
+	return opt, priors, nil
+}
+
+// priors parses --prior (default: metadata with --meta, else onehot) and
+// checks it against --meta and --new-columns.
+func (o *completeOptions) priors() ([]string, error) {
 	ps := o.prior
 	if ps == "" {
 		ps = "onehot"
@@ -301,23 +342,22 @@ func (o *completeOptions) check(f *flagSet) (complete.Options, []string, error) 
 	}
 	priors, err := complete.ParsePriors(ps)
 	if err != nil {
-		return opt, nil, usagef("--prior: %v", err)
+		return nil, usagef("--prior: %v", err)
 	}
 	hasMeta := false
 	for _, p := range priors {
 		hasMeta = hasMeta || p == "metadata"
 	}
 	if hasMeta && o.meta == "" {
-		return opt, nil, usagef("--prior metadata needs --meta TABLE")
+		return nil, usagef("--prior metadata needs --meta TABLE")
 	}
 	if !hasMeta && o.meta != "" {
-		return opt, nil, usagef("--meta is given but --prior %s does not use it: add metadata to --prior", ps)
+		return nil, usagef("--meta is given but --prior %s does not use it: add metadata to --prior", ps)
 	}
 	if len(o.newColumns) > 0 && o.meta == "" {
-		return opt, nil, usagef("--new-columns needs --meta: a new column is known only by its metadata")
+		return nil, usagef("--new-columns needs --meta: a new column is known only by its metadata")
 	}
-	opt = complete.Options{Depth: o.depth, Activation: act, Ridge: o.ridge, Strategy: o.strategy, MemoryLimit: limit, Refit: o.refit}
-	return opt, priors, nil
+	return priors, nil
 }
 
 func (o *completeOptions) readMatrix(ctx context.Context) (*complete.Matrix, error) {
@@ -331,141 +371,7 @@ func (o *completeOptions) readMatrix(ctx context.Context) (*complete.Matrix, err
 	return complete.ReadWide(ctx, o.data, complete.ReadOptions{ReadOptions: ro, RowID: o.rowID})
 }
 
-// addColumns appends the --new-columns, entirely missing.
-func (o *completeOptions) addColumns(y *complete.Matrix) (*complete.Matrix, error) {
-	have := map[string]bool{}
-	for j := 0; j < y.Cols; j++ {
-		have[colID(y, j)] = true
-	}
-	var add []string
-	for _, id := range o.newColumns {
-		if have[id] {
-			return nil, usagef("--new-columns: %q is already a column of the matrix", id)
-		}
-		have[id] = true
-		add = append(add, id)
-	}
-	n := y.Cols + len(add)
-	z := complete.NewMatrix(y.Rows, n)
-	z.RowIDs = y.RowIDs
-	z.ColIDs = make([]string, 0, n)
-	for j := 0; j < y.Cols; j++ {
-		z.ColIDs = append(z.ColIDs, colID(y, j))
-	}
-	z.ColIDs = append(z.ColIDs, add...)
-	for i := 0; i < y.Rows; i++ {
-		copy(z.Values[i*n:], y.Values[i*y.Cols:(i+1)*y.Cols])
-		copy(z.Observed[i*n:], y.Observed[i*y.Cols:(i+1)*y.Cols])
-	}
-	return z, nil
-}
-
-func colID(y *complete.Matrix, j int) string {
-	if y.ColIDs != nil {
-		return y.ColIDs[j]
-	}
-	return fmt.Sprintf("c%d", j)
-}
-
-// buildPrior makes the prior of a (training) matrix: the named priors,
-// each with the bias coordinate, concatenated, plus w·I.
-func buildPrior(y *complete.Matrix, names []string, meta *complete.Prior, bias, w float64) (*complete.Prior, error) {
-	var parts []*complete.Prior
-	var weights []float64
-	for _, name := range names {
-		switch name {
-		case "onehot":
-			parts = append(parts, complete.OneHot(y.Cols))
-		case "metadata":
-			parts = append(parts, meta)
-		case "observed":
-			p, err := complete.ObservedPrior(y)
-			if err != nil {
-				return nil, err
-			}
-			parts = append(parts, p)
-		}
-		if bias != 0 {
-			parts[len(parts)-1] = parts[len(parts)-1].WithBias(bias)
-		}
-		weights = append(weights, 1)
-	}
-	if w > 0 {
-		parts = append(parts, complete.OneHot(y.Cols))
-		weights = append(weights, w)
-	}
-	if len(parts) == 1 {
-		p := *parts[0]
-		p.E = append([]float64(nil), p.E...)
-		return &p, p.Normalize(y.ColName)
-	}
-	return complete.Concat(y.ColName, weights, parts...)
-}
-
-// holdoutReport is the scoring of one holdout.
-type holdoutReport struct {
-	Share     float64                    `json:"share,omitempty"`
-	Columns   []string                   `json:"columns,omitempty"`
-	Cells     int                        `json:"cells"`
-	NTK       complete.Scores            `json:"ntk"`
-	Baselines map[string]complete.Scores `json:"baselines,omitempty"`
-	Seconds   float64                    `json:"seconds"`
-}
-
-func (o *completeOptions) score(ctx context.Context, h *complete.Holdout, build func(*complete.Matrix) (*complete.Prior, error), opt complete.Options) (*holdoutReport, error) {
-	start := time.Now()
-	pr, err := build(h.Train)
-	if err != nil {
-		return nil, err
-	}
-	res, err := complete.Complete(ctx, h.Train, pr, opt)
-	if err != nil {
-		return nil, err
-	}
-	r := &holdoutReport{Cells: len(h.Cells), NTK: h.Score(res.Y), Seconds: time.Since(start).Seconds()}
-	if o.baselines {
-		r.Baselines = map[string]complete.Scores{
-			"row_mean":    h.Score(complete.RowMean(h.Train)),
-			"column_mean": h.Score(complete.ColumnMean(h.Train)),
-		}
-		rank := min(o.svdRank, h.Train.Rows, h.Train.Cols)
-		svd, _, err := complete.SVDImpute(ctx, h.Train, rank, 500, 1e-6)
-		if err != nil {
-			return nil, err
-		}
-		r.Baselines[fmt.Sprintf("svd_rank%d", rank)] = h.Score(svd)
-	}
-	return r, nil
-}
-
-type completeReport struct {
-	Data           string         `json:"data"`
-	Rows           int            `json:"rows"`
-	Cols           int            `json:"columns"`
-	Observed       int            `json:"observed"`
-	Prior          string         `json:"prior"`
-	Depth          int            `json:"depth"`
-	Activation     string         `json:"activation"`
-	Ridge          float64        `json:"ridge"`
-	Strategy       string         `json:"strategy"`
-	Groups         int            `json:"patterns,omitempty"`
-	Direct         int            `json:"direct_patterns,omitempty"`
-	Schur          int            `json:"schur_patterns,omitempty"`
-	Union          int            `json:"observed_columns,omitempty"`
-	Memory         uint64         `json:"memory_bytes,omitempty"`
-	Holdout        *holdoutReport `json:"holdout,omitempty"`
-	HoldoutColumns *holdoutReport `json:"holdout_columns,omitempty"`
-	Out            string         `json:"out,omitempty"`
-	Note           string         `json:"note,omitempty"`
-	Seconds        float64        `json:"seconds"`
-}
-
-func (r *completeReport) fill(res *complete.Result) {
-	r.Groups, r.Direct, r.Schur, r.Union = res.Groups, res.Direct, res.Schur, res.Union
-	r.Memory = res.Plan.Total()
-}
-
-func (r *completeReport) summary() string {
+func completeSummary(r *complete.Report) string {
 	s := fmt.Sprintf("completed %d×%d (%d observed) in %s", r.Rows, r.Cols, r.Observed, clock(time.Duration(r.Seconds*float64(time.Second))))
 	if r.Groups > 0 {
 		s += fmt.Sprintf("; %d observed patterns (%d direct, %d through the shared inverse), plan %s", r.Groups, r.Direct, r.Schur, sysmem.Human(r.Memory))
@@ -473,12 +379,12 @@ func (r *completeReport) summary() string {
 	return s
 }
 
-func (r *completeReport) print(w io.Writer) {
+func printComplete(w io.Writer, r *complete.Report) {
 	fmt.Fprintf(w, "matrix %s: %d rows × %d columns, %d observed (%.1f%%)\n", r.Data, r.Rows, r.Cols, r.Observed, 100*float64(r.Observed)/float64(r.Rows*r.Cols))
 	fmt.Fprintf(w, "NTK: prior %s, depth %d, %s, ridge %g\n", r.Prior, r.Depth, r.Activation, r.Ridge)
 	for _, h := range []struct {
 		name string
-		r    *holdoutReport
+		r    *complete.HoldoutReport
 	}{{"held-out entries", r.Holdout}, {"held-out columns", r.HoldoutColumns}} {
 		if h.r == nil {
 			continue

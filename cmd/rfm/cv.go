@@ -140,18 +140,7 @@ rfm cv --data train.csv --target churn --diag --ridge 0.01 --per-fold --json`)
 	if tg.IsClassification() {
 		names = classMetrics
 	}
-	res.Summary = map[string]stat{}
-	for _, m := range names {
-		var vals []float64
-		for _, fd := range res.PerFold {
-			if v, ok := fd.Values[m].(*float64); ok && v != nil {
-				vals = append(vals, *v)
-			}
-		}
-		if len(vals) > 0 {
-			res.Summary[m] = meanStd(vals)
-		}
-	}
+	res.Summary = foldSummary(res.PerFold, names)
 	elapsed := bar.Elapsed()
 	res.Seconds = elapsed.Seconds()
 	headline := names[0]
@@ -183,6 +172,24 @@ func (o *cvOptions) runFold(e *env, cfg rfm.Config, t *dataset.Table, tg *datase
 		fd.Values = map[string]any{"mse": finite(r.MSE), "rmse": finite(r.RMSE), "mae": finite(r.MAE), "r2": r.R2}
 	}
 	return fd, nil
+}
+
+// foldSummary is the mean ± standard deviation over the folds of each
+// metric, over the folds where it is defined.
+func foldSummary(folds []cvFold, names []string) map[string]stat {
+	sum := map[string]stat{}
+	for _, m := range names {
+		var vals []float64
+		for _, fd := range folds {
+			if v, ok := fd.Values[m].(*float64); ok && v != nil {
+				vals = append(vals, *v)
+			}
+		}
+		if len(vals) > 0 {
+			sum[m] = meanStd(vals)
+		}
+	}
+	return sum
 }
 
 func meanStd(v []float64) stat {

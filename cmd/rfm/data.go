@@ -161,7 +161,8 @@ func inFile(path string, err error) error {
 	if strings.HasPrefix(msg, path+":") || strings.HasPrefix(msg, path+"[") {
 		return err
 	}
-	return fmt.Errorf("%s: %s", path, strings.TrimPrefix(msg, "dataset: "))
+	msg = strings.TrimPrefix(strings.TrimPrefix(msg, "dataset: "), "predictor: ")
+	return fmt.Errorf("%s: %s", path, msg)
 }
 
 // chooseTarget resolves --target: the named column, or by default a column
@@ -197,19 +198,7 @@ func quoteNames(names []string) string {
 // fitEncoding fits the target encoding and the feature pipeline (with the
 // given scaling of numeric columns) on the training table.
 func fitEncoding(t *dataset.Table, path, target, task string, scaling dataset.Scaling) (*dataset.Target, *dataset.Pipeline, error) {
-	col, err := t.TargetColumn(target)
-	if err != nil {
-		return nil, nil, inFile(path, err)
-	}
-	tg, err := dataset.FitTarget(col, task)
-	if err != nil {
-		return nil, nil, inFile(path, err)
-	}
-	features := t.NamesExcept(target)
-	if len(features) == 0 {
-		return nil, nil, fmt.Errorf("%s: no feature columns besides the target %q", path, target)
-	}
-	p, err := dataset.FitPipelineScaled(t, features, scaling)
+	tg, p, err := predictor.FitEncoding(t, target, task, scaling)
 	if err != nil {
 		return nil, nil, inFile(path, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -79,17 +78,9 @@ rfm deep-limit --experiment consistency --task 2d --activation cor2:2,cor1:2 --o
 	if len(o.activations) == 0 {
 		return usagef("--activation is required: %s", activationList())
 	}
-	var duals []*deeplimit.Dual
-	for _, name := range o.activations {
-		act, err := deeplimit.ParseActivation(name)
-		if err != nil {
-			return usagef("--activation: %s", strings.TrimPrefix(err.Error(), "deeplimit: "))
-		}
-		d, err := deeplimit.NewDual(act)
-		if err != nil {
-			return usagef("--activation: %s", strings.TrimPrefix(err.Error(), "deeplimit: "))
-		}
-		duals = append(duals, d)
+	duals, err := parseDuals(o.activations)
+	if err != nil {
+		return err
 	}
 	var task deeplimit.Dirichlet
 	switch o.task {
@@ -117,6 +108,23 @@ rfm deep-limit --experiment consistency --task 2d --activation cor2:2,cor1:2 --o
 	return usagef("--experiment %q: want taxonomy or consistency", o.experiment)
 }
 
+// parseDuals builds the dual activation of each --activation name.
+func parseDuals(names []string) ([]*deeplimit.Dual, error) {
+	var duals []*deeplimit.Dual
+	for _, name := range names {
+		act, err := deeplimit.ParseActivation(name)
+		if err != nil {
+			return nil, usagef("--activation: %s", strings.TrimPrefix(err.Error(), "deeplimit: "))
+		}
+		d, err := deeplimit.NewDual(act)
+		if err != nil {
+			return nil, usagef("--activation: %s", strings.TrimPrefix(err.Error(), "deeplimit: "))
+		}
+		duals = append(duals, d)
+	}
+	return duals, nil
+}
+
 func activationList() string {
 	var names []string
 	for _, s := range deeplimit.ActivationNames() {
@@ -142,37 +150,6 @@ func parseInts(flag string, l listFlag, def []int, lo, hi int) ([]int, error) {
 	return out, nil
 }
 
-// taxonomyRecord is one activation's constants and sweep in the results.
-type taxonomyRecord struct {
-	Activation string      `json:"activation"`
-	Scale      float64     `json:"scale"`
-	A          float64     `json:"A"`
-	A1         float64     `json:"A_prime"`
-	B1         float64     `json:"B_prime"`
-	Case       string      `json:"case"`
-	Alpha      *float64    `json:"alpha"`
-	RefAlpha   float64     `json:"reference_alpha"`
-	Rows       []depthJSON `json:"depths"`
-}
-
-type depthJSON struct {
-	Depth      int      `json:"depth"`
-	Majority   float64  `json:"agree_majority"`
-	Nearest    float64  `json:"agree_1nn"`
-	Singular   *float64 `json:"agree_singular"`
-	TestError  float64  `json:"test_error"`
-	Identity   bool     `json:"identity"`
-	MaxOffDiag float64  `json:"max_offdiag"`
-	Ridge      float64  `json:"ridge"`
-}
-
-func finiteOrNil(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return &v
-}
-
 func deepTaxonomy(e *env, o *deepLimitOpts, duals []*deeplimit.Dual, task deeplimit.Dirichlet) error {
 	depths, err := parseInts("depths", o.depths, []int{1, 10, 100, 1000, 10000}, 1, deeplimit.MaxDepth)
 	if err != nil {
@@ -186,14 +163,9 @@ func deepTaxonomy(e *env, o *deepLimitOpts, duals []*deeplimit.Dual, task deepli
 		return err
 	}
 	fmt.Fprintf(e.stdout, "data: %s, %d training and %d test rows on the positive orthant of S^%d\n", source, train.N, test.N, train.D-1)
-	var recs []taxonomyRecord
+	var recs []deeplimit.TaxonomyRecord
 	for _, d := range duals {
-		ref := d.Alpha
-		if o.alpha > 0 {
-			ref = o.alpha
-		} else if math.IsNaN(ref) {
-			ref = float64(dim)
-		}
+		ref := d.ReferenceAlpha(o.alpha, dim)
 		printConstants(e.stdout, d)
 		start := time.Now()
 		rows, err := deeplimit.Sweep(e.ctx, d, depths, train, y, test, yTest, ref, func(s string) {
@@ -203,7 +175,6 @@ func deepTaxonomy(e *env, o *deepLimitOpts, duals []*deeplimit.Dual, task deepli
 			return err
 		}
 		fmt.Fprintf(e.stdout, "  %8s  %9s  %9s  %14s  %10s  %s\n", "depth L", "majority", "1-NN", fmt.Sprintf("singular α=%.3g", ref), "test error", "K_n")
-		rec := taxonomyRecord{Activation: d.Act.Name, Scale: d.Scale, A: d.A, A1: d.A1, B1: d.B1, Case: d.Case.String(), Alpha: finiteOrNil(d.Alpha), RefAlpha: ref}
 		for _, r := range rows {
 			kn := "solved"
 			switch {
@@ -217,10 +188,9 @@ func deepTaxonomy(e *env, o *deepLimitOpts, duals []*deeplimit.Dual, task deepli
 				depth = "∞"
 			}
 			fmt.Fprintf(e.stdout, "  %8s  %8.1f%%  %8.1f%%  %13.1f%%  %9.1f%%  %s\n", depth, 100*r.Majority, 100*r.Nearest, 100*r.Singular, 100*r.TestError, kn)
-			rec.Rows = append(rec.Rows, depthJSON{r.Depth, r.Majority, r.Nearest, finiteOrNil(r.Singular), r.TestError, r.Identity, r.MaxOffDiag, r.Ridge})
 		}
 		fmt.Fprintf(e.stderr, "deep-limit: %s took %s\n", d.Act.Name, time.Since(start).Round(time.Millisecond))
-		recs = append(recs, rec)
+		recs = append(recs, deeplimit.NewTaxonomyRecord(d, ref, rows))
 	}
 	if o.out == "" {
 		return nil
@@ -286,28 +256,10 @@ func deepData(e *env, o *deepLimitOpts, task deeplimit.Dirichlet) (train deeplim
 		return
 	}
 	all := deeplimit.Points{X: ds.X, N: ds.N, D: ds.D}
-	mm, err := deeplimit.FitMinMax(all)
-	if err != nil {
+	if train, y, test, yTest, err = deeplimit.SplitOrthant(all, ds.Labels, o.n, o.nTest, o.seed); err != nil {
 		err = fmt.Errorf("%s: %w", o.data, err)
 		return
 	}
-	proj, err := deeplimit.ProjectOrthant(all, mm)
-	if err != nil {
-		err = fmt.Errorf("%s: %w", o.data, err)
-		return
-	}
-	perm := rand.New(rand.NewPCG(o.seed, 0x7370_6c69)).Perm(ds.N)
-	pick := func(idx []int) (deeplimit.Points, []float64) {
-		pt := deeplimit.Points{X: make([]float64, 0, len(idx)*ds.D), N: len(idx), D: ds.D}
-		lab := make([]float64, len(idx))
-		for k, i := range idx {
-			pt.X = append(pt.X, proj.Row(i)...)
-			lab[k] = float64(2*ds.Labels[i] - 1)
-		}
-		return pt, lab
-	}
-	train, y = pick(perm[:o.n])
-	test, yTest = pick(perm[o.n : o.n+o.nTest])
 	return train, y, test, yTest, ds.D - 1, fmt.Sprintf("%s (target %q, seed %d)", o.data, target, o.seed), nil
 }
 
@@ -349,14 +301,7 @@ func deepConsistency(e *env, o *deepLimitOpts, duals []*deeplimit.Dual, task dee
 	if err != nil {
 		return err
 	}
-	names := []string{}
-	for _, d := range duals {
-		names = append(names, d.Act.Name)
-		if d.Case == deeplimit.CaseSingular {
-			names = append(names, deeplimit.LimitName(d))
-		}
-	}
-	names = append(names, "1-NN", "hilbert", "majority", "bayes-classifier")
+	names := deeplimit.ConsistencyColumns(duals)
 	fmt.Fprintf(e.stdout, "test error on %d rows, depth L = %d:\n  %7s", nTest, o.depth, "n")
 	for _, nm := range names {
 		fmt.Fprintf(e.stdout, "  %17s", nm)

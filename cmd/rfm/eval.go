@@ -101,41 +101,30 @@ rfm eval --model price.rfm --data test.parquet --json`)
 func evaluate(e *env, lm *loadedModel, path string, opt dataset.ReadOptions, roles map[string]string, quiet bool) (any, int, error) {
 	bar := newProgress(e.stderr, e.tty(), quiet)
 	defer bar.Abort()
-	tg := lm.Target
-	var (
-		labels        []int
-		yTrue, scores []float64
-		n             int
-	)
+	tally := &predictor.Tally{Target: lm.Target}
 	defer boundStreamHeap(lm.Name)()
 	err := readPieces(e.ctx, path, opt, roles, func(t *dataset.Table) error {
 		if err := planPredict(lm, t.NRows(), 0); err != nil {
 			return err
 		}
-		ds, err := encodeRows(t, path, lm.Pipeline, tg)
+		ds, err := encodeRows(t, path, lm.Pipeline, lm.Target)
 		if err != nil {
 			return err
 		}
 		s, err := lm.PredictFeatures(e.ctx, ds.X, ds.N, func(r0, r1 int) {
-			bar.Update(0, fmt.Sprintf("score rows %d-%d", n+r0+1, n+r1))
+			bar.Update(0, fmt.Sprintf("score rows %d-%d", tally.N+r0+1, tally.N+r1))
 		})
 		if err != nil {
 			return err
 		}
-		scores = append(scores, s...)
-		if tg.IsClassification() {
-			labels = append(labels, ds.Labels...)
-		} else {
-			yTrue = append(yTrue, predictor.TrueValues(tg, t, ds.Y)...)
-		}
-		n += ds.N
+		tally.Add(t, ds, s)
 		return nil
 	})
 	if err != nil {
 		return nil, 0, err
 	}
-	report, err := predictor.Score(tg, lm.Calibration(), labels, yTrue, scores, n, lm.Outputs())
-	return report, n, err
+	report, err := tally.Score(lm.Calibration(), lm.Outputs())
+	return report, tally.N, err
 }
 
 // evalFigures draws the figures of --plots into dir: for a classifier, the

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -89,6 +88,18 @@ numeric column (or --features) is a value; --order (and --group for several
 sequences) orders the rows of sequences.`,
 		`rfm memory --data results/memory/points6.csv --width 512 --depth 30 --act cosid --out out/2d
 rfm memory --data mnist --mode sequence --digits 0123456789,9876543210 --width 128 --depth 31 --act selu --out out/seq`)
+	o.register(f)
+	if _, err := f.Parse(args, e.stderr); err != nil {
+		return err
+	}
+	if err := o.common.apply(); err != nil {
+		return err
+	}
+	return runMemory(e, &o)
+}
+
+// register declares the flags.
+func (o *memoryOptions) register(f *flagSet) {
 	f.Section("Data")
 	f.String(&o.data, "data", "", "`SOURCE`: mnist, or a table FILE")
 	f.String(&o.mnistDir, "mnist", "../shared/data/mnist", "the MNIST folder `DIR`")
@@ -144,100 +155,24 @@ rfm memory --data mnist --mode sequence --digits 0123456789,9876543210 --width 1
 	f.Section("Output")
 	f.String(&o.out, "out", "", "write summary.json, basins.png or recovery.png and the checkpoint into `DIR`")
 	o.common.register(f, true)
-	if _, err := f.Parse(args, e.stderr); err != nil {
-		return err
-	}
-	if err := o.common.apply(); err != nil {
-		return err
-	}
-	return runMemory(e, &o)
 }
 
-// memoryData is the examples to store, as a set.
-type memoryData struct {
-	set    *memory.Set
-	labels []string // per example (digit classes for mnist)
-	height int      // image height (0: not images)
-	name   string
-}
-
-func (o *memoryOptions) load(ctx context.Context) (*memoryData, error) {
+// load reads the examples to store (MNIST digits or a table's rows).
+func (o *memoryOptions) load(ctx context.Context) (*memory.Data, error) {
 	if o.mode != "autoencode" && o.mode != "sequence" {
 		return nil, usagef("--mode %q: want autoencode or sequence", o.mode)
 	}
 	seqMode := o.mode == "sequence"
 	if o.data == "mnist" {
+		classes, err := o.mnistClasses(seqMode)
+		if err != nil {
+			return nil, err
+		}
 		train, _, err := mnist.Load(o.mnistDir)
 		if err != nil {
 			return nil, err
 		}
-		byClass := make([][]int, mnist.NumClasses)
-		for i, y := range train.Y {
-			byClass[y] = append(byClass[y], i)
-		}
-		used := make([]int, mnist.NumClasses)
-		take := func(c int) (int, error) {
-			if used[c] >= len(byClass[c]) {
-				return 0, fmt.Errorf("mnist: only %d images of digit %d", len(byClass[c]), c)
-			}
-			used[c]++
-			return byClass[c][used[c]-1], nil
-		}
-		d := &memoryData{height: train.H, name: "mnist"}
-		var rows [][]float64
-		var cycles [][]int
-		add := func(c int) (int, error) {
-			i, err := take(c)
-			if err != nil {
-				return 0, err
-			}
-			rows = append(rows, train.Image(i))
-			d.labels = append(d.labels, strconv.Itoa(c))
-			return len(rows) - 1, nil
-		}
-		if !seqMode {
-			if o.rows < 1 {
-				return nil, usagef("--rows %d: at least 1", o.rows)
-			}
-			for k := 0; k < o.rows; k++ {
-				if _, err := add(k % mnist.NumClasses); err != nil {
-					return nil, err
-				}
-			}
-		} else {
-			pats := strings.Split(o.digits, ",")
-			n := o.sequences
-			if n == 0 {
-				n = len(pats)
-			}
-			if n < 1 {
-				return nil, usagef("--sequences %d: at least 1", n)
-			}
-			for s := 0; s < n; s++ {
-				pat := strings.TrimSpace(pats[s%len(pats)])
-				if pat == "" {
-					return nil, usagef("--digits %q: an empty pattern", o.digits)
-				}
-				var cyc []int
-				for _, ch := range pat {
-					if ch < '0' || ch > '9' {
-						return nil, usagef("--digits %q: %q is not a digit", o.digits, ch)
-					}
-					i, err := add(int(ch - '0'))
-					if err != nil {
-						return nil, err
-					}
-					cyc = append(cyc, i)
-				}
-				cycles = append(cycles, cyc)
-			}
-		}
-		set, err := memory.NewSet(rows, cycles)
-		if err != nil {
-			return nil, err
-		}
-		d.set = set
-		return d, nil
+		return memory.FromMNIST(train, classes, seqMode)
 	}
 	t, err := readTable(ctx, o.data, dataset.ReadOptions{})
 	if err != nil {
@@ -249,64 +184,50 @@ func (o *memoryOptions) load(ctx context.Context) (*memoryData, error) {
 	if !seqMode && (o.order != "" || o.group != "") && len(o.sweepWidths)+len(o.sweepDepths) == 0 {
 		return nil, usagef("--order and --group are for --mode sequence")
 	}
-	names := []string(o.features)
-	if len(names) == 0 {
-		for _, c := range t.Columns {
-			if c.Kind == dataset.Numeric && c.Name != o.order && c.Name != o.group {
-				names = append(names, c.Name)
-			}
-		}
-	}
-	if len(names) == 0 {
-		return nil, fmt.Errorf("%s: no numeric columns to store", t.Source)
-	}
-	n := t.NRows()
-	rows := make([][]float64, n)
-	for _, name := range names {
-		c, ok := t.Column(name)
-		if !ok {
-			return nil, &dataset.ColumnNotFoundError{Source: t.Source, Role: "value column", Name: name, Columns: t.Names()}
-		}
-		if c.Kind != dataset.Numeric {
-			return nil, fmt.Errorf("%s: column %q is not numeric", t.Source, name)
-		}
-		for i := 0; i < n; i++ {
-			if c.IsMissing(i) {
-				return nil, fmt.Errorf("%s: row %d: column %q is missing", t.Source, i+1, name)
-			}
-			rows[i] = append(rows[i], c.Num[i])
-		}
-	}
-	var cycles [][]int
-	if seqMode {
-		oc, ok := t.Column(o.order)
-		if !ok || oc.Kind != dataset.Numeric {
-			return nil, fmt.Errorf("%s: --order %q is not a numeric column (the columns are %s)", t.Source, o.order, strings.Join(t.Names(), ", "))
-		}
-		var grp []string
-		if o.group != "" {
-			gc, ok := t.Column(o.group)
-			if !ok {
-				return nil, &dataset.ColumnNotFoundError{Source: t.Source, Role: "group column", Name: o.group, Columns: t.Names()}
-			}
-			grp = make([]string, n)
-			for i := range grp {
-				if gc.Kind == dataset.Numeric {
-					grp[i] = strconv.FormatFloat(gc.Num[i], 'g', -1, 64)
-				} else {
-					grp[i] = gc.Str[i]
-				}
-			}
-		}
-		if cycles, err = memory.CyclesFromOrder(oc.Num, grp); err != nil {
-			return nil, fmt.Errorf("%s: %w", t.Source, err)
-		}
-	}
-	set, err := memory.NewSet(rows, cycles)
+	set, err := memory.FromTable(t, memory.TableOptions{Features: o.features, Order: o.order, Group: o.group, Sequence: seqMode})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", t.Source, err)
+		return nil, err
 	}
-	return &memoryData{set: set, name: o.data}, nil
+	return &memory.Data{Set: set, Name: o.data}, nil
+}
+
+// mnistClasses is the digit classes of the MNIST examples: --rows classes
+// in turn to autoencode, or one list per sequence from --digits.
+func (o *memoryOptions) mnistClasses(seqMode bool) ([][]int, error) {
+	if !seqMode {
+		if o.rows < 1 {
+			return nil, usagef("--rows %d: at least 1", o.rows)
+		}
+		var c []int
+		for k := 0; k < o.rows; k++ {
+			c = append(c, k%mnist.NumClasses)
+		}
+		return [][]int{c}, nil
+	}
+	pats := strings.Split(o.digits, ",")
+	n := o.sequences
+	if n == 0 {
+		n = len(pats)
+	}
+	if n < 1 {
+		return nil, usagef("--sequences %d: at least 1", n)
+	}
+	var classes [][]int
+	for s := 0; s < n; s++ {
+		pat := strings.TrimSpace(pats[s%len(pats)])
+		if pat == "" {
+			return nil, usagef("--digits %q: an empty pattern", o.digits)
+		}
+		var cyc []int
+		for _, ch := range pat {
+			if ch < '0' || ch > '9' {
+				return nil, usagef("--digits %q: %q is not a digit", o.digits, ch)
+			}
+			cyc = append(cyc, int(ch-'0'))
+		}
+		classes = append(classes, cyc)
+	}
+	return classes, nil
 }
 
 func (o *memoryOptions) config() (nn.Config, error) {
@@ -358,61 +279,31 @@ func runMemory(e *env, o *memoryOptions) error {
 	if err != nil {
 		return err
 	}
-	s := data.set
+	s := data.Set
 	res, net, period, err := trainVerify(e, o, data, cfg, budget)
 	if err != nil {
 		return err
 	}
 	logf := memoryLog(e, o)
 	mt := res.MatchTol
-	tr := struct{ Net *nn.Network }{net}
-	tres := res.Training
 	start := time.Now()
 	it := memory.IterateOptions{Period: period, Tol: o.tol, MaxSteps: o.maxSteps}
-	type run struct {
-		name  string
-		kind  memory.Corruption
-		count int
-		sigma float64
-	}
-	var runs []run
-	if o.noise > 0 {
-		runs = append(runs, run{"noise", memory.Noise, o.copies, o.noise})
-	}
-	if o.mask {
-		runs = append(runs, run{"mask", memory.Mask, o.copies, 0})
-	}
-	if o.random > 0 {
-		k := memory.Random
-		if o.randomKind == "gaussian" {
-			k = memory.Gaussian
-		}
-		runs = append(runs, run{"random-" + o.randomKind, k, o.random, o.randomSigma})
-	}
-	strips := map[string][3][]float64{} // starts, limits, sources (as floats)
-	for ri, r := range runs {
-		starts, src, err := memory.Starts(s, r.kind, r.count, r.sigma, data.height, o.seed+uint64(ri))
+	strips := map[string]*memory.Recovered{}
+	for ri, r := range o.recoveries() {
+		rec, err := memory.Recover(e.ctx, net, s, r, data.Height, o.seed+uint64(ri), it, mt)
 		if err != nil {
 			return err
 		}
-		lim, steps, conv, err := memory.Iterate(e.ctx, tr.Net, starts, len(src), it)
-		if err != nil {
-			return err
-		}
-		_, sum := memory.Classify(s, lim, steps, conv, src, mt)
-		res.Recovery[r.name] = sum
+		sum := rec.Summary
+		res.Recovery[r.Name] = sum
 		logf("recovery from %s: %d of %d starts recovered, %d to another example, %d spurious (%d distinct), %d not converged; %d examples and %d cycles reached",
-			r.name, sum.Recovered, sum.Starts, sum.Other, sum.Spurious, sum.DistinctSpurious, sum.NotConverged, sum.Examples, sum.Cycles)
-		srcF := make([]float64, len(src))
-		for i, v := range src {
-			srcF[i] = float64(v)
-		}
-		strips[r.name] = [3][]float64{starts, lim, srcF}
+			r.Name, sum.Recovered, sum.Starts, sum.Other, sum.Spurious, sum.DistinctSpurious, sum.NotConverged, sum.Examples, sum.Cycles)
+		strips[r.Name] = rec
 	}
 	res.Seconds["recovery"] = time.Since(start).Seconds()
 	if o.out != "" {
 		start = time.Now()
-		if err := memoryFigures(e.ctx, o, data, tr.Net, res, strips, it, mt); err != nil {
+		if err := memoryFigures(e.ctx, o, data, net, res, strips, it, mt); err != nil {
 			return err
 		}
 		res.Seconds["figures"] = time.Since(start).Seconds()
@@ -425,7 +316,7 @@ func runMemory(e *env, o *memoryOptions) error {
 	if o.common.json {
 		return writeJSON(e.stdout, res)
 	}
-	fmt.Fprintf(e.stdout, "stored %d of %d examples, %d of %d cycles stable; loss %.3g after %d epochs\n", res.Stored, s.N, res.CyclesOK, len(s.Cycles), res.Loss, tres.Epochs)
+	fmt.Fprintf(e.stdout, "stored %d of %d examples, %d of %d cycles stable; loss %.3g after %d epochs\n", res.Stored, s.N, res.CyclesOK, len(s.Cycles), res.Loss, res.Training.Epochs)
 	top := 0.0
 	for _, ex := range res.Verified {
 		top = max(top, ex.Radius)
@@ -434,9 +325,28 @@ func runMemory(e *env, o *memoryOptions) error {
 	return nil
 }
 
+// recoveries lists the recovery runs the flags ask for.
+func (o *memoryOptions) recoveries() []memory.Recovery {
+	var runs []memory.Recovery
+	if o.noise > 0 {
+		runs = append(runs, memory.Recovery{Name: "noise", Kind: memory.Noise, Count: o.copies, Sigma: o.noise})
+	}
+	if o.mask {
+		runs = append(runs, memory.Recovery{Name: "mask", Kind: memory.Mask, Count: o.copies})
+	}
+	if o.random > 0 {
+		k := memory.Random
+		if o.randomKind == "gaussian" {
+			k = memory.Gaussian
+		}
+		runs = append(runs, memory.Recovery{Name: "random-" + o.randomKind, Kind: k, Count: o.random, Sigma: o.randomSigma})
+	}
+	return runs
+}
+
 // memoryFigures draws basins.png (2-D) or recovery.png (images).
-func memoryFigures(ctx context.Context, o *memoryOptions, data *memoryData, net *nn.Network, res *memoryJSON, strips map[string][3][]float64, it memory.IterateOptions, mt float64) error {
-	s := data.set
+func memoryFigures(ctx context.Context, o *memoryOptions, data *memory.Data, net *nn.Network, res *memoryJSON, strips map[string]*memory.Recovered, it memory.IterateOptions, mt float64) error {
+	s := data.Set
 	if s.D == 2 && o.grid > 0 {
 		b, err := memory.BasinGrid(ctx, net, s, o.grid, o.margin, it, mt)
 		if err != nil {
@@ -446,10 +356,10 @@ func memoryFigures(ctx context.Context, o *memoryOptions, data *memoryData, net 
 		res.Basins = &basinCounts{Grid: o.grid, PerExample: per, Spurious: sp, NotConverged: nc}
 		return memory.BasinFigure(ctx, filepath.Join(o.out, "basins.png"), net, s, b, o.arrows)
 	}
-	if data.height == 0 || s.D%data.height != 0 {
+	if data.Height == 0 || s.D%data.Height != 0 {
 		return nil
 	}
-	h, w := data.height, s.D/data.height
+	h, w := data.Height, s.D/data.Height
 	var imgs [][]float64
 	var titles []string
 	if s.Sequential() {
@@ -458,10 +368,10 @@ func memoryFigures(ctx context.Context, o *memoryOptions, data *memoryData, net 
 		if !ok {
 			return nil
 		}
-		for _, k := range stripStarts(s, r[1], 2) {
-			imgs = append(imgs, r[0][k*s.D:(k+1)*s.D])
+		for _, k := range memory.StripStarts(s, r.Limits, 2) {
+			imgs = append(imgs, r.Starts[k*s.D:(k+1)*s.D])
 			titles = append(titles, "start")
-			x := r[1][k*s.D : (k+1)*s.D]
+			x := r.Limits[k*s.D : (k+1)*s.D]
 			for step := 0; step < 9; step++ {
 				imgs = append(imgs, x)
 				titles = append(titles, fmt.Sprintf("limit+%d", step))
@@ -474,9 +384,9 @@ func memoryFigures(ctx context.Context, o *memoryOptions, data *memoryData, net 
 			if !ok {
 				continue
 			}
-			for k := 0; k < 5 && (k+1)*s.D <= len(r[0]); k++ {
-				src := int(r[2][k])
-				imgs = append(imgs, s.Example(src), r[0][k*s.D:(k+1)*s.D], r[1][k*s.D:(k+1)*s.D])
+			for k := 0; k < 5 && (k+1)*s.D <= len(r.Starts); k++ {
+				src := r.Sources[k]
+				imgs = append(imgs, s.Example(src), r.Starts[k*s.D:(k+1)*s.D], r.Limits[k*s.D:(k+1)*s.D])
 				titles = append(titles, "example "+strconv.Itoa(src+1), name, "limit")
 				if len(imgs)+3 > plot.MaxGridImages {
 					break
@@ -503,8 +413,8 @@ func memoryFigures(ctx context.Context, o *memoryOptions, data *memoryData, net 
 // trainVerify trains (or resumes) a network on the data and verifies
 // every example; it returns the result so far, the network and the
 // common period of the cycles.
-func trainVerify(e *env, o *memoryOptions, data *memoryData, cfg nn.Config, budget time.Duration) (*memoryJSON, *nn.Network, int, error) {
-	s := data.set
+func trainVerify(e *env, o *memoryOptions, data *memory.Data, cfg nn.Config, budget time.Duration) (*memoryJSON, *nn.Network, int, error) {
+	s := data.Set
 	period, err := s.Period()
 	if err != nil {
 		return nil, nil, 0, err
@@ -517,7 +427,7 @@ func trainVerify(e *env, o *memoryOptions, data *memoryData, cfg nn.Config, budg
 	if o.ckpt == "" {
 		o.ckpt = filepath.Join(o.out, "memory.ckpt")
 	}
-	res := &memoryJSON{Data: data.name, Mode: o.mode, Examples: s.N, Dim: s.D, Labels: data.labels, Ckpt: o.ckpt, Seconds: map[string]float64{}, Recovery: map[string]memory.Summary{}}
+	res := &memoryJSON{Data: data.Name, Mode: o.mode, Examples: s.N, Dim: s.D, Labels: data.Labels, Ckpt: o.ckpt, Seconds: map[string]float64{}, Recovery: map[string]memory.Summary{}}
 	if s.Sequential() {
 		res.Cycles = s.Cycles
 	}
@@ -568,22 +478,7 @@ func trainVerify(e *env, o *memoryOptions, data *memoryData, cfg nn.Config, budg
 		return nil, nil, 0, err
 	}
 	res.Seconds["verification"] = time.Since(start).Seconds()
-	cycleOK := make([]bool, len(s.Cycles))
-	for i := range cycleOK {
-		cycleOK[i] = true
-	}
-	for _, ex := range res.Verified {
-		if ex.Stored {
-			res.Stored++
-		} else {
-			cycleOK[ex.Cycle] = false
-		}
-	}
-	for _, ok := range cycleOK {
-		if ok {
-			res.CyclesOK++
-		}
-	}
+	res.Stored, res.CyclesOK = memory.CountStored(s, res.Verified)
 	logf("verified: %d of %d examples stored (fixed-point error ≤ %.3g, top eigenvalue < 1); %d of %d cycles stable", res.Stored, s.N, mt, res.CyclesOK, len(s.Cycles))
 	return res, tr.Net, period, nil
 }
@@ -630,7 +525,6 @@ func runMemorySweep(e *env, o *memoryOptions, budget time.Duration) error {
 	if err != nil {
 		return err
 	}
-	quiet := o.common.quiet
 	var cells []memoryCell
 	values := map[string][][]float64{}
 	for _, mode := range []string{"autoencode", "sequence"} {
@@ -642,34 +536,13 @@ func runMemorySweep(e *env, o *memoryOptions, budget time.Duration) error {
 	for di, depth := range depths {
 		for wi, width := range widths {
 			for _, mode := range []string{"autoencode", "sequence"} {
-				c := *o
-				c.width, c.depth, c.mode = width, depth, mode
-				c.ckpt = filepath.Join(o.out, fmt.Sprintf("%s-w%d-d%d.ckpt", mode, width, depth))
-				c.out = ""
-				if mode == "sequence" && o.data == "mnist" && o.sequences == 0 {
-					// the same images as --rows autoencoded: the --digits pattern
-					// (one image of each class) repeated
-					c.sequences = max(1, o.rows/len(strings.ReplaceAll(o.digits, ",", "")))
-				}
-				cfg, err := c.config()
+				cell, err := o.sweepCell(e, mode, width, depth, budget)
 				if err != nil {
 					return err
 				}
-				data, err := c.load(e.ctx)
-				if err != nil {
-					return err
-				}
-				start := time.Now()
-				memoryLog(e, o)("cell width %d depth %d, %s", width, depth, mode)
-				c.common.quiet = quiet
-				res, _, _, err := trainVerify(e, &c, data, cfg, budget)
-				if err != nil {
-					return err
-				}
-				cell := memoryCell{Mode: mode, Width: width, Depth: depth, Training: res.Training, Loss: res.Loss, Stored: res.Stored, CyclesOK: res.CyclesOK, Seconds: time.Since(start).Seconds()}
-				cells = append(cells, cell)
+				cells = append(cells, *cell)
 				v := float64(cell.Stored)
-				if o.lossTarget > 0 && !res.Training.Reached {
+				if o.lossTarget > 0 && !cell.Training.Reached {
 					v = math.NaN() // not trained to the common target: not comparable
 				}
 				values[mode][di][wi] = v
@@ -690,7 +563,7 @@ func runMemorySweep(e *env, o *memoryOptions, budget time.Duration) error {
 	}
 	n := 0.0
 	if data, err := o.load(e.ctx); err == nil {
-		n = float64(data.set.N)
+		n = float64(data.Set.N)
 	}
 	for _, mode := range []string{"autoencode", "sequence"} {
 		title := fmt.Sprintf("%s: examples stored (of %g; - = loss target not reached)", mode, n)
@@ -705,6 +578,35 @@ func runMemorySweep(e *env, o *memoryOptions, budget time.Duration) error {
 		fmt.Fprintf(e.stdout, "%-10s width %4d depth %2d: stored %3d, loss %.3g (%s)\n", c.Mode, c.Width, c.Depth, c.Stored, c.Loss, c.Training.Stop)
 	}
 	return nil
+}
+
+// sweepCell trains and verifies the network of one cell of the width ×
+// depth table in one mode.
+func (o *memoryOptions) sweepCell(e *env, mode string, width, depth int, budget time.Duration) (*memoryCell, error) {
+	c := *o
+	c.width, c.depth, c.mode = width, depth, mode
+	c.ckpt = filepath.Join(o.out, fmt.Sprintf("%s-w%d-d%d.ckpt", mode, width, depth))
+	c.out = ""
+	if mode == "sequence" && o.data == "mnist" && o.sequences == 0 {
+		// the same images as --rows autoencoded: the --digits pattern
+		// (one image of each class) repeated
+		c.sequences = max(1, o.rows/len(strings.ReplaceAll(o.digits, ",", "")))
+	}
+	cfg, err := c.config()
+	if err != nil {
+		return nil, err
+	}
+	data, err := c.load(e.ctx)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	memoryLog(e, o)("cell width %d depth %d, %s", width, depth, mode)
+	res, _, _, err := trainVerify(e, &c, data, cfg, budget)
+	if err != nil {
+		return nil, err
+	}
+	return &memoryCell{Mode: mode, Width: width, Depth: depth, Training: res.Training, Loss: res.Loss, Stored: res.Stored, CyclesOK: res.CyclesOK, Seconds: time.Since(start).Seconds()}, nil
 }
 
 // parseInts reads a comma-separated list of positive integers (empty:
@@ -722,36 +624,4 @@ func parsePositiveInts(flag, s string, def int) ([]int, error) {
 		out = append(out, v)
 	}
 	return out, nil
-}
-
-// stripStarts picks up to count random starts for the recovery strip, one
-// per cycle their limits reached first (so that the strip shows different
-// cycles when the starts found them), then the first ones.
-func stripStarts(s *memory.Set, limits []float64, count int) []int {
-	var picked []int
-	seen := map[int]bool{}
-	n := len(limits) / s.D
-	for k := 0; k < n && len(picked) < count; k++ {
-		lim := limits[k*s.D : (k+1)*s.D]
-		best, bestD := -1, math.Inf(1)
-		for i := 0; i < s.N; i++ {
-			d := 0.0
-			for j, v := range s.Example(i) {
-				d += (lim[j] - v) * (lim[j] - v)
-			}
-			if d < bestD {
-				best, bestD = i, d
-			}
-		}
-		if c := s.CycleOf(best); !seen[c] {
-			seen[c] = true
-			picked = append(picked, k)
-		}
-	}
-	for k := 0; k < n && len(picked) < count; k++ {
-		if !slices.Contains(picked, k) {
-			picked = append(picked, k)
-		}
-	}
-	return picked
 }
