@@ -178,7 +178,7 @@ func TestReversingBadInput(t *testing.T) {
 		{func(o *ReversingOptions) { o.Balance = 0.01 }, "no row of the first subset"},
 		{func(o *ReversingOptions) { o.N = 1 }, "n ≥ 2"},
 		{func(o *ReversingOptions) { o.D = 0 }, "d ≥ 1"},
-		{func(o *ReversingOptions) { o.N, o.D = 1 << 15, 1 << 14 }, "too large"},
+		{func(o *ReversingOptions) { o.N, o.D = 1<<15, 1<<14 }, "too large"},
 		{func(o *ReversingOptions) { o.Eps1 = 0 }, "ε₁"},
 		{func(o *ReversingOptions) { o.Eps2 = -1 }, "ε₂"},
 	} {
