@@ -20,7 +20,13 @@ type ReversingOptions struct {
 	Balance float64 // γ ∈ (0, 1]: the fraction of rows in the first subset
 	Eps1    float64 // the first subset's covariance 11ᵀ + Eps1·I (the paper: 0.5)
 	Eps2    float64 // the std of the noise added to every entry at the end (the paper: 0.01)
-	Seed    uint64
+	// Scale multiplies the rows of X₁ and of the sample X̃₂ (so X₂, built
+	// from (X₁ᵀX₁)⁻¹, shrinks by it): X₁ ~ N(0, Scale²·Σ). The paper leaves
+	// it implicit; 0 means 1, its literal reading. It decides how far
+	// X₂ᵀX₂ dominates XᵀX and so whether the construction reverses the
+	// alignment (docs/science.md).
+	Scale float64
+	Seed  uint64
 }
 
 // DefaultReversing returns the paper's setting for a balance: n = d = 1 024,
@@ -60,8 +66,17 @@ func (o ReversingOptions) Validate() error {
 		return fmt.Errorf("synth: alignment-reversing ε₁ = %v: must be positive and finite", o.Eps1)
 	case !(o.Eps2 >= 0) || math.IsInf(o.Eps2, 0):
 		return fmt.Errorf("synth: alignment-reversing ε₂ = %v: must be ≥ 0 and finite", o.Eps2)
+	case !(o.Scale >= 0) || math.IsInf(o.Scale, 0):
+		return fmt.Errorf("synth: alignment-reversing scale %v: must be positive and finite (0 for 1)", o.Scale)
 	}
 	return nil
+}
+
+func (o ReversingOptions) scale() float64 {
+	if o.Scale == 0 {
+		return 1
+	}
+	return o.Scale
 }
 
 // AlignmentReversingData draws the dataset of the paper's Appendix F:
@@ -91,10 +106,11 @@ func AlignmentReversingData(ctx context.Context, o ReversingOptions) (*Reversing
 	sample := func(rows int) []float64 {
 		x := make([]float64, rows*d)
 		s := math.Sqrt(o.Eps1)
+		sc := o.scale()
 		for i := 0; i < rows; i++ {
 			g := r.NormFloat64()
 			for j := 0; j < d; j++ {
-				x[i*d+j] = g + s*r.NormFloat64()
+				x[i*d+j] = sc * (g + s*r.NormFloat64())
 			}
 		}
 		return x

@@ -162,6 +162,7 @@ type ReversingOptions struct {
 	DataSeeds   int       // datasets per γ (seeds Seed, Seed+1, …)
 	NetSeeds    int       // networks (the same ones for every dataset)
 	Eps1, Eps2  float64   // the dataset's variance parameters (0.5, 0.01)
+	Scale       float64   // the dataset's row scale (synth.ReversingOptions.Scale; 0 for 1)
 	Seed        uint64
 	// Progress, when set, gets each point as it is measured.
 	Progress func(ReversingPoint)
@@ -189,7 +190,7 @@ type ReversingSummary struct {
 // ReversingResult is the whole sweep.
 type ReversingResult struct {
 	N, D, Width         int
-	Eps1, Eps2          float64
+	Eps1, Eps2, Scale   float64
 	DataSeeds, NetSeeds int
 	Seed                uint64
 	Moments             RMoments // averaged over the networks
@@ -219,7 +220,7 @@ func AlignmentReversing(ctx context.Context, o ReversingOptions) (*ReversingResu
 		return nil, fmt.Errorf("nfa: alignment reversing: width %d × d %d is too large (at most 2^26 entries per matrix)", o.Width, o.D)
 	}
 	for _, g := range o.Balances {
-		so := synth.ReversingOptions{N: o.N, D: o.D, Balance: g, Eps1: o.Eps1, Eps2: o.Eps2}
+		so := synth.ReversingOptions{N: o.N, D: o.D, Balance: g, Eps1: o.Eps1, Eps2: o.Eps2, Scale: o.Scale}
 		if err := so.Validate(); err != nil {
 			return nil, fmt.Errorf("nfa: %w", err)
 		}
@@ -227,7 +228,7 @@ func AlignmentReversing(ctx context.Context, o ReversingOptions) (*ReversingResu
 	start := time.Now()
 	d := o.D
 	nets := make([]quadNet, o.NetSeeds)
-	res := &ReversingResult{N: o.N, D: d, Width: o.Width, Eps1: o.Eps1, Eps2: o.Eps2, DataSeeds: o.DataSeeds, NetSeeds: o.NetSeeds, Seed: o.Seed, Backend: linalg.Backend()}
+	res := &ReversingResult{N: o.N, D: d, Width: o.Width, Eps1: o.Eps1, Eps2: o.Eps2, Scale: o.Scale, DataSeeds: o.DataSeeds, NetSeeds: o.NetSeeds, Seed: o.Seed, Backend: linalg.Backend()}
 	for i := range nets {
 		nets[i] = newQuadNet(o.Width, d, o.Seed+1000+uint64(i))
 		m := nets[i].moments()
@@ -242,7 +243,7 @@ func AlignmentReversing(ctx context.Context, o ReversingOptions) (*ReversingResu
 		sum := ReversingSummary{Balance: g}
 		for s := 0; s < o.DataSeeds; s++ {
 			seed := o.Seed + uint64(s)
-			data, err := synth.AlignmentReversingData(ctx, synth.ReversingOptions{N: o.N, D: d, Balance: g, Eps1: o.Eps1, Eps2: o.Eps2, Seed: seed})
+			data, err := synth.AlignmentReversingData(ctx, synth.ReversingOptions{N: o.N, D: d, Balance: g, Eps1: o.Eps1, Eps2: o.Eps2, Scale: o.Scale, Seed: seed})
 			if err != nil {
 				return nil, fmt.Errorf("nfa: %w", err)
 			}
@@ -352,7 +353,10 @@ func WriteReversing(ctx context.Context, dir string, res *ReversingResult) error
 		}
 		series[fmt.Sprintf("observed, data seed %d", res.Seed+uint64(s))] = v
 	}
-	title := fmt.Sprintf("C-NFA second-derivative correlation at init (n=%d, d=%d, k=%d)", res.N, res.D, res.Width)
+	title := fmt.Sprintf("C-NFA second-derivative correlation at init (n=d=%d, k=%d, scale %g)", res.N, res.Width, res.Scale)
+	if res.N != res.D {
+		title = fmt.Sprintf("C-NFA second-derivative correlation at init (n=%d, d=%d, k=%d, scale %g)", res.N, res.D, res.Width, res.Scale)
+	}
 	if err := plot.Curve(filepath.Join(dir, "reversing.png"), xs, series, "balance γ", "ρ(ẆᵀẆ, ẆᵀKẆ)", title); err != nil {
 		return err
 	}
