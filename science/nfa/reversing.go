@@ -2,7 +2,6 @@ package nfa
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/rfmkit/rfm/internal/atomicfile"
 	"github.com/rfmkit/rfm/internal/linalg"
+	"github.com/rfmkit/rfm/nn"
 	"github.com/rfmkit/rfm/plot"
 	"github.com/rfmkit/rfm/synth"
 )
@@ -140,18 +140,7 @@ func (q quadNet) observed(c, b []float64) float64 {
 	linalg.Gemm(true, false, d, d, k, 1, wd, d, wd, d, 0, nfm, d)
 	agop := make([]float64, d*d)
 	linalg.Gemm(true, false, d, d, k, 1, wd, d, kw, d, 0, agop, d)
-	return cosine(nfm, agop)
-}
-
-// cosine is tr(AᵀB)/√(tr(AᵀA)tr(BᵀB)).
-func cosine(a, b []float64) float64 {
-	var ab, aa, bb float64
-	for i := range a {
-		ab += a[i] * b[i]
-		aa += a[i] * a[i]
-		bb += b[i] * b[i]
-	}
-	return ab / math.Sqrt(aa*bb)
+	return nn.Cosine(nfm, agop)
 }
 
 // ReversingOptions configure the alignment reversing experiment (the
@@ -326,14 +315,7 @@ func WriteReversing(ctx context.Context, dir string, res *ReversingResult) error
 	}); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.Write(ctx, filepath.Join(dir, "reversing.json"), func(w io.Writer) error {
-		_, err := w.Write(append(b, '\n'))
-		return err
-	}); err != nil {
+	if err := writeJSONFile(ctx, filepath.Join(dir, "reversing.json"), res); err != nil {
 		return err
 	}
 	var xs, pred, obs []float64

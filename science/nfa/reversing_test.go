@@ -6,6 +6,9 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/rfmkit/rfm/internal/linalg"
+	"github.com/rfmkit/rfm/nn"
 )
 
 func randSym(d int, r *rand.Rand, shift float64) []float64 {
@@ -28,13 +31,7 @@ func randSym(d int, r *rand.Rand, shift float64) []float64 {
 
 func mul(a, b []float64, d int) []float64 {
 	c := make([]float64, d*d)
-	for i := 0; i < d; i++ {
-		for k := 0; k < d; k++ {
-			for j := 0; j < d; j++ {
-				c[i*d+j] += a[i*d+k] * b[k*d+j]
-			}
-		}
-	}
+	linalg.Gemm(false, false, d, d, d, 1, a, d, b, d, 0, c, d)
 	return c
 }
 
@@ -70,7 +67,7 @@ func TestPredictedIdentityR(t *testing.T) {
 		t.Fatal(err)
 	}
 	cbc := mul(mul(c, b, d), c, d)
-	want := cosine(a, cbc)
+	want := nn.Cosine(a, cbc)
 	if math.Abs(got-want) > 1e-10 {
 		t.Fatalf("predicted %v, exact %v", got, want)
 	}
@@ -94,7 +91,7 @@ func TestObservedMatchesAlgebra(t *testing.T) {
 	}
 	crc := mul(mul(c, rr, d), c, d)
 	crbrc := mul(mul(mul(mul(c, rr, d), b, d), rr, d), c, d)
-	want := cosine(crc, crbrc)
+	want := nn.Cosine(crc, crbrc)
 	if got := q.observed(c, b); math.Abs(got-want) > 1e-10 {
 		t.Fatalf("observed %v, want %v", got, want)
 	}
