@@ -60,7 +60,7 @@ reversing.json, reversing.png and reversing_scatter.png to --out.`,
 		`rfm nfa --task chain --n 256 --d 32 --widths 256,256 --epochs 2000 --out out/nfa-chain
 rfm nfa --task chain --n 256 --d 32 --init-scale 0.1 --out out/nfa-small-init
 rfm nfa --data digits.csv --target label --widths 1024,1024 --epochs 20 --rfm --image-shape 28x28 --out out/nfa-mnist
-rfm nfa --task alignment-reversing --balance 0.1,0.3,0.5,0.7,0.9 --data-seeds 4 --net-seeds 30 --out out/reversing`)
+rfm nfa --task alignment-reversing --x-scale 0.004 --balance 0.1,0.3,0.5,0.7,0.9 --data-seeds 4 --net-seeds 30 --out out/reversing`)
 	f.Section("Data")
 	f.String(&o.task, "task", "chain", "synthetic task `NAME` of 'rfm synth' (when no --data)")
 	f.Int(&o.n, "n", 256, "training rows `N` of the synthetic task")

@@ -37,8 +37,8 @@ columns x0 ... x{d-1} and the target y.
                 X₂ᵀX₂ ≈ (X₁ᵀX₁)⁻² with y = 0; noise 0.01 on every entry, 1e-5 on
                 every label. Rows of X₁ come first. --x-scale S draws X₁ from
                 N(0, S²Σ) (X₂ shrinks by S): the paper leaves the scale implicit
-                and its effect needs rows well below unit size (S ≈ 0.01 at
-                d = 1024). 'rfm nfa --task alignment-reversing' measures the
+                and its effect needs rows well below unit size (S = 0.004 at
+                d = 1024, 0.01 at d = 256). 'rfm nfa --task alignment-reversing' measures the
                 C-NFA on it.
 
 An RFM should rank the relevant inputs first ('rfm inspect'). --egop writes the
