@@ -2,6 +2,8 @@
 // ground-truth features that the RFM papers use to show feature learning
 // (SPEC §7): the low-rank product, x0·x1, the chain monomial, a single-index
 // model and a linear target. Every generator is deterministic for a seed.
+// AlignmentReversingData draws the centred-NFA paper's alignment reversing
+// dataset (a classification-like construction with a balance γ, no EGOP).
 //
 // It is for tests, examples and the CLI's synth command, not for modelling.
 package synth

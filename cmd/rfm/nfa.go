@@ -19,8 +19,9 @@ import (
 
 type nfaOptions struct {
 	task, data, target, widths, act, opt, initScale, out, imageShape string
-	n, d, testN, epochs, batch, points                               int
-	lr, momentum, wd                                                 float64
+	balances                                                         string
+	n, d, testN, epochs, batch, points, dataSeeds, netSeeds          int
+	lr, momentum, wd, xScale                                         float64
 	bias, withRFM, asJSON                                            bool
 	seed                                                             uint64
 	common                                                           commonFlags
@@ -45,10 +46,21 @@ outputs). With --rfm an RFM is fitted on the same training rows and its M
 compared with the network's first-layer matrices.
 
 Writes nfa.csv, nfa.json and figures (correlations over training; the first
-layer's matrices, or with --image-shape their diagonals as images) to --out.`,
+layer's matrices, or with --image-shape their diagonals as images) to --out.
+
+--task alignment-reversing trains nothing: it runs the centred-NFA paper's
+figure 3. For each --balance γ and each of --data-seeds datasets of 'rfm synth
+--task alignment-reversing' (n = d = 1024 unless --n/--d), it measures the
+correlation ρ(ẆᵀẆ, ẆᵀKẆ) of the second derivatives of the centred NFM and
+AGOP at initialization of one-hidden-layer quadratic networks f(x) = aᵀ(Wx)²
+of width --widths (default d), averaged over --net-seeds networks, beside the
+paper's free-probability prediction (Appendix E) from the data and the
+networks' average traces of powers of Wᵀdiag(a²)W. Writes reversing.csv,
+reversing.json, reversing.png and reversing_scatter.png to --out.`,
 		`rfm nfa --task chain --n 256 --d 32 --widths 256,256 --epochs 2000 --out out/nfa-chain
 rfm nfa --task chain --n 256 --d 32 --init-scale 0.1 --out out/nfa-small-init
-rfm nfa --data digits.csv --target label --widths 1024,1024 --epochs 20 --rfm --image-shape 28x28 --out out/nfa-mnist`)
+rfm nfa --data digits.csv --target label --widths 1024,1024 --epochs 20 --rfm --image-shape 28x28 --out out/nfa-mnist
+rfm nfa --task alignment-reversing --x-scale 0.004 --balance 0.1,0.3,0.5,0.7,0.9 --data-seeds 4 --net-seeds 30 --out out/reversing`)
 	f.Section("Data")
 	f.String(&o.task, "task", "chain", "synthetic task `NAME` of 'rfm synth' (when no --data)")
 	f.Int(&o.n, "n", 256, "training rows `N` of the synthetic task")
@@ -56,6 +68,10 @@ rfm nfa --data digits.csv --target label --widths 1024,1024 --epochs 20 --rfm --
 	f.Int(&o.testN, "test-n", 2000, "test rows `N` of the synthetic task (a later seed)")
 	f.String(&o.data, "data", "", "train on this table `FILE` instead (20% held out for the test figures)")
 	f.String(&o.target, "target", "", "the table's target `COL`")
+	f.String(&o.balances, "balance", defaultBalances, "alignment-reversing: the balances `LIST` γ ∈ (0, 1]")
+	f.Int(&o.dataSeeds, "data-seeds", 4, "alignment-reversing: datasets `N` per balance (seeds --seed, --seed+1, …)")
+	f.Int(&o.netSeeds, "net-seeds", 30, "alignment-reversing: networks `N` to average over")
+	f.Float(&o.xScale, "x-scale", 1, "alignment-reversing: the data's row scale `S` (X₁ ~ N(0, S²Σ); see 'rfm synth -h')")
 	f.Section("Network")
 	f.String(&o.widths, "widths", "256,256", "hidden layer `WIDTHS` (1 to 5 of them)")
 	f.String(&o.act, "activation", "relu", "`ACT`: relu, leaky-relu, tanh or sine")
@@ -85,6 +101,14 @@ rfm nfa --data digits.csv --target label --widths 1024,1024 --epochs 20 --rfm --
 	}
 	if err := o.common.apply(); err != nil {
 		return err
+	}
+	if o.task == string(synth.AlignmentReversing) {
+		return nfaReversing(e, f, &o)
+	}
+	for _, name := range []string{"balance", "data-seeds", "net-seeds", "x-scale"} {
+		if f.IsSet(name) {
+			return usagef("--%s goes with --task alignment-reversing", name)
+		}
 	}
 	if o.data != "" && (f.IsSet("task") || f.IsSet("n") || f.IsSet("d") || f.IsSet("test-n")) {
 		return usagef("--task, --n, --d and --test-n describe the synthetic data; with --data they do not apply (20%% of the table is the test split)")
@@ -187,7 +211,7 @@ func (o *nfaOptions) loadData(e *env) (tr, te *nfa.Data, egop []float64, label s
 		}
 		task := synth.Task(o.task)
 		if !isTask(o.task) {
-			return nil, nil, nil, "", 0, usagef("--task %q: want one of %s", o.task, taskNames())
+			return nil, nil, nil, "", 0, usagef("--task %q: want one of %s, %s", o.task, taskNames(), synth.AlignmentReversing)
 		}
 		if o.n < 2 || o.testN < 1 {
 			return nil, nil, nil, "", 0, usagef("--n must be at least 2 and --test-n at least 1")
@@ -290,4 +314,89 @@ func printNFA(w io.Writer, res *nfa.Result) {
 			fmt.Fprintf(w, "%-14s ρ %.3f  pearson %.3f  top-eig %.3f  diag %.3f\n", k, c.Cosine, c.Pearson, c.TopEig, c.Diag)
 		}
 	}
+}
+
+const defaultBalances = "0.05,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1"
+
+// nfaReversing runs the alignment reversing sweep (science/nfa).
+func nfaReversing(e *env, f *flagSet, o *nfaOptions) error {
+	for _, name := range []string{"data", "target", "test-n", "activation", "bias", "init-scale", "optimizer", "lr", "momentum", "weight-decay", "batch", "epochs", "points", "rfm", "image-shape"} {
+		if f.IsSet(name) {
+			return usagef("--%s does not apply to --task alignment-reversing (no training: the measurement is at initialization)", name)
+		}
+	}
+	ro := nfa.ReversingOptions{N: 1024, D: 1024, DataSeeds: o.dataSeeds, NetSeeds: o.netSeeds, Seed: o.seed}
+	if !(o.xScale > 0) || math.IsInf(o.xScale, 0) {
+		return usagef("--x-scale %v: must be positive and finite", o.xScale)
+	}
+	def := synth.DefaultReversing(1)
+	def.Scale = o.xScale
+	ro.Scale = o.xScale
+	ro.Eps1, ro.Eps2 = def.Eps1, def.Eps2
+	if f.IsSet("n") {
+		ro.N = o.n
+	}
+	if f.IsSet("d") {
+		ro.D = o.d
+	}
+	ro.Width = ro.D
+	if f.IsSet("widths") {
+		w, err := strconv.Atoi(strings.TrimSpace(o.widths))
+		if err != nil || w < 1 {
+			return usagef("--widths %q: alignment-reversing's network has one hidden layer: want one positive width such as 1024", o.widths)
+		}
+		ro.Width = w
+	}
+	for _, s := range strings.Split(o.balances, ",") {
+		g, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || !(g > 0 && g <= 1) {
+			return usagef("--balance %q: each γ must be a number in (0, 1] (got %q)", o.balances, strings.TrimSpace(s))
+		}
+		ro.Balances = append(ro.Balances, g)
+	}
+	switch {
+	case o.dataSeeds < 1:
+		return usagef("--data-seeds %d: must be at least 1", o.dataSeeds)
+	case o.netSeeds < 1:
+		return usagef("--net-seeds %d: must be at least 1", o.netSeeds)
+	}
+	for _, g := range ro.Balances {
+		so := def
+		so.N, so.D, so.Balance = ro.N, ro.D, g
+		if err := so.Validate(); err != nil {
+			return usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))
+		}
+	}
+	if o.out != "" {
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			return fmt.Errorf("--out %s: %w", o.out, err)
+		}
+	}
+	if !o.asJSON {
+		ro.Progress = func(p nfa.ReversingPoint) {
+			fmt.Fprintf(e.stderr, "nfa: γ %g, data seed %d: predicted %.4f, observed %.4f ± %.4f\n", p.Balance, p.DataSeed, p.Predicted, p.Observed, p.ObsStd)
+		}
+	}
+	res, err := nfa.AlignmentReversing(e.ctx, ro)
+	if err != nil {
+		return err
+	}
+	if o.out != "" {
+		if err := nfa.WriteReversing(e.ctx, o.out, res); err != nil {
+			return err
+		}
+	}
+	if o.asJSON {
+		return writeJSON(e.stdout, res)
+	}
+	fmt.Fprintf(e.stdout, "alignment reversing: n %d, d %d, width %d, x-scale %g, %d data seeds, %d networks (%s, %.1fs)\n\n",
+		res.N, res.D, res.Width, res.Scale, res.DataSeeds, res.NetSeeds, res.Backend, res.Seconds)
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "γ\tpredicted\tobserved\t|gap|\t")
+	for _, s := range res.Summary {
+		fmt.Fprintf(tw, "%g\t%.4f\t%.4f\t%.4f\t\n", s.Balance, s.Predicted, s.Observed, s.Gap)
+	}
+	tw.Flush()
+	fmt.Fprintf(e.stdout, "\nmean |predicted − observed| over γ: %.4f\n", res.MeanGap)
+	return nil
 }

@@ -12,6 +12,12 @@
 // nfa.csv, nfa.json and the figures. Synthetic draws the rows of a task of
 // package synth with its EGOP.
 //
+// AlignmentReversing runs the centred-NFA paper's figure 3 (no training):
+// on package synth's alignment reversing data, the C-NFA at initialization
+// of one-hidden-layer quadratic networks, observed from their gradients and
+// predicted by the paper's free-probability formula (PredictedCNFA), against
+// the balance γ; WriteReversing writes its table and figures.
+//
 // It is a research harness, not a model: reading tables, flags and
 // printing are the command's; the network itself is package nn's.
 package nfa

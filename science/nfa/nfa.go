@@ -256,14 +256,7 @@ func WriteFiles(ctx context.Context, dir string, res *Result, shape *plot.ImageS
 	if err := atomicfile.Write(ctx, filepath.Join(dir, "nfa.csv"), res.writeCSV); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.Write(ctx, filepath.Join(dir, "nfa.json"), func(w io.Writer) error {
-		_, err := w.Write(append(b, '\n'))
-		return err
-	}); err != nil {
+	if err := writeJSONFile(ctx, filepath.Join(dir, "nfa.json"), res); err != nil {
 		return err
 	}
 	// Correlations over training, per layer (epochs after initialization).
@@ -295,6 +288,18 @@ func WriteFiles(ctx context.Context, dir string, res *Result, shape *plot.ImageS
 		}
 	}
 	return nil
+}
+
+// writeJSONFile writes v as indented JSON to path, atomically.
+func writeJSONFile(ctx context.Context, path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(ctx, path, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
 }
 
 // writeCSV writes the records, one row per layer and measurement.
