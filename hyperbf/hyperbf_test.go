@@ -6,23 +6,16 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-)
 
-func rows(n, d int, seed uint64) []float64 {
-	r := rand.New(rand.NewPCG(seed, 1))
-	x := make([]float64, n*d)
-	for i := range x {
-		x[i] = r.NormFloat64()
-	}
-	return x
-}
+	"github.com/rfmkit/rfm/internal/testutil"
+)
 
 // The closed-form gradients equal central finite differences of the loss
 // (SPEC §7 asks for the signs to be checked numerically), for c, t and a
 // non-identity W; tolerance 1e-6 of the largest gradient.
 func TestGradientsMatchFiniteDifferences(t *testing.T) {
 	const n, d, k = 9, 4, 2
-	x, y := rows(n, d, 1), rows(n, k, 2)
+	x, y := testutil.NormalRows(n, d, 1, 1), testutil.NormalRows(n, k, 2, 1)
 	m, err := Init(Config{Centers: 5, Bandwidth: 3, Seed: 1}, x, y, n, d, k)
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +52,7 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 // AGOP equals the average outer product of finite-difference gradients.
 func TestAGOPMatchesFiniteDifferences(t *testing.T) {
 	const n, d, k = 7, 3, 2
-	x, y := rows(n, d, 4), rows(n, k, 5)
+	x, y := testutil.NormalRows(n, d, 4, 1), testutil.NormalRows(n, k, 5, 1)
 	m, err := Init(Config{Centers: 4, Bandwidth: 2, Seed: 2}, x, y, n, d, k)
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +96,7 @@ func TestAGOPMatchesFiniteDifferences(t *testing.T) {
 // the learned metric concentrates on it.
 func TestTrainingLearnsTheDirection(t *testing.T) {
 	const n, d = 400, 5
-	x := rows(n, d, 7)
+	x := testutil.NormalRows(n, d, 7, 1)
 	y := make([]float64, n)
 	for i := 0; i < n; i++ {
 		y[i] = math.Sin(2 * x[i*d])

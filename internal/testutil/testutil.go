@@ -5,6 +5,7 @@ package testutil
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -68,4 +69,27 @@ func DirNames(t testing.TB, dir string) []string {
 		names = append(names, e.Name())
 	}
 	return names
+}
+
+// Predictor is what MustPredict calls: any model with the package's
+// Predict signature (n rows of x in, n·outputs values out).
+type Predictor interface {
+	Predict(ctx context.Context, x []float64, n int) ([]float64, error)
+}
+
+// MustPredict returns p's outputs for the n rows of x, failing the test
+// on an error.
+func MustPredict(t testing.TB, p Predictor, x []float64, n int) []float64 {
+	t.Helper()
+	out, err := p.Predict(context.Background(), x, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// NormalRows returns n×d standard normal draws from the PCG source
+// (seed, stream), row-major: the random inputs of many tests.
+func NormalRows(n, d int, seed, stream uint64) []float64 {
+	return Randn(rand.New(rand.NewPCG(seed, stream)), n*d)
 }

@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -78,5 +79,32 @@ func TestCSV(t *testing.T) {
 	want := "c0,c1,c2,y\n0,1,2,3\n10,11,12,13\n"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// NormalRows is Randn on a fresh PCG(seed, stream): the same draws, and a
+// different stream gives different ones.
+func TestNormalRows(t *testing.T) {
+	got := NormalRows(3, 4, 7, 5)
+	want := Randn(rand.New(rand.NewPCG(7, 5)), 12)
+	if !slices.Equal(got, want) {
+		t.Fatalf("NormalRows(3, 4, 7, 5) = %v, want %v", got, want)
+	}
+	if slices.Equal(got, NormalRows(3, 4, 7, 1)) {
+		t.Fatal("streams 5 and 1 gave the same draws")
+	}
+}
+
+type fakePredictor struct{ err error }
+
+func (f fakePredictor) Predict(_ context.Context, x []float64, n int) ([]float64, error) {
+	return []float64{float64(n), x[0]}, f.err
+}
+
+// MustPredict hands back the predictor's outputs.
+func TestMustPredict(t *testing.T) {
+	got := MustPredict(t, fakePredictor{}, []float64{2.5}, 1)
+	if !slices.Equal(got, []float64{1, 2.5}) {
+		t.Fatalf("MustPredict = %v, want [1 2.5]", got)
 	}
 }
