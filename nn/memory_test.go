@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,7 +36,7 @@ func TestJVPMatchesFiniteDifferences(t *testing.T) {
 			}
 			x, v := testutil.NormalRows(rows, in, uint64(depth), 5), testutil.NormalRows(rows, in, 99, 5)
 			fx, jv := net.JVP(x, v, rows)
-			if got := net.Predict(x, rows); !equalFloats(got, fx) {
+			if got := net.Predict(x, rows); !slices.Equal(got, fx) {
 				t.Fatalf("%s depth %d: JVP's outputs differ from Predict's", act, depth)
 			}
 			xp, xm := make([]float64, len(x)), make([]float64, len(x))
@@ -55,18 +56,6 @@ func TestJVPMatchesFiniteDifferences(t *testing.T) {
 			}
 		}
 	}
-}
-
-func equalFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // A training interrupted by a checkpoint and resumed in a new trainer
@@ -106,7 +95,7 @@ func TestCheckpointResumeEqualsUninterrupted(t *testing.T) {
 			t.Fatal(err)
 		}
 		for l := range straight.Layers {
-			if !equalFloats(straight.Layers[l].W, resumed.Net.Layers[l].W) || !equalFloats(straight.Layers[l].B, resumed.Net.Layers[l].B) {
+			if !slices.Equal(straight.Layers[l].W, resumed.Net.Layers[l].W) || !slices.Equal(straight.Layers[l].B, resumed.Net.Layers[l].B) {
 				t.Fatalf("%s: layer %d differs after resuming", opt, l)
 			}
 		}
