@@ -10,16 +10,23 @@ import (
 	"github.com/rfmkit/rfm/internal/testutil"
 )
 
+// mustInit is Init(cfg, x, y, n, d, k), failing the test on an error.
+func mustInit(t *testing.T, cfg Config, x, y []float64, n, d, k int) *Model {
+	t.Helper()
+	m, err := Init(cfg, x, y, n, d, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // The closed-form gradients equal central finite differences of the loss
 // (SPEC §7 asks for the signs to be checked numerically), for c, t and a
 // non-identity W; tolerance 1e-6 of the largest gradient.
 func TestGradientsMatchFiniteDifferences(t *testing.T) {
 	const n, d, k = 9, 4, 2
 	x, y := testutil.NormalRows(n, d, 1, 1), testutil.NormalRows(n, k, 2, 1)
-	m, err := Init(Config{Centers: 5, Bandwidth: 3, Seed: 1}, x, y, n, d, k)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustInit(t, Config{Centers: 5, Bandwidth: 3, Seed: 1}, x, y, n, d, k)
 	r := rand.New(rand.NewPCG(3, 3))
 	for i := range m.W {
 		m.W[i] += 0.3 * r.NormFloat64()
@@ -53,10 +60,7 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 func TestAGOPMatchesFiniteDifferences(t *testing.T) {
 	const n, d, k = 7, 3, 2
 	x, y := testutil.NormalRows(n, d, 4, 1), testutil.NormalRows(n, k, 5, 1)
-	m, err := Init(Config{Centers: 4, Bandwidth: 2, Seed: 2}, x, y, n, d, k)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustInit(t, Config{Centers: 4, Bandwidth: 2, Seed: 2}, x, y, n, d, k)
 	m.W[1] = 0.4
 	got := m.AGOP(x, n)
 	want := make([]float64, d*d)
