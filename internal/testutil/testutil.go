@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"sync"
 	"testing"
 )
 
@@ -92,4 +93,26 @@ func MustPredict(t testing.TB, p Predictor, x []float64, n int) []float64 {
 // (seed, stream), row-major: the random inputs of many tests.
 func NormalRows(n, d int, seed, stream uint64) []float64 {
 	return Randn(rand.New(rand.NewPCG(seed, stream)), n*d)
+}
+
+// Parallel runs f(0), …, f(k−1) at once, in k goroutines, waits for all,
+// then reports every error they returned as a test error.
+func Parallel(t testing.TB, k int, f func(g int) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, k)
+	for g := 0; g < k; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			if err := f(g); err != nil {
+				errs <- err
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }

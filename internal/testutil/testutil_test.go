@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"testing"
 )
 
@@ -106,5 +107,36 @@ func TestMustPredict(t *testing.T) {
 	got := MustPredict(t, fakePredictor{}, []float64{2.5}, 1)
 	if !slices.Equal(got, []float64{1, 2.5}) {
 		t.Fatalf("MustPredict = %v, want [1 2.5]", got)
+	}
+}
+
+// errorRecorder is a testing.TB that keeps what Error is given.
+type errorRecorder struct {
+	testing.TB
+	errs []string
+}
+
+func (r *errorRecorder) Helper()           {}
+func (r *errorRecorder) Error(args ...any) { r.errs = append(r.errs, fmt.Sprint(args...)) }
+
+// Parallel runs every f(g) and reports each error once, after all ran.
+func TestParallel(t *testing.T) {
+	var ran [6]atomic.Bool
+	r := &errorRecorder{TB: t}
+	Parallel(r, 6, func(g int) error {
+		ran[g].Store(true)
+		if g%3 == 1 {
+			return fmt.Errorf("goroutine %d", g)
+		}
+		return nil
+	})
+	for g := range ran {
+		if !ran[g].Load() {
+			t.Errorf("f(%d) did not run", g)
+		}
+	}
+	slices.Sort(r.errs)
+	if want := []string{"goroutine 1", "goroutine 4"}; !slices.Equal(r.errs, want) {
+		t.Errorf("errors %q, want %q", r.errs, want)
 	}
 }
