@@ -11,19 +11,16 @@ import (
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/internal/testutil"
+	"github.com/rfmkit/rfm/internal/testutil/synthset"
 	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/synth"
 )
 
 func data(t *testing.T, n int, seed uint64, classify bool) *rfm.Dataset {
 	t.Helper()
-	s, err := synth.Generate(synth.LowRank, n, 6, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds := &rfm.Dataset{X: s.X, N: n, D: 6, Y: s.Y}
+	ds := synthset.Regression(t, synth.LowRank, n, 6, seed)
 	if classify {
-		ds.Labels, ds.Y = synth.Classes(s.Y, 0.02), nil
+		ds.Labels, ds.Y = synth.Classes(ds.Y, 0.02), nil
 	}
 	return ds
 }

@@ -5,16 +5,13 @@ import (
 	"testing"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/internal/testutil/synthset"
 	"github.com/rfmkit/rfm/synth"
 )
 
 func productSet(t *testing.T, n int, seed uint64) *rfm.Dataset {
 	t.Helper()
-	s, err := synth.Generate(synth.Product, n, 5, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &rfm.Dataset{X: s.X, N: s.N, D: s.D, Y: s.Y, Outputs: 1}
+	return synthset.Regression(t, synth.Product, n, 5, seed)
 }
 
 // Study trains, measures every epoch and with Compare fits the three

@@ -10,17 +10,14 @@ import (
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/internal/testutil"
+	"github.com/rfmkit/rfm/internal/testutil/synthset"
 	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/synth"
 )
 
 func lowRank(t *testing.T, n int, seed uint64) *rfm.Dataset {
 	t.Helper()
-	s, err := synth.Generate(synth.LowRank, n, 10, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &rfm.Dataset{X: s.X, N: n, D: 10, Y: s.Y}
+	return synthset.Regression(t, synth.LowRank, n, 10, seed)
 }
 
 func classes(t *testing.T, n int, seed uint64) *rfm.Dataset {
