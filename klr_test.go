@@ -1,7 +1,6 @@
 package rfm
 
 import (
-	"bytes"
 	"context"
 	"math"
 	"slices"
@@ -11,6 +10,38 @@ import (
 	"github.com/rfmkit/rfm/metrics"
 	"github.com/rfmkit/rfm/synth"
 )
+
+// productClass is the class of a Product target value in the logistic
+// tests: 2 above 0.1, 1 in (−0.1, 0.1], 0 at or below −0.1.
+func productClass(v float64) int {
+	switch {
+	case v > 0.1:
+		return 2
+	case v > -0.1:
+		return 1
+	}
+	return 0
+}
+
+// productClasses is n rows of the Product task (d = 5) from seed, labelled
+// by productLabels.
+func productClasses(t *testing.T, n int, seed uint64) *Dataset {
+	t.Helper()
+	s, err := synth.Generate(synth.Product, n, 5, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Dataset{X: s.X, N: s.N, D: s.D, Labels: productLabels(s.Y)}
+}
+
+// productLabels is productClass of each value of y.
+func productLabels(y []float64) []int {
+	labels := make([]int, len(y))
+	for i, v := range y {
+		labels[i] = productClass(v)
+	}
+	return labels
+}
 
 // The logistic loss: the rounds are the squared loss's (same history, same
 // M), the predictor is a kernel logistic regression on the selected M
@@ -22,28 +53,13 @@ func TestFitLogistic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	labels := make([]int, s.N)
-	for i, v := range s.Y {
-		switch {
-		case v > 0.1:
-			labels[i] = 2
-		case v > -0.1:
-			labels[i] = 1
-		}
-	}
-	ds := &Dataset{X: s.X, N: s.N, D: s.D, Labels: labels}
+	ds := &Dataset{X: s.X, N: s.N, D: s.D, Labels: productLabels(s.Y)}
 	ctx := context.Background()
 	cfg := DefaultConfig()
 	cfg.Iters, cfg.Ridge = 2, 1e-2
-	sq, err := Fit(ctx, cfg, ds, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sq := mustFit(t, cfg, ds, nil)
 	cfg.Loss = LossLogistic
-	lg, err := Fit(ctx, cfg, ds, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lg := mustFit(t, cfg, ds, nil)
 	if len(lg.History) != len(sq.History) || lg.BestRound != sq.BestRound || !slices.Equal(lg.M.Values, sq.M.Values) {
 		t.Fatal("the logistic head changed the rounds")
 	}
@@ -71,14 +87,7 @@ func TestFitLogistic(t *testing.T) {
 			}
 		}
 	}
-	var buf bytes.Buffer
-	if err := lg.Save(&buf, nil); err != nil {
-		t.Fatal(err)
-	}
-	back, _, err := Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := saveLoad(t, lg)
 	if back.Config.Loss != LossLogistic {
 		t.Fatalf("loss after load: %q", back.Config.Loss)
 	}
@@ -101,14 +110,7 @@ func TestFitLogistic(t *testing.T) {
 		}
 		sum := 0.0
 		for i, v := range q.Y {
-			l := 0
-			switch {
-			case v > 0.1:
-				l = 2
-			case v > -0.1:
-				l = 1
-			}
-			sum -= math.Log(pr[i*3+l])
+			sum -= math.Log(pr[i*3+productClass(v)])
 		}
 		return sum / float64(q.N)
 	}
@@ -140,34 +142,12 @@ func TestFitLogistic(t *testing.T) {
 // the softmax of its scores, and the model survives a save/load.
 func TestFitLogisticNystrom(t *testing.T) {
 	ctx := context.Background()
-	gen := func(n int, seed uint64) *Dataset {
-		s, err := synth.Generate(synth.Product, n, 5, seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		labels := make([]int, s.N)
-		for i, v := range s.Y {
-			switch {
-			case v > 0.1:
-				labels[i] = 2
-			case v > -0.1:
-				labels[i] = 1
-			}
-		}
-		return &Dataset{X: s.X, N: s.N, D: s.D, Labels: labels}
-	}
-	train, test := gen(1500, 3), gen(600, 4)
+	train, test := productClasses(t, 1500, 3), productClasses(t, 600, 4)
 	cfg := DefaultConfig()
 	cfg.Iters, cfg.Ridge, cfg.Solver, cfg.Centers = 2, 1e-2, SolverNystrom, 300
-	sq, err := Fit(ctx, cfg, train, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sq := mustFit(t, cfg, train, nil)
 	cfg.Loss = LossLogistic
-	lg, err := Fit(ctx, cfg, train, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lg := mustFit(t, cfg, train, nil)
 	if lg.N != 300 || lg.Head == nil || !slices.Equal(lg.M.Values, sq.M.Values) {
 		t.Fatalf("centres %d, head %+v, same M %v", lg.N, lg.Head, slices.Equal(lg.M.Values, sq.M.Values))
 	}
@@ -187,14 +167,7 @@ func TestFitLogisticNystrom(t *testing.T) {
 	if !(llg < lsq) || alg < asq-0.05 {
 		t.Errorf("logistic head: log-loss %.4f (squared %.4f), accuracy %.3f (squared %.3f)", llg, lsq, alg, asq)
 	}
-	var buf bytes.Buffer
-	if err := lg.Save(&buf, nil); err != nil {
-		t.Fatal(err)
-	}
-	back, _, err := Load(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := saveLoad(t, lg)
 	p1, _ := lg.PredictProba(ctx, test.X, test.N)
 	p2, _ := back.PredictProba(ctx, test.X, test.N)
 	if !slices.Equal(p1, p2) {

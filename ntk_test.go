@@ -12,18 +12,26 @@ import (
 	"github.com/rfmkit/rfm/synth"
 )
 
-// saveLoadSame saves m, loads it back and checks that both predict q
-// bit-identically; it returns the predictions.
-func saveLoadSame(t *testing.T, m *Model, q *synth.Data) []float64 {
+// saveLoad saves m to memory and loads it back, failing the test on an
+// error.
+func saveLoad(t *testing.T, m *Model) *Model {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := m.Save(&buf, nil); err != nil {
 		t.Fatal(err)
 	}
-	m2, _, err := Load(&buf)
+	back, _, err := Load(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return back
+}
+
+// saveLoadSame saves m, loads it back and checks that both predict q
+// bit-identically; it returns the predictions.
+func saveLoadSame(t *testing.T, m *Model, q *synth.Data) []float64 {
+	t.Helper()
+	m2 := saveLoad(t, m)
 	if m2.KernelUsed != m.KernelUsed {
 		t.Fatalf("kernel after load %+v, want %+v", m2.KernelUsed, m.KernelUsed)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -180,26 +181,13 @@ func numericValue(v any, ms *missingSet) (x float64, missing bool, err string) {
 		x = t
 	case float32:
 		x = float64(t)
-	case int:
-		x = float64(t)
-	case int8:
-		x = float64(t)
-	case int16:
-		x = float64(t)
-	case int32:
-		x = float64(t)
-	case int64:
-		x = float64(t)
-	case uint:
-		x = float64(t)
-	case uint8:
-		x = float64(t)
-	case uint16:
-		x = float64(t)
-	case uint32:
-		x = float64(t)
-	case uint64:
-		x = float64(t)
+	case int, int8, int16, int32, int64:
+		// Only these exact types reach here (a named integer type is
+		// refused below), and float64 of their int64 value is float64 of
+		// the value.
+		x = float64(reflect.ValueOf(t).Int())
+	case uint, uint8, uint16, uint32, uint64:
+		x = float64(reflect.ValueOf(t).Uint())
 	case json.Number:
 		f, perr := strconv.ParseFloat(string(t), 64)
 		if perr != nil {

@@ -10,19 +10,17 @@ import (
 	"testing"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/internal/testutil"
+	"github.com/rfmkit/rfm/internal/testutil/synthset"
 	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/synth"
 )
 
 func data(t *testing.T, n int, seed uint64, classify bool) *rfm.Dataset {
 	t.Helper()
-	s, err := synth.Generate(synth.LowRank, n, 6, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds := &rfm.Dataset{X: s.X, N: n, D: 6, Y: s.Y}
+	ds := synthset.Regression(t, synth.LowRank, n, 6, seed)
 	if classify {
-		ds.Labels, ds.Y = synth.Classes(s.Y, 0.02), nil
+		ds.Labels, ds.Y = synth.Classes(ds.Y, 0.02), nil
 	}
 	return ds
 }
@@ -51,17 +49,6 @@ func members(t *testing.T, ds *rfm.Dataset, k int) []*rfm.Model {
 		ms = append(ms, m)
 	}
 	return ms
-}
-
-func predict(t *testing.T, p interface {
-	Predict(context.Context, []float64, int) ([]float64, error)
-}, x []float64, n int) []float64 {
-	t.Helper()
-	out, err := p.Predict(context.Background(), x, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // A classifier's scores are the mean of its members' uncalibrated
@@ -93,13 +80,13 @@ func TestPredictIsTheMean(t *testing.T) {
 					t.Fatal(err)
 				}
 			} else {
-				y = predict(t, m, x, n)
+				y = testutil.MustPredict(t, m, x, n)
 			}
 			for j, v := range y {
 				want[j] += v / 3
 			}
 		}
-		got := predict(t, e, x, n)
+		got := testutil.MustPredict(t, e, x, n)
 		for j := range want {
 			if math.Abs(got[j]-want[j]) > 1e-12 {
 				t.Fatalf("classify %v: output %d is %v, the members' mean %v", classify, j, got[j], want[j])
@@ -112,7 +99,7 @@ func TestPredictIsTheMean(t *testing.T) {
 			continue
 		}
 		// A logistic member's probabilities are the softmax of its logits.
-		lg := predict(t, ms[2], x, n)
+		lg := testutil.MustPredict(t, ms[2], x, n)
 		pl, err := ms[2].UncalibratedProba(ctx, x, n)
 		if err != nil {
 			t.Fatal(err)
@@ -203,7 +190,7 @@ func TestFileRoundTrip(t *testing.T) {
 		t.Errorf("extra sections %v", extra)
 	}
 	x, n := ds.X[:30*ds.D], 30
-	if !slices.Equal(predict(t, e, x, n), predict(t, back, x, n)) {
+	if !slices.Equal(testutil.MustPredict(t, e, x, n), testutil.MustPredict(t, back, x, n)) {
 		t.Error("the file predicts other numbers")
 	}
 	if back.Calibration == nil || back.Calibration.Power != 1.5 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/internal/testutil/synthset"
 	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/synth"
 	"github.com/rfmkit/rfm/tree"
@@ -17,11 +18,7 @@ import (
 
 func data(t *testing.T, n int) *rfm.Dataset {
 	t.Helper()
-	s, err := synth.Generate(synth.LowRank, n, 6, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &rfm.Dataset{X: s.X, N: n, D: 6, Y: s.Y}
+	return synthset.Regression(t, synth.LowRank, n, 6, 3)
 }
 
 func smallConfig() rfm.Config {

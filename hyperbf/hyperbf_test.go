@@ -6,15 +6,18 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/rfmkit/rfm/internal/testutil"
 )
 
-func rows(n, d int, seed uint64) []float64 {
-	r := rand.New(rand.NewPCG(seed, 1))
-	x := make([]float64, n*d)
-	for i := range x {
-		x[i] = r.NormFloat64()
+// mustInit is Init(cfg, x, y, n, d, k), failing the test on an error.
+func mustInit(t *testing.T, cfg Config, x, y []float64, n, d, k int) *Model {
+	t.Helper()
+	m, err := Init(cfg, x, y, n, d, k)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return x
+	return m
 }
 
 // The closed-form gradients equal central finite differences of the loss
@@ -22,11 +25,8 @@ func rows(n, d int, seed uint64) []float64 {
 // non-identity W; tolerance 1e-6 of the largest gradient.
 func TestGradientsMatchFiniteDifferences(t *testing.T) {
 	const n, d, k = 9, 4, 2
-	x, y := rows(n, d, 1), rows(n, k, 2)
-	m, err := Init(Config{Centers: 5, Bandwidth: 3, Seed: 1}, x, y, n, d, k)
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, y := testutil.NormalRows(n, d, 1, 1), testutil.NormalRows(n, k, 2, 1)
+	m := mustInit(t, Config{Centers: 5, Bandwidth: 3, Seed: 1}, x, y, n, d, k)
 	r := rand.New(rand.NewPCG(3, 3))
 	for i := range m.W {
 		m.W[i] += 0.3 * r.NormFloat64()
@@ -59,11 +59,8 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 // AGOP equals the average outer product of finite-difference gradients.
 func TestAGOPMatchesFiniteDifferences(t *testing.T) {
 	const n, d, k = 7, 3, 2
-	x, y := rows(n, d, 4), rows(n, k, 5)
-	m, err := Init(Config{Centers: 4, Bandwidth: 2, Seed: 2}, x, y, n, d, k)
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, y := testutil.NormalRows(n, d, 4, 1), testutil.NormalRows(n, k, 5, 1)
+	m := mustInit(t, Config{Centers: 4, Bandwidth: 2, Seed: 2}, x, y, n, d, k)
 	m.W[1] = 0.4
 	got := m.AGOP(x, n)
 	want := make([]float64, d*d)
@@ -103,7 +100,7 @@ func TestAGOPMatchesFiniteDifferences(t *testing.T) {
 // the learned metric concentrates on it.
 func TestTrainingLearnsTheDirection(t *testing.T) {
 	const n, d = 400, 5
-	x := rows(n, d, 7)
+	x := testutil.NormalRows(n, d, 7, 1)
 	y := make([]float64, n)
 	for i := 0; i < n; i++ {
 		y[i] = math.Sin(2 * x[i*d])

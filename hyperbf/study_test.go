@@ -5,22 +5,14 @@ import (
 	"testing"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/internal/testutil/synthset"
 	"github.com/rfmkit/rfm/synth"
 )
-
-func productSet(t *testing.T, n int, seed uint64) *rfm.Dataset {
-	t.Helper()
-	s, err := synth.Generate(synth.Product, n, 5, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &rfm.Dataset{X: s.X, N: s.N, D: s.D, Y: s.Y, Outputs: 1}
-}
 
 // Study trains, measures every epoch and with Compare fits the three
 // kernel machines; on y = x0·x1 the learned metric moves toward the AGOP.
 func TestStudyRegression(t *testing.T) {
-	tr, te := productSet(t, 300, 1), productSet(t, 200, 2)
+	tr, te := synthset.Regression(t, synth.Product, 300, 5, 1), synthset.Regression(t, synth.Product, 200, 5, 2)
 	var epochs, fits int
 	res, err := Study(context.Background(), tr, te, StudyOptions{
 		Config:      Config{Centers: 40, LR: 0.01, Epochs: 15, BatchSize: 50, Seed: 1},
@@ -53,7 +45,7 @@ func TestStudyRegression(t *testing.T) {
 // A classification set is trained on one-hot outputs and scored by
 // accuracy.
 func TestStudyClassification(t *testing.T) {
-	tr, te := productSet(t, 200, 3), productSet(t, 100, 4)
+	tr, te := synthset.Regression(t, synth.Product, 200, 5, 3), synthset.Regression(t, synth.Product, 100, 5, 4)
 	for _, ds := range []*rfm.Dataset{tr, te} {
 		ds.Labels, ds.Classes = make([]int, ds.N), 2
 		for i, v := range ds.Y {

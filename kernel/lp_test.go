@@ -104,18 +104,9 @@ func TestLpBlocks(t *testing.T) {
 func TestLpGradientFastPowers(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 9))
 	d, n, c := 6, 15, 2
-	b := make([]float64, n*d)
-	for i := range b {
-		b[i] = r.NormFloat64()
-	}
-	alpha := make([]float64, n*c)
-	for i := range alpha {
-		alpha[i] = r.NormFloat64()
-	}
-	a := make([]float64, d)
-	for i := range a {
-		a[i] = r.NormFloat64()
-	}
+	b := testutil.Randn(r, n*d)
+	alpha := testutil.Randn(r, n*c)
+	a := testutil.Randn(r, d)
 	pts := NewPoints(b, n, d)
 	for _, pq := range [][2]float64{{0.5, 0.5}, {1.5, 0.8}, {1.5, 1.5}} {
 		g1, g2 := make([]float64, c*d), make([]float64, c*d)

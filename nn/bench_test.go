@@ -3,6 +3,8 @@ package nn
 import (
 	"context"
 	"testing"
+
+	"github.com/rfmkit/rfm/internal/testutil"
 )
 
 // One epoch of two hidden ReLU layers of 1 024 units on 10 000 rows of 784
@@ -10,24 +12,14 @@ import (
 // depends on the shape, not on the pixels), batches of 128, SGD.
 func BenchmarkEpochMNISTShape(b *testing.B) {
 	const n, d, k = 10000, 784, 10
-	x := randRows(n, d, 1)
+	x := testutil.NormalRows(n, d, 1, 5)
 	y := make([]float64, n*k)
 	for i := 0; i < n; i++ {
 		y[i*k+i%k] = 1
 	}
 	cfg := DefaultConfig()
 	cfg.Widths, cfg.LR = []int{1024, 1024}, 0.01
-	net, err := New(cfg, d, k)
-	if err != nil {
-		b.Fatal(err)
-	}
-	tr, _ := NewTrainer(net, cfg)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := tr.Epoch(context.Background(), x, y, n); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchEpochs(b, cfg, x, y, n, d, k)
 }
 
 // One full-batch Adam epoch of a width-512, depth-30 cosid autoencoder on
@@ -43,20 +35,26 @@ func BenchmarkEpochSix512x30(b *testing.B) { benchAutoencoderEpoch(b, 6, 2) }
 // benchAutoencoderEpoch times full-batch Adam epochs of a width-512,
 // depth-30 cosid autoencoder on n random rows of d values.
 func benchAutoencoderEpoch(b *testing.B, n, d int) {
-	x := randRows(n, d, 1)
+	x := testutil.NormalRows(n, d, 1, 5)
 	cfg := Config{Activation: Cosid, Optimizer: Adam, LR: 1e-4, Init: InitPyTorch, Bias: true, Seed: 1}
 	cfg.Widths = make([]int, 30)
 	for i := range cfg.Widths {
 		cfg.Widths[i] = 512
 	}
-	net, err := New(cfg, d, d)
+	benchEpochs(b, cfg, x, x, n, d, d)
+}
+
+// benchEpochs times epochs of a network of cfg from d inputs to k outputs
+// on the n rows of x and y (the set-up is not timed).
+func benchEpochs(b *testing.B, cfg Config, x, y []float64, n, d, k int) {
+	net, err := New(cfg, d, k)
 	if err != nil {
 		b.Fatal(err)
 	}
 	tr, _ := NewTrainer(net, cfg)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := tr.Epoch(context.Background(), x, x, n); err != nil {
+		if _, err := tr.Epoch(context.Background(), x, y, n); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -5,8 +5,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rfmkit/rfm/internal/testutil"
 )
 
 // The forward-mode Jacobian-vector products equal central finite
@@ -31,9 +34,9 @@ func TestJVPMatchesFiniteDifferences(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			x, v := randRows(rows, in, uint64(depth)), randRows(rows, in, 99)
+			x, v := testutil.NormalRows(rows, in, uint64(depth), 5), testutil.NormalRows(rows, in, 99, 5)
 			fx, jv := net.JVP(x, v, rows)
-			if got := net.Predict(x, rows); !equalFloats(got, fx) {
+			if got := net.Predict(x, rows); !slices.Equal(got, fx) {
 				t.Fatalf("%s depth %d: JVP's outputs differ from Predict's", act, depth)
 			}
 			xp, xm := make([]float64, len(x)), make([]float64, len(x))
@@ -55,24 +58,12 @@ func TestJVPMatchesFiniteDifferences(t *testing.T) {
 	}
 }
 
-func equalFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // A training interrupted by a checkpoint and resumed in a new trainer
 // ends with the same weights, bit for bit, as one run straight through,
 // for each optimizer, with mini-batches (so the row order's generator
 // state matters).
 func TestCheckpointResumeEqualsUninterrupted(t *testing.T) {
-	x, y := randRows(20, 3, 1), randRows(20, 2, 2)
+	x, y := testutil.NormalRows(20, 3, 1, 5), testutil.NormalRows(20, 2, 2, 5)
 	for _, opt := range []Optimizer{SGD, Adam, RMSprop} {
 		cfg := DefaultConfig()
 		cfg.Widths, cfg.Activation, cfg.Optimizer, cfg.BatchSize, cfg.LR = []int{6, 5}, SELU, opt, 7, 1e-3
@@ -104,7 +95,7 @@ func TestCheckpointResumeEqualsUninterrupted(t *testing.T) {
 			t.Fatal(err)
 		}
 		for l := range straight.Layers {
-			if !equalFloats(straight.Layers[l].W, resumed.Net.Layers[l].W) || !equalFloats(straight.Layers[l].B, resumed.Net.Layers[l].B) {
+			if !slices.Equal(straight.Layers[l].W, resumed.Net.Layers[l].W) || !slices.Equal(straight.Layers[l].B, resumed.Net.Layers[l].B) {
 				t.Fatalf("%s: layer %d differs after resuming", opt, l)
 			}
 		}
@@ -114,7 +105,7 @@ func TestCheckpointResumeEqualsUninterrupted(t *testing.T) {
 // Train stops at the loss target and says so; an unreachable target ends
 // with the epoch budget, not an error; a damaged checkpoint is refused.
 func TestTrainBudgetsAndBadCheckpoint(t *testing.T) {
-	x := randRows(4, 2, 3)
+	x := testutil.NormalRows(4, 2, 3, 5)
 	cfg := DefaultConfig()
 	cfg.Widths, cfg.Activation, cfg.Optimizer, cfg.LR, cfg.BatchSize = []int{32, 32}, Cosid, Adam, 1e-2, 0
 	net, _ := New(cfg, 2, 2)

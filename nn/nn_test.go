@@ -8,17 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rfmkit/rfm/internal/testutil"
 	"github.com/rfmkit/rfm/synth"
 )
-
-func randRows(n, d int, seed uint64) []float64 {
-	r := rand.New(rand.NewPCG(seed, 5))
-	x := make([]float64, n*d)
-	for i := range x {
-		x[i] = r.NormFloat64()
-	}
-	return x
-}
 
 // Back-propagated gradients equal central finite differences of the loss,
 // for every activation, with and without biases, at depths 1 to 3. The
@@ -45,7 +37,7 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 						}
 					}
 				}
-				x, y := randRows(6, 4, 1), randRows(6, 3, 2)
+				x, y := testutil.NormalRows(6, 4, 1, 5), testutil.NormalRows(6, 3, 2, 5)
 				loss := func() float64 {
 					l, _ := MSE(net.Predict(x, 6), y)
 					return l
@@ -99,7 +91,7 @@ func TestLayerAGOPMatchesFiniteDifferences(t *testing.T) {
 	net, _ := New(cfg, 4, 2)
 	init := net.Clone()
 	tr, _ := NewTrainer(net, cfg)
-	x, y := randRows(20, 4, 3), randRows(20, 2, 4)
+	x, y := testutil.NormalRows(20, 4, 3, 5), testutil.NormalRows(20, 2, 4, 5)
 	for i := 0; i < 5; i++ {
 		tr.Step(x, y, 20)
 	}

@@ -11,12 +11,12 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/ensemble"
+	"github.com/rfmkit/rfm/internal/testutil"
 	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/predictor"
 	"github.com/rfmkit/rfm/synth"
@@ -281,33 +281,21 @@ func TestConcurrentPredictions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	errs := make(chan error, 8)
-	for g := 0; g < 8; g++ {
-		wg.Add(1)
-		go func(g int) {
-			defer wg.Done()
-			for rep := 0; rep < 5; rep++ {
-				lo := (g*13 + rep*29) % 150
-				got, err := m.PredictRecords(ctx, "", records[lo:lo+1+g*5])
-				if err != nil {
-					errs <- err
-					return
-				}
-				for i := range got.Scores {
-					if got.Scores[i] != want.Scores[lo*2+i] {
-						errs <- fmt.Errorf("goroutine %d: row %d score %v, serial %v", g, lo+i/2, got.Scores[i], want.Scores[lo*2+i])
-						return
-					}
+	testutil.Parallel(t, 8, func(g int) error {
+		for rep := 0; rep < 5; rep++ {
+			lo := (g*13 + rep*29) % 150
+			got, err := m.PredictRecords(ctx, "", records[lo:lo+1+g*5])
+			if err != nil {
+				return err
+			}
+			for i := range got.Scores {
+				if got.Scores[i] != want.Scores[lo*2+i] {
+					return fmt.Errorf("goroutine %d: row %d score %v, serial %v", g, lo+i/2, got.Scores[i], want.Scores[lo*2+i])
 				}
 			}
-		}(g)
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
+		}
+		return nil
+	})
 }
 
 // A file without the pipeline predicts features but refuses raw rows;

@@ -231,15 +231,8 @@ func (d *jsonRows) records() ([]map[string]any, error) {
 	}
 	out := []map[string]any{}
 	for i := 0; d.dec.More(); i++ {
-		if i == d.maxRows {
-			return nil, tooManyRows(d.maxRows)
-		}
-		tok, err := d.dec.Token()
-		if err != nil {
-			return nil, jsonError(err)
-		}
-		if t, ok := tok.(json.Delim); !ok || t != '{' {
-			return nil, badRequest("request: row %d is %s; each row is an object keyed by column name", i+1, describeToken(tok))
+		if err := d.openRow(i, "", '{', "an object keyed by column name"); err != nil {
+			return nil, err
 		}
 		if err := d.c.add(recordCost); err != nil {
 			return nil, err
@@ -275,6 +268,23 @@ func (d *jsonRows) records() ([]map[string]any, error) {
 		return nil, jsonError(err)
 	}
 	return out, nil
+}
+
+// openRow reads the token that opens row i (from 0) of an array of rows:
+// open, or an error naming the row (of says which array, as in ` of
+// "data"`; want what a row is); a row past maxRows is refused.
+func (d *jsonRows) openRow(i int, of string, open json.Delim, want string) error {
+	if i == d.maxRows {
+		return tooManyRows(d.maxRows)
+	}
+	tok, err := d.dec.Token()
+	if err != nil {
+		return jsonError(err)
+	}
+	if t, ok := tok.(json.Delim); !ok || t != open {
+		return badRequest("request: row %d%s is %s; each row is %s", i+1, of, describeToken(tok), want)
+	}
+	return nil
 }
 
 // columns reads the "columns" array: names of input columns, each once
@@ -324,15 +334,8 @@ func (d *jsonRows) data(width int) ([][]any, error) {
 	}
 	out := [][]any{}
 	for i := 0; d.dec.More(); i++ {
-		if i == d.maxRows {
-			return nil, tooManyRows(d.maxRows)
-		}
-		tok, err := d.dec.Token()
-		if err != nil {
-			return nil, jsonError(err)
-		}
-		if t, ok := tok.(json.Delim); !ok || t != '[' {
-			return nil, badRequest("request: row %d of \"data\" is %s; each row is an array of values", i+1, describeToken(tok))
+		if err := d.openRow(i, ` of "data"`, '[', "an array of values"); err != nil {
+			return nil, err
 		}
 		row := []any{}
 		for d.dec.More() {

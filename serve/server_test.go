@@ -25,6 +25,7 @@ import (
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/ensemble"
+	"github.com/rfmkit/rfm/internal/testutil"
 	"github.com/rfmkit/rfm/predictor"
 )
 
@@ -267,36 +268,24 @@ func TestConcurrentRequestsAreCoalesced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	errs := make(chan string, 64)
-	for g := 0; g < 32; g++ {
-		wg.Add(1)
-		go func(g int) {
-			defer wg.Done()
-			for rep := 0; rep < 4; rep++ {
-				lo, n := (g*7+rep*31)%250, 1+(g%5)*10
-				b, _ := json.Marshal(map[string]any{"rows": records[lo : lo+n], "proba": true})
-				a := post(t, ts.url+"/v1/predict", "application/json", string(b))
-				if a.status != 200 {
-					errs <- fmt.Sprintf("client %d: %d %s", g, a.status, a.body)
-					return
-				}
-				for i, row := range a.resp.Probabilities {
-					for k, p := range row {
-						if p != want.Proba[(lo+i)*2+k] {
-							errs <- fmt.Sprintf("client %d: row %d: %v, library %v", g, lo+i, p, want.Proba[(lo+i)*2+k])
-							return
-						}
+	testutil.Parallel(t, 32, func(g int) error {
+		for rep := 0; rep < 4; rep++ {
+			lo, n := (g*7+rep*31)%250, 1+(g%5)*10
+			b, _ := json.Marshal(map[string]any{"rows": records[lo : lo+n], "proba": true})
+			a := post(t, ts.url+"/v1/predict", "application/json", string(b))
+			if a.status != 200 {
+				return fmt.Errorf("client %d: %d %s", g, a.status, a.body)
+			}
+			for i, row := range a.resp.Probabilities {
+				for k, p := range row {
+					if p != want.Proba[(lo+i)*2+k] {
+						return fmt.Errorf("client %d: row %d: %v, library %v", g, lo+i, p, want.Proba[(lo+i)*2+k])
 					}
 				}
 			}
-		}(g)
-	}
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Error(e)
-	}
+		}
+		return nil
+	})
 	batches := metricValue(t, ts.url, "rfm_batch_requests_count")
 	requests := metricValue(t, ts.url, "rfm_batch_requests_sum")
 	if requests != 128 || batches >= requests {

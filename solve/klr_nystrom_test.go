@@ -29,14 +29,7 @@ func nysKLRObjective(s kernel.Spec, x kernel.Points[float64], idx []int, beta []
 				f[k] += knm[i*m+j] * beta[j*c+k]
 			}
 		}
-		top := math.Inf(-1)
-		for _, v := range f {
-			top = max(top, v)
-		}
-		sum := 0.0
-		for _, v := range f {
-			sum += math.Exp(v - top)
-		}
+		top, sum := maxExpSum(f)
 		obj += math.Log(sum) + top - f[labels[i]]
 	}
 	for a := 0; a < m; a++ {

@@ -3,7 +3,6 @@ package solve
 import (
 	"context"
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/rfmkit/rfm/kernel"
@@ -22,14 +21,7 @@ func klrObjective(k []float64, n, c int, alpha []float64, labels []int, lam floa
 	}
 	for i := 0; i < n; i++ {
 		row := f[i*c : i*c+c]
-		top := math.Inf(-1)
-		for _, v := range row {
-			top = max(top, v)
-		}
-		sum := 0.0
-		for _, v := range row {
-			sum += math.Exp(v - top)
-		}
+		top, sum := maxExpSum(row)
 		obj += math.Log(sum) + top - row[labels[i]]
 		for o := range row {
 			p := math.Exp(row[o]-top) / sum
@@ -43,25 +35,26 @@ func klrObjective(k []float64, n, c int, alpha []float64, labels []int, lam floa
 	return obj, worst
 }
 
+// maxExpSum returns the largest of f and Σ exp(f_k − max): the softmax of
+// f is exp(f_k − top)/sum, and log Σ exp f_k = log sum + top.
+func maxExpSum(f []float64) (top, sum float64) {
+	top = math.Inf(-1)
+	for _, v := range f {
+		top = max(top, v)
+	}
+	for _, v := range f {
+		sum += math.Exp(v - top)
+	}
+	return top, sum
+}
+
 // KLR reaches the optimum of its objective (the residual, computed here
 // with an explicit kernel matrix, vanishes) and every iteration lowers the
 // objective (majorization–minimization).
 func TestKLROptimalAndMonotone(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 5))
 	n, d, c := 120, 3, 3
-	z, _ := problem(n, d, 1, 7)
-	labels := make([]int, n)
-	for i := range labels {
-		v := z[i*d] + 0.5*z[i*d+1] + 0.3*r.NormFloat64()
-		switch {
-		case v > 0.5:
-			labels[i] = 2
-		case v > -0.5:
-			labels[i] = 1
-		}
-	}
+	pts, labels := klrProblem(n, d, c, 3)
 	s := kernel.Spec{Kind: kernel.Laplace, Bandwidth: 2}
-	pts := kernel.NewPoints(z, n, d)
 	k := make([]float64, n*n)
 	kernel.Cross(s, pts, pts, k, n)
 	for i := 0; i < n; i++ {

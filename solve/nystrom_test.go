@@ -13,6 +13,7 @@ import (
 
 	"github.com/rfmkit/rfm/agop"
 	"github.com/rfmkit/rfm/internal/linalg"
+	"github.com/rfmkit/rfm/internal/testutil"
 	"github.com/rfmkit/rfm/kernel"
 )
 
@@ -618,10 +619,7 @@ func TestCGKeepsBestIterate(t *testing.T) {
 		// The operator's by-product (fwd): G·p for a 40×m matrix G; cg
 		// must return G·x for the iterate x it keeps.
 		const nf = 40
-		gm := make([]float64, nf*m)
-		for i := range gm {
-			gm[i] = r.NormFloat64()
-		}
+		gm := testutil.Randn(r, nf*m)
 		mulG := func(p, out []float64) {
 			for i := range nf {
 				out[i] = 0
@@ -642,10 +640,7 @@ func TestCGKeepsBestIterate(t *testing.T) {
 			}
 			return nil
 		}
-		b := make([]float64, m)
-		for i := range b {
-			b[i] = r.NormFloat64()
-		}
+		b := testutil.Randn(r, m)
 		var res NystromResult
 		fx := make([]float64, nf)
 		x, err := cg(context.Background(), apply, b, m, 1, 25, 1e-14, &res, nil, fx)
@@ -720,10 +715,7 @@ func TestNystromOperatorMatchesDense(t *testing.T) {
 	x := kernel.NewPoints(z, n, d)
 	s := kernel.DefaultSpec()
 	rng := rand.New(rand.NewPCG(7, 8))
-	p := make([]float64, m*c)
-	for i := range p {
-		p[i] = rng.NormFloat64()
-	}
+	p := testutil.Randn(rng, m*c)
 	for _, single := range []bool{false, true} {
 		for _, r := range []float64{1e-3, 2e-2} {
 			for _, share := range []uint64{0, 1} { // K_nm formed each time, or stored (then K_mm from its rows)

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/rfmkit/rfm/internal/testutil"
 	"github.com/rfmkit/rfm/kernel"
 )
 
@@ -15,14 +16,8 @@ import (
 func TestRidgeScale(t *testing.T) {
 	const n, d, c = 120, 3, 2
 	r := rand.New(rand.NewPCG(5, 6))
-	x := make([]float64, n*d)
-	for i := range x {
-		x[i] = r.NormFloat64()
-	}
-	y := make([]float64, n*c)
-	for i := range y {
-		y[i] = r.NormFloat64()
-	}
+	x := testutil.Randn(r, n*d)
+	y := testutil.Randn(r, n*c)
 	z := kernel.NewPoints(x, n, d)
 	spec := kernel.Spec{Kind: kernel.Laplace, Bandwidth: 2}
 	scale := make([]float64, n)

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/rfmkit/rfm/internal/testutil"
 )
 
 // seededSample is a sorted seeded sample of k of n row indices.
@@ -78,7 +80,7 @@ func TestSampledTreeIsDistributable(t *testing.T) {
 		t.Fatal(err)
 	}
 	mse := func(m *Model) float64 {
-		p := mustPredict(t, m, test.X, test.N)
+		p := testutil.MustPredict(t, m, test.X, test.N)
 		s := 0.0
 		for i, y := range test.Y {
 			s += (p[i] - y) * (p[i] - y)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/internal/testutil"
 )
 
 // softTree fits a small regression tree with soft routing asked for.
@@ -76,8 +77,8 @@ func TestSoftRouting(t *testing.T) {
 		t.Error("at temperature 0.3 no row reaches two leaves")
 	}
 	tm.Temperature = 0.1
-	a := mustPredict(t, tm, test.X, test.N)
-	b := mustPredict(t, saveLoad(t, tm), test.X, test.N)
+	a := testutil.MustPredict(t, tm, test.X, test.N)
+	b := testutil.MustPredict(t, saveLoad(t, tm), test.X, test.N)
 	for i := range a {
 		if a[i] != b[i] {
 			t.Fatalf("row %d: %v before saving, %v after", i, a[i], b[i])

@@ -9,17 +9,15 @@ import (
 	"testing"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/internal/testutil"
+	"github.com/rfmkit/rfm/internal/testutil/synthset"
 	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/synth"
 )
 
 func lowRank(t *testing.T, n int, seed uint64) *rfm.Dataset {
 	t.Helper()
-	s, err := synth.Generate(synth.LowRank, n, 10, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &rfm.Dataset{X: s.X, N: n, D: 10, Y: s.Y}
+	return synthset.Regression(t, synth.LowRank, n, 10, seed)
 }
 
 func classes(t *testing.T, n int, seed uint64) *rfm.Dataset {
@@ -27,19 +25,6 @@ func classes(t *testing.T, n int, seed uint64) *rfm.Dataset {
 	ds := lowRank(t, n, seed)
 	ds.Labels, ds.Y = synth.Classes(ds.Y, 0.02), nil
 	return ds
-}
-
-// mustPredict returns p's outputs for the n rows of x, failing the test on
-// an error.
-func mustPredict(t *testing.T, p interface {
-	Predict(context.Context, []float64, int) ([]float64, error)
-}, x []float64, n int) []float64 {
-	t.Helper()
-	out, err := p.Predict(context.Background(), x, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // mustProba is mustPredict for the tree's probabilities.
@@ -96,7 +81,7 @@ func TestDepthZeroIsExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := mustPredict(t, tm, test.X, test.N), mustPredict(t, exact, test.X, test.N)
+	a, b := testutil.MustPredict(t, tm, test.X, test.N), testutil.MustPredict(t, exact, test.X, test.N)
 	for i := range a {
 		if a[i] != b[i] {
 			t.Fatalf("prediction %d: tree %v, exact %v", i, a[i], b[i])
@@ -182,10 +167,8 @@ func TestAGOPSplitFindsTheSignal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mse := func(p interface {
-		Predict(context.Context, []float64, int) ([]float64, error)
-	}) float64 {
-		out := mustPredict(t, p, test.X, test.N)
+	mse := func(p testutil.Predictor) float64 {
+		out := testutil.MustPredict(t, p, test.X, test.N)
 		s := 0.0
 		for i, v := range out {
 			s += (v - test.Y[i]) * (v - test.Y[i])
@@ -359,7 +342,7 @@ func TestNystromLeaves(t *testing.T) {
 			t.Fatalf("leaf %d is not a Nyström fit: %+v", i, lf)
 		}
 	}
-	a, b := mustPredict(t, tm, test.X, test.N), mustPredict(t, exact, test.X, test.N)
+	a, b := testutil.MustPredict(t, tm, test.X, test.N), testutil.MustPredict(t, exact, test.X, test.N)
 	var diff, norm float64
 	for i := range a {
 		diff += (a[i] - b[i]) * (a[i] - b[i])
@@ -368,7 +351,7 @@ func TestNystromLeaves(t *testing.T) {
 	if rel := math.Sqrt(diff / norm); rel > 1e-3 {
 		t.Errorf("Nyström leaves with m = n differ from exact leaves by %.2g (relative)", rel)
 	}
-	c := mustPredict(t, saveLoad(t, tm), test.X, test.N)
+	c := testutil.MustPredict(t, saveLoad(t, tm), test.X, test.N)
 	for i := range a {
 		if a[i] != c[i] {
 			t.Fatalf("prediction %d: %v before saving, %v after", i, a[i], c[i])
@@ -442,7 +425,7 @@ func TestValScore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := mustPredict(t, tm, va.X, va.N)
+		s := testutil.MustPredict(t, tm, va.X, va.N)
 		want := 0.0
 		if va.Labels != nil {
 			for i, l := range rfm.Argmax(s, va.N, tm.Outputs) {

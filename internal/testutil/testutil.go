@@ -5,9 +5,11 @@ package testutil
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"sync"
 	"testing"
 )
 
@@ -68,4 +70,49 @@ func DirNames(t testing.TB, dir string) []string {
 		names = append(names, e.Name())
 	}
 	return names
+}
+
+// Predictor is what MustPredict calls: any model with the package's
+// Predict signature (n rows of x in, n·outputs values out).
+type Predictor interface {
+	Predict(ctx context.Context, x []float64, n int) ([]float64, error)
+}
+
+// MustPredict returns p's outputs for the n rows of x, failing the test
+// on an error.
+func MustPredict(t testing.TB, p Predictor, x []float64, n int) []float64 {
+	t.Helper()
+	out, err := p.Predict(context.Background(), x, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// NormalRows returns n×d standard normal draws from the PCG source
+// (seed, stream), row-major: the random inputs of many tests.
+func NormalRows(n, d int, seed, stream uint64) []float64 {
+	return Randn(rand.New(rand.NewPCG(seed, stream)), n*d)
+}
+
+// Parallel runs f(0), …, f(k−1) at once, in k goroutines, waits for all,
+// then reports every error they returned as a test error.
+func Parallel(t testing.TB, k int, f func(g int) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, k)
+	for g := 0; g < k; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			if err := f(g); err != nil {
+				errs <- err
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }

@@ -1,12 +1,14 @@
 package testutil
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"testing"
 )
 
@@ -78,5 +80,63 @@ func TestCSV(t *testing.T) {
 	want := "c0,c1,c2,y\n0,1,2,3\n10,11,12,13\n"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// NormalRows is Randn on a fresh PCG(seed, stream): the same draws, and a
+// different stream gives different ones.
+func TestNormalRows(t *testing.T) {
+	got := NormalRows(3, 4, 7, 5)
+	want := Randn(rand.New(rand.NewPCG(7, 5)), 12)
+	if !slices.Equal(got, want) {
+		t.Fatalf("NormalRows(3, 4, 7, 5) = %v, want %v", got, want)
+	}
+	if slices.Equal(got, NormalRows(3, 4, 7, 1)) {
+		t.Fatal("streams 5 and 1 gave the same draws")
+	}
+}
+
+type fakePredictor struct{ err error }
+
+func (f fakePredictor) Predict(_ context.Context, x []float64, n int) ([]float64, error) {
+	return []float64{float64(n), x[0]}, f.err
+}
+
+// MustPredict hands back the predictor's outputs.
+func TestMustPredict(t *testing.T) {
+	got := MustPredict(t, fakePredictor{}, []float64{2.5}, 1)
+	if !slices.Equal(got, []float64{1, 2.5}) {
+		t.Fatalf("MustPredict = %v, want [1 2.5]", got)
+	}
+}
+
+// errorRecorder is a testing.TB that keeps what Error is given.
+type errorRecorder struct {
+	testing.TB
+	errs []string
+}
+
+func (r *errorRecorder) Helper()           {}
+func (r *errorRecorder) Error(args ...any) { r.errs = append(r.errs, fmt.Sprint(args...)) }
+
+// Parallel runs every f(g) and reports each error once, after all ran.
+func TestParallel(t *testing.T) {
+	var ran [6]atomic.Bool
+	r := &errorRecorder{TB: t}
+	Parallel(r, 6, func(g int) error {
+		ran[g].Store(true)
+		if g%3 == 1 {
+			return fmt.Errorf("goroutine %d", g)
+		}
+		return nil
+	})
+	for g := range ran {
+		if !ran[g].Load() {
+			t.Errorf("f(%d) did not run", g)
+		}
+	}
+	slices.Sort(r.errs)
+	if want := []string{"goroutine 1", "goroutine 4"}; !slices.Equal(r.errs, want) {
+		t.Errorf("errors %q, want %q", r.errs, want)
 	}
 }
