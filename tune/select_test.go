@@ -218,16 +218,7 @@ func TestOneSEResume(t *testing.T) {
 	ds := classes(t, 200, 4)
 	opt := options(ds, 6)
 	opt.Rule, opt.Folds = RuleOneSE, 4
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	w.Write(Columns)
-	opt.Done = func(tr Trial) { w.Write(tr.Record(true)) }
-	res := mustRun(t, opt)
-	w.Flush()
-	cache, err := ReadCache(strings.NewReader(buf.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, table, cache := runJournalled(t, opt)
 	opt.Done, opt.Cache = nil, cache
 	again := mustRun(t, opt)
 	for _, tr := range again.Trials {
@@ -242,7 +233,7 @@ func TestOneSEResume(t *testing.T) {
 	// The same table without its last two columns.
 	var old bytes.Buffer
 	ow := csv.NewWriter(&old)
-	r := csv.NewReader(strings.NewReader(buf.String()))
+	r := csv.NewReader(strings.NewReader(table))
 	recs, err := r.ReadAll()
 	if err != nil {
 		t.Fatal(err)
@@ -260,4 +251,22 @@ func TestOneSEResume(t *testing.T) {
 			t.Fatalf("fold losses from a table without them: %v", c.FoldLoss)
 		}
 	}
+}
+
+// runJournalled runs the search with its trials written to a table, as
+// rfm tune journals them, and returns the table and what ReadCache reads
+// back from it.
+func runJournalled(t *testing.T, opt Options) (*Result, string, map[string]Trial) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write(Columns)
+	opt.Done = func(tr Trial) { w.Write(tr.Record(true)) }
+	res := mustRun(t, opt)
+	w.Flush()
+	cache, err := ReadCache(strings.NewReader(buf.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, buf.String(), cache
 }
