@@ -2,8 +2,10 @@ package tune
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -198,6 +200,25 @@ func TestOneSEEndToEnd(t *testing.T) {
 	res = mustRun(t, opt)
 	if res.Best.Index != 0 || res.Choice.Kept != "defaults" {
 		t.Fatalf("labels independent of the inputs: chose trial %d: %s", res.Best.Index, res.Choice)
+	}
+	// The defaults kept are fitted as rfm fit fits them (a holdout, α
+	// refitted), not by the search's folds: the same predictions.
+	if !KeepsBase(opt, res.Best) {
+		t.Fatal("KeepsBase is false for the base trial")
+	}
+	ctx := context.Background()
+	m, err := FinalFit(ctx, opt, res.Best, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct, err := rfm.Fit(ctx, opt.Base, &noise, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1, err1 := m.Predict(ctx, noise.X[:20*noise.D], 20)
+	p2, err2 := direct.Predict(ctx, noise.X[:20*noise.D], 20)
+	if err1 != nil || err2 != nil || !m.Refitted || m.BestRound != direct.BestRound || !slices.Equal(p1, p2) {
+		t.Fatalf("the kept defaults: round %d refitted %v, rfm fit's round %d (%v %v)", m.BestRound, m.Refitted, direct.BestRound, err1, err2)
 	}
 }
 

@@ -322,7 +322,7 @@ func (c *Choice) String() string {
 	s := fmt.Sprintf("chosen on the validation loss among %d candidates, the defaults protected (replaced only by a margin over z standard errors) and the 1-SE rule: ", c.Candidates)
 	switch c.Kept {
 	case "defaults":
-		return s + fmt.Sprintf("the defaults kept (loss %.4g; the lowest, trial %d, %.4g: margin %.2g %s)", c.DefaultLoss, c.Lowest, c.LowestLoss, c.Margin, se)
+		return s + fmt.Sprintf("the defaults kept, fitted as rfm fit fits them (loss %.4g; the lowest, trial %d, %.4g: margin %.2g %s)", c.DefaultLoss, c.Lowest, c.LowestLoss, c.Margin, se)
 	case "simpler within 1 SE":
 		return s + fmt.Sprintf("a simpler configuration within 1 SE of the lowest (loss %.4g; lowest %.4g, trial %d; defaults %.4g, margin %.2g %s)", c.ChosenLoss, c.LowestLoss, c.Lowest, c.DefaultLoss, c.Margin, se)
 	}
@@ -1149,7 +1149,15 @@ func PlainTrial(t *Trial) *Trial {
 // data on it. With folds it runs the round the folds chose on every row,
 // and fits Base's calibration on the out-of-fold scores of that
 // configuration (k more fits). Base's Refit and Calibrate apply.
+//
+// Under RuleOneSE, when the choice kept the base configuration itself
+// (KeepsBase), it is fitted as rfm fit fits it, on a holdout of
+// Base.ValFraction (or the validation rows), whatever the search's design:
+// the saved model is then the one the defaults give, not a variant of it.
 func FinalFit(ctx context.Context, opt Options, best *Trial, progress func(rfm.Progress)) (*rfm.Model, error) {
+	if KeepsBase(opt, best) {
+		opt.Folds, opt.Repeats = 0, 0
+	}
 	m, cd, err := finalFit(ctx, opt, best, opt.Base.Calibrate, progress)
 	if err != nil || cd == nil {
 		return m, err
@@ -1158,6 +1166,14 @@ func FinalFit(ctx context.Context, opt Options, best *Trial, progress func(rfm.P
 		return nil, err
 	}
 	return m, nil
+}
+
+// KeepsBase reports whether FinalFit fits best as rfm fit fits the base
+// configuration: under RuleOneSE, best is trial 0 with base's rounds and
+// loss (not its plain kernel), in base's scaling.
+func KeepsBase(opt Options, best *Trial) bool {
+	return opt.Rule == RuleOneSE && best != nil && best.Index == 0 && best.Scaling == opt.BaseScaling &&
+		best.Config.Iters == opt.Base.Iters && best.Config.Loss == opt.Base.Loss
 }
 
 // NystromFinal reports whether a final fit on n training rows is solved by
