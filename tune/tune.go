@@ -100,7 +100,64 @@ type Options struct {
 	Cache map[string]Trial
 	// Done, if set, is told each trial as it ends (one call at a time).
 	Done func(Trial)
+	// Rule is how the configuration is chosen among those scored at the
+	// top rung. RuleBest (the zero value, the UCI protocol's) keeps the
+	// best score; RuleOneSE (the rfm tune command's) selects on the
+	// validation loss with the base configuration protected and the
+	// one-standard-error rule, and caps the trials (TrialCap) when Trials
+	// is 0. See Choice.
+	Rule Rule
 }
+
+// Rule is how a search chooses among its scored configurations.
+type Rule int
+
+const (
+	// RuleBest keeps the best score: classification by accuracy, then
+	// lower loss; regression by loss (Better).
+	RuleBest Rule = iota
+	// RuleOneSE selects on the validation loss (the squared error of the
+	// class scores against the one-hot labels, the Brier score, or of the
+	// standardized outputs; a proper score), never on raw accuracy. The
+	// base configuration (trial 0, rfm fit's defaults) is scored at the top
+	// rung whatever its score on the rungs below; a configuration replaces
+	// it only when its mean loss is lower by more than the standard error
+	// of the paired per-fold differences; among those that do, the
+	// simplest (Complexity) whose loss is within one standard error of the
+	// lowest is chosen.
+	RuleOneSE
+)
+
+// SmallRows is the size below which one holdout is too noisy to choose
+// among many configurations: SmallDesign then scores by folds.
+const SmallRows = 2000
+
+// SmallDesign is the validation design of a table of n training rows when
+// the user names none (rfm tune without --folds, --valid or
+// --val-fraction): below SmallRows rows 5-fold cross-validation, repeated
+// twice below 1 000 rows (where a fit is cheap), so that every row is a
+// validation row; 0, 0 (one holdout) from SmallRows up.
+func SmallDesign(n int) (folds, repeats int) {
+	switch {
+	case n >= SmallRows || n < 4:
+		return 0, 0
+	case n < 10:
+		return 2, 0
+	case n < 1000:
+		return 5, 2
+	}
+	return 5, 0
+}
+
+// TrialCap is the most configurations RuleOneSE draws when Options.Trials
+// is 0, for v distinct validation rows (every row with folds): max(20,
+// v/10). The standard error of a difference of two configurations' mean
+// scores shrinks as 1/√v, and the luck of the best of T noise-equal
+// configurations grows as √(2 ln T) of those errors: on a few hundred rows
+// a few dozen draws already cover what the rows can tell apart, and more
+// draws only find luckier ones (on 569 rows, 545 configurations scored on
+// one 76-row holdout chose one 10 points worse on test than the defaults).
+func TrialCap(v int) int { return max(20, v/10) }
 
 // DefaultLocalAfter is Options.LocalAfter's default.
 const DefaultLocalAfter = 30
@@ -187,8 +244,11 @@ type Trial struct {
 	// PlainAccuracy, PlainLoss score round 0: the plain kernel with the same
 	// bandwidth, ridge and scaling.
 	PlainAccuracy, PlainLoss float64
-	Seconds                  float64
-	Key                      string
+	// FoldLoss and PlainFoldLoss are Loss and PlainLoss on each split (each
+	// fold of each repeat, in order): the paired differences of RuleOneSE.
+	FoldLoss, PlainFoldLoss []float64
+	Seconds                 float64
+	Key                     string
 }
 
 // The trial states besides failures.
@@ -219,6 +279,54 @@ type Result struct {
 	Elapsed              time.Duration
 	Drawn                int // configurations drawn
 	Local                int // of them, local draws (Options.LocalAfter)
+	// TrialCap is the cap RuleOneSE put on the configurations (0: none).
+	TrialCap int
+	// Choice says how Best was chosen (RuleOneSE; nil for RuleBest).
+	Choice *Choice
+}
+
+// Choice is how RuleOneSE chose the best configuration.
+type Choice struct {
+	// Kept: "defaults" (nothing beat the base configuration by more than
+	// its standard error), "lowest loss", or "simpler within 1 SE".
+	Kept string `json:"kept"`
+	// Lowest is the trial of the lowest mean validation loss and LowestLoss
+	// that loss; DefaultLoss the base configuration's, ChosenLoss Best's.
+	Lowest      int     `json:"lowest_loss_trial"`
+	LowestLoss  float64 `json:"lowest_loss"`
+	DefaultLoss float64 `json:"default_loss"`
+	ChosenLoss  float64 `json:"chosen_loss"`
+	// Margin is the base configuration's loss minus the lowest, SE its
+	// standard error (paired per-fold differences; 0 with one split).
+	Margin float64 `json:"margin_over_defaults"`
+	SE     float64 `json:"margin_se"`
+	// Z is how many standard errors the margin must exceed: max(1,
+	// √(2 ln Candidates)), the luck of the best of that many noise-equal
+	// configurations.
+	Z float64 `json:"margin_z"`
+	// Splits is how many splits the losses average, Folds how many of
+	// them count as independent for the standard errors.
+	Splits int `json:"splits"`
+	Folds  int `json:"independent_folds"`
+	// Candidates is how many scored configurations (and their plain
+	// kernels) of the top rung were compared.
+	Candidates int `json:"candidates"`
+}
+
+// String is the choice in a sentence, for the model's note.
+func (c *Choice) String() string {
+	se := fmt.Sprintf("vs %.2g × SE %.2g over %d folds", c.Z, c.SE, c.Folds)
+	if c.Folds < 2 {
+		se = "(one split: no standard error)"
+	}
+	s := fmt.Sprintf("chosen on the validation loss among %d candidates, the defaults protected (replaced only by a margin over z standard errors) and the 1-SE rule: ", c.Candidates)
+	switch c.Kept {
+	case "defaults":
+		return s + fmt.Sprintf("the defaults kept, fitted as rfm fit fits them (loss %.4g; the lowest, trial %d, %.4g: margin %.2g %s)", c.DefaultLoss, c.Lowest, c.LowestLoss, c.Margin, se)
+	case "simpler within 1 SE":
+		return s + fmt.Sprintf("a simpler configuration within 1 SE of the lowest (loss %.4g; lowest %.4g, trial %d; defaults %.4g, margin %.2g %s)", c.ChosenLoss, c.LowestLoss, c.Lowest, c.DefaultLoss, c.Margin, se)
+	}
+	return s + fmt.Sprintf("the lowest loss, trial %d (%.4g; defaults %.4g, margin %.2g %s)", c.Lowest, c.LowestLoss, c.DefaultLoss, c.Margin, se)
 }
 
 // Better reports whether a scores better than b: classification by
@@ -390,6 +498,17 @@ func newSearch(opt Options) (*search, error) {
 		s.design = fmt.Sprintf("holdout %g%% (%d rows)", 100*frac, len(va))
 	}
 	s.res.Design = s.design
+	if opt.Rule == RuleOneSE && opt.Trials == 0 {
+		v := n
+		switch {
+		case opt.Valid != nil:
+			v = opt.Valid[opt.BaseScaling].N
+		case opt.Folds < 2:
+			v = len(s.splits[0].valid)
+		}
+		s.opt.Trials = TrialCap(v)
+		s.res.TrialCap = s.opt.Trials
+	}
 	top := len(s.splits[0].train)
 	for _, sp := range s.splits {
 		top = min(top, len(sp.train))
@@ -522,7 +641,7 @@ func (s *search) run(ctx context.Context) {
 					ok = append(ok, i)
 				}
 			}
-			sort.SliceStable(ok, func(a, b int) bool { return Better(s.task, &trials[ok[a]], &trials[ok[b]]) })
+			sort.SliceStable(ok, func(a, b int) bool { return s.better(&trials[ok[a]], &trials[ok[b]]) })
 			keep := min(len(ok), max(1, len(points)/s.eta))
 			if keep == 0 {
 				break
@@ -530,6 +649,16 @@ func (s *search) run(ctx context.Context) {
 			np, ni := make([]Point, keep), make([]int, keep)
 			for j := range keep {
 				np[j], ni[j] = points[ok[j]], idx[ok[j]]
+			}
+			if s.opt.Rule == RuleOneSE {
+				// The base configuration is protected: it reaches the top
+				// rung whatever its score below (its score there is the
+				// reference the others must beat).
+				for _, j := range ok[keep:] {
+					if idx[j] == 0 {
+						np, ni = append(np, points[j]), append(ni, 0)
+					}
+				}
 			}
 			points, idx = np, ni
 		}
@@ -555,9 +684,9 @@ func (s *search) leaders(k int) []*Trial {
 	}
 	sort.SliceStable(out, func(a, b int) bool {
 		switch {
-		case Better(s.task, out[a], out[b]):
+		case s.better(out[a], out[b]):
 			return true
-		case Better(s.task, out[b], out[a]):
+		case s.better(out[b], out[a]):
 			return false
 		}
 		return out[a].Index < out[b].Index // a tie: the earlier draw
@@ -632,6 +761,7 @@ func (s *search) trial(ctx context.Context, p Point, rows, jobs int) Trial {
 	if c, ok := s.opt.Cache[t.Key]; ok && c.Scored() {
 		t.Status, t.Accuracy, t.Loss, t.Round = StatusCached, c.Accuracy, c.Loss, c.Round
 		t.PlainAccuracy, t.PlainLoss, t.Seconds = c.PlainAccuracy, c.PlainLoss, c.Seconds
+		t.FoldLoss, t.PlainFoldLoss = c.FoldLoss, c.PlainFoldLoss
 		return t
 	}
 	if err := cfg.Validate(); err != nil {
@@ -641,6 +771,8 @@ func (s *search) trial(ctx context.Context, p Point, rows, jobs int) Trial {
 	start := time.Now()
 	var acc, loss []float64 // by round, summed over splits
 	var headAcc, headLoss float64
+	splitLoss := make([][]float64, len(s.splits)) // by split, by round
+	headSplit := make([]float64, len(s.splits))
 	for i, sp := range s.splits {
 		train, valid := s.subset(p.Scaling, i, rows, sp)
 		m, err := rfm.Fit(ctx, cfg, train, valid, nil)
@@ -655,6 +787,7 @@ func (s *search) trial(ctx context.Context, p Point, rows, jobs int) Trial {
 		if m.Head != nil { // the logistic head: scored at the round the rounds chose
 			headAcc += m.Head.ValAccuracy
 			headLoss += m.Head.ValLoss
+			headSplit[i] = m.Head.ValLoss
 			t.Round = m.BestRound
 		}
 		h := m.History
@@ -667,6 +800,10 @@ func (s *search) trial(ctx context.Context, p Point, rows, jobs int) Trial {
 			acc[r] += h[r].ValAccuracy
 			loss[r] += h[r].ValLoss
 		}
+		splitLoss[i] = make([]float64, len(h))
+		for r := range h {
+			splitLoss[i][r] = h[r].ValLoss
+		}
 	}
 	k := float64(len(s.splits))
 	best := 0
@@ -674,7 +811,7 @@ func (s *search) trial(ctx context.Context, p Point, rows, jobs int) Trial {
 		acc[r] /= k
 		loss[r] /= k
 		a, b := &Trial{Accuracy: acc[r], Loss: loss[r]}, &Trial{Accuracy: acc[best], Loss: loss[best]}
-		if Better(s.task, a, b) {
+		if s.better(a, b) {
 			best = r
 		}
 	}
@@ -685,6 +822,15 @@ func (s *search) trial(ctx context.Context, p Point, rows, jobs int) Trial {
 		t.Round, t.Accuracy, t.Loss = best, acc[best], loss[best]
 	}
 	t.PlainAccuracy, t.PlainLoss = acc[0], loss[0]
+	t.FoldLoss, t.PlainFoldLoss = make([]float64, len(s.splits)), make([]float64, len(s.splits))
+	for i := range s.splits {
+		t.PlainFoldLoss[i] = splitLoss[i][0]
+		if cfg.Loss == rfm.LossLogistic {
+			t.FoldLoss[i] = headSplit[i]
+		} else {
+			t.FoldLoss[i] = splitLoss[i][t.Round]
+		}
+	}
 	t.Seconds = time.Since(start).Seconds()
 	return t
 }
@@ -820,11 +966,11 @@ func (s *search) finish() error {
 		if !t.Scored() || t.Rows != top {
 			continue
 		}
-		if r.Best == nil || Better(s.task, t, r.Best) {
+		if r.Best == nil || s.better(t, r.Best) {
 			r.Best = t
 		}
 		plain := &Trial{Accuracy: t.PlainAccuracy, Loss: t.PlainLoss}
-		if r.Plain == nil || Better(s.task, plain, &Trial{Accuracy: r.Plain.PlainAccuracy, Loss: r.Plain.PlainLoss}) {
+		if r.Plain == nil || s.better(plain, &Trial{Accuracy: r.Plain.PlainAccuracy, Loss: r.Plain.PlainLoss}) {
 			r.Plain = t
 		}
 		if t.Index == 0 {
@@ -834,10 +980,157 @@ func (s *search) finish() error {
 	// Round 0 is a candidate of every fit, but a logistic trial is scored
 	// by its head, not by its round 0: when the best round 0 beats every
 	// trial's score, the plain kernel is the best model.
-	if p := PlainTrial(r.Plain); Better(s.task, p, r.Best) {
+	if p := PlainTrial(r.Plain); s.better(p, r.Best) {
 		r.Best = p
 	}
+	if s.opt.Rule == RuleOneSE {
+		s.chooseOneSE(top)
+	}
 	return nil
+}
+
+// better is Better under the search's rule: RuleOneSE compares the loss
+// alone (a proper score), RuleBest accuracy first for classification.
+func (s *search) better(a, b *Trial) bool {
+	if s.opt.Rule == RuleOneSE {
+		return a.Loss < b.Loss
+	}
+	return Better(s.task, a, b)
+}
+
+// independentFolds is how many of the splits count as independent for a
+// standard error: the folds of one assignment (the repeats reuse the same
+// rows, so their differences are not independent of each other).
+func (s *search) independentFolds() int {
+	if s.opt.Folds >= 2 {
+		return s.opt.Folds
+	}
+	return len(s.splits)
+}
+
+// pairedSE is the standard error of the mean of a's split losses minus
+// b's: the spread of the per-split differences over √(independent folds).
+// +Inf when either lacks them (a trial read back without them); 0 with one
+// split.
+func (s *search) pairedSE(a, b *Trial) float64 {
+	k := len(s.splits)
+	if len(a.FoldLoss) != k || len(b.FoldLoss) != k {
+		return math.Inf(1)
+	}
+	if k < 2 {
+		return 0
+	}
+	var mean float64
+	for i := range k {
+		mean += a.FoldLoss[i] - b.FoldLoss[i]
+	}
+	mean /= float64(k)
+	var ss float64
+	for i := range k {
+		d := a.FoldLoss[i] - b.FoldLoss[i] - mean
+		ss += d * d
+	}
+	return math.Sqrt(ss/float64(k-1)) / math.Sqrt(float64(s.independentFolds()))
+}
+
+// Complexity orders configurations from simple to elaborate for the
+// one-standard-error rule: the plain kernel (no AGOP round) before a
+// diagonal M before a full M, the squared loss before the logistic head,
+// and base's kernel family and column scaling before others.
+func Complexity(c rfm.Config, scaling string, base rfm.Config, baseScaling string) int {
+	k := 0
+	if c.Iters > 0 {
+		k += 2
+		if !c.Diag {
+			k += 2
+		}
+	}
+	if c.Loss == rfm.LossLogistic {
+		k++
+	}
+	if c.Kernel.Kind != base.Kernel.Kind {
+		k++
+	}
+	if scaling != baseScaling {
+		k++
+	}
+	return k
+}
+
+// chooseOneSE sets res.Best and res.Choice by RuleOneSE among the scored
+// trials of the top rung (of top training rows) and their plain kernels.
+func (s *search) chooseOneSE(top int) {
+	r := s.res
+	var cands []*Trial
+	for i := range r.Trials {
+		t := &r.Trials[i]
+		if !t.Scored() || t.Rows != top {
+			continue
+		}
+		cands = append(cands, t)
+		if t.Config.Iters > 0 || t.Config.Loss == rfm.LossLogistic {
+			p := PlainTrial(t)
+			p.FoldLoss = t.PlainFoldLoss
+			cands = append(cands, p)
+		}
+	}
+	lowest := cands[0]
+	for _, c := range cands[1:] {
+		if c.Loss < lowest.Loss {
+			lowest = c
+		}
+	}
+	ch := &Choice{Lowest: lowest.Index, LowestLoss: lowest.Loss, Splits: len(s.splits), Folds: s.independentFolds(), Candidates: len(cands)}
+	r.Choice = ch
+	d := r.Default
+	if d == nil {
+		// The base configuration was cut: nothing to protect.
+		ch.Kept, ch.DefaultLoss, ch.Margin, ch.SE = "lowest loss", math.NaN(), math.NaN(), math.NaN()
+		r.Best, ch.ChosenLoss = lowest, lowest.Loss
+		return
+	}
+	// The margin over the defaults must exceed Z standard errors of the
+	// paired differences. A 5-fold standard deviation has 4 degrees of
+	// freedom and is now and then tiny by chance, so each candidate's is
+	// floored at the median over the candidates (the noise of a difference
+	// is much the same for all); and the best of T noise-equal candidates
+	// beats the defaults by about √(2 ln T) of them by luck alone.
+	var ses []float64
+	for _, c := range cands {
+		if se := s.pairedSE(d, c); c != d && !math.IsInf(se, 1) {
+			ses = append(ses, se)
+		}
+	}
+	floor := 0.0
+	if len(ses) > 0 {
+		slices.Sort(ses)
+		floor = ses[len(ses)/2]
+	}
+	seD := func(c *Trial) float64 { return max(s.pairedSE(d, c), floor) }
+	ch.Z = max(1, math.Sqrt(2*math.Log(float64(len(cands)))))
+	ch.DefaultLoss, ch.Margin, ch.SE = d.Loss, d.Loss-lowest.Loss, seD(lowest)
+	if !(ch.Margin > ch.Z*ch.SE) {
+		ch.Kept, ch.ChosenLoss, r.Best = "defaults", d.Loss, d
+		return
+	}
+	// Every candidate within 1 SE of the lowest that also beats the
+	// defaults by more than its SE; the simplest of them (then the lowest
+	// loss, then the earliest drawn).
+	base := s.opt.Base
+	cx := func(t *Trial) int { return Complexity(t.Config, t.Scaling, base, s.opt.BaseScaling) }
+	var pick *Trial
+	for _, c := range cands {
+		if c.Loss-lowest.Loss > s.pairedSE(c, lowest) || !(d.Loss-c.Loss > ch.Z*seD(c)) {
+			continue
+		}
+		if pick == nil || cx(c) < cx(pick) || cx(c) == cx(pick) && c.Loss < pick.Loss {
+			pick = c
+		}
+	}
+	r.Best, ch.ChosenLoss, ch.Kept = pick, pick.Loss, "lowest loss"
+	if pick != lowest {
+		ch.Kept = "simpler within 1 SE"
+	}
 }
 
 // PlainTrial is trial t's plain kernel as a trial of its own: round 0 of
@@ -856,7 +1149,15 @@ func PlainTrial(t *Trial) *Trial {
 // data on it. With folds it runs the round the folds chose on every row,
 // and fits Base's calibration on the out-of-fold scores of that
 // configuration (k more fits). Base's Refit and Calibrate apply.
+//
+// Under RuleOneSE, when the choice kept the base configuration itself
+// (KeepsBase), it is fitted as rfm fit fits it, on a holdout of
+// Base.ValFraction (or the validation rows), whatever the search's design:
+// the saved model is then the one the defaults give, not a variant of it.
 func FinalFit(ctx context.Context, opt Options, best *Trial, progress func(rfm.Progress)) (*rfm.Model, error) {
+	if KeepsBase(opt, best) {
+		opt.Folds, opt.Repeats = 0, 0
+	}
 	m, cd, err := finalFit(ctx, opt, best, opt.Base.Calibrate, progress)
 	if err != nil || cd == nil {
 		return m, err
@@ -865,6 +1166,14 @@ func FinalFit(ctx context.Context, opt Options, best *Trial, progress func(rfm.P
 		return nil, err
 	}
 	return m, nil
+}
+
+// KeepsBase reports whether FinalFit fits best as rfm fit fits the base
+// configuration: under RuleOneSE, best is trial 0 with base's rounds and
+// loss (not its plain kernel), in base's scaling.
+func KeepsBase(opt Options, best *Trial) bool {
+	return opt.Rule == RuleOneSE && best != nil && best.Index == 0 && best.Scaling == opt.BaseScaling &&
+		best.Config.Iters == opt.Base.Iters && best.Config.Loss == opt.Base.Loss
 }
 
 // NystromFinal reports whether a final fit on n training rows is solved by

@@ -1,9 +1,7 @@
 package tune
 
 import (
-	"bytes"
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"math"
@@ -151,16 +149,7 @@ func TestSearchHalvesAndRepeats(t *testing.T) {
 func TestResumeFromTable(t *testing.T) {
 	ds := classes(t, 600, 2)
 	opt := options(ds, 9)
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	w.Write(Columns)
-	opt.Done = func(tr Trial) { w.Write(tr.Record(true)) }
-	res := mustRun(t, opt)
-	w.Flush()
-	cache, err := ReadCache(strings.NewReader(buf.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, _, cache := runJournalled(t, opt)
 	if len(cache) != len(res.Trials) {
 		t.Fatalf("%d trials read back, %d written", len(cache), len(res.Trials))
 	}

@@ -43,7 +43,12 @@ type tuneOptions struct {
 type tuneJSON struct {
 	fitData
 	Design string `json:"design"`
-	Rungs  []int  `json:"rungs"`
+	// Choice is how the saved configuration was chosen (the rule, the
+	// margin over the defaults); TrialCap the cap on the configurations
+	// the validation rows set (0: none, --trials given).
+	Choice   *tune.Choice `json:"choice,omitempty"`
+	TrialCap int          `json:"trial_cap,omitempty"`
+	Rungs    []int        `json:"rungs"`
 	// MaxRows and FinalCenters are the search's sample size and the saved
 	// model's Nyström centres (0: every row, the search's solver), given or
 	// chosen for a large table.
@@ -110,9 +115,14 @@ rows, or an exact solve that does not fit in memory) is searched on samples of
 4 000 rows and its model fitted by Nyström on 10 000 centres (fewer if they do
 not fit) unless --max-rows or --final-centers says otherwise; tune says so.
 Fits run side by side as far as threads and memory allow. Every fit is scored on validation rows
-it does not train on (a seeded holdout, --folds K, or --valid): the selection
-never sees a test file. The round of each fit is chosen there too, so round 0,
-the plain kernel, is always a candidate.
+it does not train on (a seeded holdout, --folds K, or --valid; below 2 000 rows
+5 folds by default): the selection never sees a test file. The round of each fit
+is chosen there too, so round 0, the plain kernel, is always a candidate. The
+choice is made on the validation loss: the first configuration (fit's defaults
+with the flags given) is always scored on every row, and another replaces it only
+when it beats it by more than the noise (standard errors of the per-fold
+differences); of those, the simplest within one standard error of the lowest loss
+is kept. Without --trials the configurations are capped at max(20, rows/10).
 
 The best configuration is then fitted as 'rfm fit' would (the round chosen on
 the same validation rows, α refitted on all rows unless --no-refit, calibrated
@@ -133,9 +143,9 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	o.eng.register(f)
 	f.Section("Search")
 	f.String(&o.budget, "time", "10m", "time `BUDGET` of the search, e.g. 90s, 20m, 2h (0: no limit; then give --trials); the final fit on every row comes after it")
-	f.Int(&o.trials, "trials", 0, "most configurations `N` to draw (0: until the time is up)")
-	f.Int(&o.folds, "folds", 0, "score every fit by `K`-fold cross-validation of the training rows (0: one holdout, see --val-fraction)")
-	f.Int(&o.repeats, "repeats", 0, "repeat the --folds cross-validation `R` times with other seeded folds and average (steadier choices on small tables, R times the fits; 0: once)")
+	f.Int(&o.trials, "trials", 0, "most configurations `N` to draw (0: until the time is up or the cap the validation rows set, max(20, rows/10))")
+	f.Int(&o.folds, "folds", 0, "score every fit by `K`-fold cross-validation of the training rows (0: 5 folds below 2 000 rows unless --val-fraction or --valid is given, else one holdout)")
+	f.Int(&o.repeats, "repeats", 0, "repeat the --folds cross-validation `R` times with other seeded folds and average (steadier choices on small tables, R times the fits; 0: once, or twice on the default folds of fewer than 1 000 rows)")
 	f.Int(&o.jobs, "jobs", 0, "fits `N` at once (0: as many as threads and memory allow)")
 	f.Int(&o.eta, "eta", 3, "halving rate `η` ≥ 2 (0: 3): a rung keeps its best 1/η and the next gets η times the rows")
 	f.Int(&o.localAfter, "local-after", tune.DefaultLocalAfter, "configurations `N` drawn at random before half the draws perturb one of the three best so far (0: 30; -1: never)")
@@ -185,6 +195,20 @@ func cmdTune(e *env, args []string) error {
 		return err
 	}
 	n := t.NRows()
+	if !f.IsSet("folds") && !f.IsSet("val-fraction") && o.valid == "" {
+		// One holdout of a small table is too noisy to choose among many
+		// configurations: score by folds unless told otherwise.
+		if k, r := tune.SmallDesign(n); k > 0 {
+			opt.Folds = k
+			if !f.IsSet("repeats") {
+				opt.Repeats = r
+			}
+			if !o.common.quiet {
+				fmt.Fprintf(e.stderr, "tune: %d rows (< %d): every fit is scored by %s, not one holdout (--folds, --val-fraction or --valid choose otherwise)\n",
+					n, tune.SmallRows, foldsText(opt.Folds, opt.Repeats))
+			}
+		}
+	}
 	pipelines, err := o.prepareSearch(e, f, &opt, t, tg, p)
 	if err != nil {
 		return err
@@ -222,6 +246,9 @@ func cmdTune(e *env, args []string) error {
 	finalTime := time.Since(finalStart)
 	sp := pipelines[res.Best.Scaling]
 	info := trainingInfo{Data: o.data, Rows: n, Validation: "rfm tune: " + res.Design, Version: versionString()}
+	if res.Choice != nil {
+		info.Validation += "; " + res.Choice.String()
+	}
 	// The best (first) member's configuration and rounds are reported.
 	rm := fm.Best
 	if err := saveModel(e.ctx, o.out, fm.Model, sp, tg, info); err != nil {
@@ -245,6 +272,7 @@ func cmdTune(e *env, args []string) error {
 		Config: rm.Config, Scaling: res.Best.Scaling, BestRound: rm.BestRound, Refitted: rm.Refitted, Members: members, Asked: o.ensemble,
 		Validation: fm.Validation,
 		TrialsFile: o.trialsOut, Figures: figures, Seconds: searchTime.Seconds(), FinalSecond: finalTime.Seconds(),
+		Choice: res.Choice, TrialCap: res.TrialCap,
 	}
 	if d := res.Default; d != nil {
 		s := trialJSON(d, d.Accuracy, d.Loss, d.Round, classification).tuneScore
@@ -415,7 +443,8 @@ var tuneFlags = map[string]string{"Budget": "--time", "Trials": "--trials", "Fol
 // searchOptions turns the flags into the search: the model flags given on
 // the command line fix their settings, the others are searched.
 func (o *tuneOptions) searchOptions(f *flagSet, base rfm.Config) (tune.Options, error) {
-	opt := tune.Options{Base: base, BaseScaling: o.scale, Trials: o.trials, Folds: o.folds, Jobs: o.jobs, Eta: o.eta, LocalAfter: o.localAfter, MinRows: o.minRows, MaxRows: o.maxRows, FinalCenters: o.finalCtrs, Repeats: o.repeats}
+	opt := tune.Options{Base: base, BaseScaling: o.scale, Trials: o.trials, Folds: o.folds, Jobs: o.jobs, Eta: o.eta, LocalAfter: o.localAfter, MinRows: o.minRows, MaxRows: o.maxRows, FinalCenters: o.finalCtrs, Repeats: o.repeats,
+		Rule: tune.RuleOneSE}
 	switch {
 	case o.data == "":
 		return opt, usagef("--data is required: the training table")
@@ -545,6 +574,12 @@ func writeTuneText(w io.Writer, res *tune.Result, out *tuneJSON, classification 
 	fmt.Fprintf(w, "Best:         trial %d, round %d: validation %s\n", out.Best.Trial, out.Best.Round, metric(out.Best.Accuracy, out.Best.Loss))
 	fmt.Fprintf(w, "              %s, %s scaling\n", describeConfig(res.Best.Config), res.Best.Scaling)
 	fmt.Fprintf(w, "Plain kernel: trial %d, round 0: validation %s (the best round 0 of the same rung)\n", out.Plain.Trial, metric(out.Plain.Accuracy, out.Plain.Loss))
+	if out.Choice != nil {
+		fmt.Fprintf(w, "Choice:       %s\n", out.Choice)
+	}
+	if out.TrialCap > 0 {
+		fmt.Fprintf(w, "Trial cap:    %d configurations (max(20, validation rows/10); --trials N sets another)\n", out.TrialCap)
+	}
 	if out.Default != nil {
 		fmt.Fprintf(w, "Base config:  trial 0: validation %s\n", metric(out.Default.Accuracy, out.Default.Loss))
 	} else {
@@ -716,4 +751,14 @@ func writeEnsembleText(w io.Writer, out *tuneJSON) {
 		fmt.Fprintf(w, "Ensemble on the %d %s: %.2f%% right (log-loss %.4f); the best alone %.2f%% (%.4f), the plain kernel %.2f%% (both chosen on these rows, so their scores lean high)\n",
 			v.Rows, rows, 100*v.Accuracy, v.LogLoss, 100*v.BestAccuracy, v.BestLogLoss, 100*v.Floor)
 	}
+}
+
+// foldsText names a cross-validation design: "5-fold cross-validation"
+// or "5-fold cross-validation × 2 repeats".
+func foldsText(folds, repeats int) string {
+	s := fmt.Sprintf("%d-fold cross-validation", folds)
+	if repeats > 1 {
+		s += fmt.Sprintf(" × %d repeats", repeats)
+	}
+	return s
 }

@@ -25,7 +25,7 @@ func TestTune(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "train.csv"), churnCSV(300, 11))
 	writeFile(t, filepath.Join(dir, "test.csv"), churnCSV(100, 12))
 	args := []string{"tune", "--data", "train.csv", "--target", "churn", "--ignore", "id", "--time", "0",
-		"--min-rows", "60", "--iters", "2", "--diag", "--out", "t.rfm", "--plots", "figs"}
+		"--min-rows", "60", "--iters", "2", "--diag", "--out", "t.rfm", "--plots", "figs", "--val-fraction", "0.2"}
 	r := mustRun(t, dir, append(args, "--trials", "9", "--json")...)
 	var res tuneJSON
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
@@ -34,7 +34,9 @@ func TestTune(t *testing.T) {
 	if res.Drawn != 9 || res.Fits < 9 || res.Cached != 0 || len(res.Rungs) != 2 || res.Rungs[1] != 240 {
 		t.Fatalf("tune --json: %+v", res)
 	}
-	if res.Best.Accuracy == nil || res.Plain.Accuracy == nil || *res.Best.Accuracy < *res.Plain.Accuracy || res.Best.Rows != 240 {
+	// One holdout: no standard error, so the lowest validation loss wins,
+	// never above the best plain kernel's (a candidate too).
+	if res.Best.Accuracy == nil || res.Plain.Accuracy == nil || res.Best.Loss > res.Plain.Loss || res.Best.Rows != 240 {
 		t.Fatalf("best %+v, plain kernel %+v", res.Best, res.Plain)
 	}
 	if !res.Config.Diag || res.Config.Iters != 2 || !res.Refitted || res.Rows != 300 {
@@ -348,5 +350,46 @@ func TestEnsembleText(t *testing.T) {
 	writeEnsembleText(&b, &tuneJSON{Asked: 1})
 	if b.Len() != 0 {
 		t.Errorf("--ensemble 1 printed %q", b.String())
+	}
+}
+
+// A table of fewer than 2 000 rows is scored by folds unless told
+// otherwise, and says so; the configurations are capped by the rows; the
+// choice (the defaults protected) is in --json and in the model's note.
+func TestTuneSmallTableFolds(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "train.csv"), churnCSV(150, 21))
+	r := mustRun(t, dir, "tune", "--data", "train.csv", "--target", "churn", "--ignore", "id", "--time", "1h",
+		"--min-rows", "60", "--iters", "1", "--diag", "--out", "s.rfm", "--json")
+	var res tuneJSON
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatalf("tune --json: %v\n%s", err, r.stdout)
+	}
+	if !strings.Contains(r.stderr, "150 rows (< 2000): every fit is scored by 5-fold cross-validation × 2 repeats") {
+		t.Fatalf("stderr does not say the design:\n%s", r.stderr)
+	}
+	if res.Design != "5 folds × 2 repeats" || res.TrialCap != 20 || res.Drawn != 20 {
+		t.Fatalf("design %q, cap %d, %d configurations", res.Design, res.TrialCap, res.Drawn)
+	}
+	c := res.Choice
+	if c == nil || c.Splits != 10 || c.Folds != 5 || c.Candidates < 20 || res.Default == nil {
+		t.Fatalf("choice %+v, base %+v", c, res.Default)
+	}
+	if c.Kept == "defaults" && res.Best.Trial != 0 || c.Kept != "defaults" && !(c.Margin > c.Z*c.SE) {
+		t.Fatalf("kept %q with trial %d: %+v", c.Kept, res.Best.Trial, c)
+	}
+	in := mustRun(t, dir, "inspect", "--model", "s.rfm")
+	if !strings.Contains(in.stdout, "rfm tune: 5 folds × 2 repeats; chosen on the validation loss") {
+		t.Fatalf("the model's note does not say how it was chosen:\n%s", in.stdout)
+	}
+	// A holdout asked for is kept, and a trial count given is not capped.
+	h := mustRun(t, dir, "tune", "--data", "train.csv", "--target", "churn", "--ignore", "id", "--time", "0", "--trials", "3",
+		"--val-fraction", "0.3", "--min-rows", "60", "--iters", "1", "--diag", "--out", "h.rfm", "--json")
+	res = tuneJSON{}
+	if err := json.Unmarshal([]byte(h.stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(res.Design, "holdout 30%") || res.TrialCap != 0 || res.Drawn != 3 || strings.Contains(h.stderr, "cross-validation") {
+		t.Fatalf("--val-fraction 0.3 --trials 3: design %q, cap %d, %d drawn\n%s", res.Design, res.TrialCap, res.Drawn, h.stderr)
 	}
 }
