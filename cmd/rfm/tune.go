@@ -195,20 +195,7 @@ func cmdTune(e *env, args []string) error {
 		return err
 	}
 	n := t.NRows()
-	if !f.IsSet("folds") && !f.IsSet("val-fraction") && o.valid == "" {
-		// One holdout of a small table is too noisy to choose among many
-		// configurations: score by folds unless told otherwise.
-		if k, r := tune.SmallDesign(n); k > 0 {
-			opt.Folds = k
-			if !f.IsSet("repeats") {
-				opt.Repeats = r
-			}
-			if !o.common.quiet {
-				fmt.Fprintf(e.stderr, "tune: %d rows (< %d): every fit is scored by %s, not one holdout (--folds, --val-fraction or --valid choose otherwise)\n",
-					n, tune.SmallRows, foldsText(opt.Folds, opt.Repeats))
-			}
-		}
-	}
+	o.smallTableFolds(e, f, &opt, n)
 	pipelines, err := o.prepareSearch(e, f, &opt, t, tg, p)
 	if err != nil {
 		return err
@@ -285,6 +272,27 @@ func cmdTune(e *env, args []string) error {
 		return nil
 	}
 	return writeTuneText(e.stdout, res, &out, classification)
+}
+
+// smallTableFolds scores a table of fewer than tune.SmallRows rows by
+// folds unless the command line chose the validation: one holdout of a
+// small table is too noisy to choose among many configurations.
+func (o *tuneOptions) smallTableFolds(e *env, f *flagSet, opt *tune.Options, n int) {
+	if f.IsSet("folds") || f.IsSet("val-fraction") || o.valid != "" {
+		return
+	}
+	k, r := tune.SmallDesign(n)
+	if k == 0 {
+		return
+	}
+	opt.Folds = k
+	if !f.IsSet("repeats") {
+		opt.Repeats = r
+	}
+	if !o.common.quiet {
+		fmt.Fprintf(e.stderr, "tune: %d rows (< %d): every fit is scored by %s, not one holdout (--folds, --val-fraction or --valid choose otherwise)\n",
+			n, tune.SmallRows, foldsText(opt.Folds, opt.Repeats))
+	}
 }
 
 // search runs the search of opt, each trial journalled in the trials
