@@ -4,7 +4,7 @@
 // softmax), optionally calibrated as a whole; a regression's output is the
 // mean of its members' outputs. rfm tune --ensemble K keeps the K best
 // configurations of a search this way: on Arora's UCI sets the mean of the
-// top three beat the single best on more sets than it lost (README).
+// top three beat the single best on more sets than it lost (docs/tuning.md, results/).
 //
 // An ensemble is saved as one model file of kind "rfm.Ensemble" holding
 // every member model (see modelfile/FORMAT.md).
@@ -75,7 +75,7 @@ type Validation struct {
 // plain kernel) and BestAccuracy are the maxima of many noisy scores
 // chosen on these rows, so biased upward, and the mean's is not. On
 // Arora's UCI sets, replacing such a mean by its best member lowered the
-// test accuracy (README), so rfm tune keeps the mean and reports this.
+// test accuracy (docs/tuning.md, results/), so rfm tune keeps the mean and reports this.
 func (v *Validation) BelowFloor() bool { return v != nil && v.Accuracy < v.Floor }
 
 // New builds an ensemble of members (at least one, at most MaxMembers, of

@@ -134,7 +134,7 @@ With --ensemble K the model is the K best configurations of the top rung (of
 the best one's column scaling), each fitted as above, averaged: the mean of
 their probabilities (of their outputs for regression), calibrated as a whole
 with --calibrate on held-out scores. On Arora's 90 UCI sets the mean of the
-top three scored higher than the best alone (see README).`,
+top three scored higher than the best alone (see docs/tuning.md).`,
 		`rfm tune --data train.csv --target churn --time 20m --out churn.rfm
 rfm tune --data digits.npz --target label --time 20m --scale none --plots tune-figs
 rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
