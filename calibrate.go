@@ -426,7 +426,7 @@ func (m *Model) UncalibratedProba(ctx context.Context, x []float64, n int) ([]fl
 // With folds (each row's fold, 0..k−1, as the scores were made), the
 // calibration is first checked across them: fitted on the other folds'
 // rows, it must lower the log-loss of each fold's rows, over all rows, by
-// more than one standard error of the per-row change; otherwise the model
+// more than checkZ (two) standard errors of the per-row change; otherwise the model
 // keeps its own probabilities (the power method stores β = 1) and its note
 // says so. On a few dozen rows a fitted map is mostly noise. Without
 // folds the rows are checked in 4 interleaved parts (at least 40 rows).
