@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -39,7 +40,7 @@ func TestHoldoutEntries(t *testing.T) {
 	}
 	again, _ := HoldoutEntries(y, 0.25, 9)
 	other, _ := HoldoutEntries(y, 0.25, 10)
-	if !equalInts(again.Cells, h.Cells) || equalInts(other.Cells, h.Cells) {
+	if !slices.Equal(again.Cells, h.Cells) || slices.Equal(other.Cells, h.Cells) {
 		t.Error("the holdout is not a function of the seed")
 	}
 	if _, err := HoldoutEntries(y, 1, 1); err == nil {
@@ -69,18 +70,6 @@ func TestHoldoutColumns(t *testing.T) {
 	if _, err := HoldoutColumns(y, 40, 2); err == nil {
 		t.Error("more columns than there are accepted")
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestScoreKnownValues(t *testing.T) {

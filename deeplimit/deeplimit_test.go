@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -302,12 +303,12 @@ func TestReferenceClassifiers(t *testing.T) {
 	if got := MajorityVote(y, 4); got[0] != -1 || got[3] != -1 {
 		t.Errorf("majority vote %v, want all −1", got)
 	}
-	if got, want := NearestNeighbor(train, y, test), []float64{1, -1, -1, -1}; !equal(got, want) {
+	if got, want := NearestNeighbor(train, y, test), []float64{1, -1, -1, -1}; !slices.Equal(got, want) {
 		t.Errorf("1-NN %v, want %v", got, want)
 	}
 	// Order 2: the two +1 points next to the first test row dominate; a
 	// test row equal to a training row takes its label.
-	if got, want := SingularSmoother(train, y, test, 2), []float64{1, -1, -1, -1}; !equal(got, want) {
+	if got, want := SingularSmoother(train, y, test, 2), []float64{1, -1, -1, -1}; !slices.Equal(got, want) {
 		t.Errorf("singular smoother %v, want %v", got, want)
 	}
 	// Order → 0: every point weighs the same, the majority vote.
@@ -317,18 +318,6 @@ func TestReferenceClassifiers(t *testing.T) {
 	if a := Agreement([]float64{1, -1, 1, 1}, []float64{1, 1, 1, -1}); a != 0.5 {
 		t.Errorf("agreement %g", a)
 	}
-}
-
-func equal(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // The table's interpolation against the exact recursion.
