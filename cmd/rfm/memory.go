@@ -2,12 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -15,9 +10,7 @@ import (
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/memory"
 	"github.com/rfmkit/rfm/mnist"
-	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/nn"
-	"github.com/rfmkit/rfm/plot"
 )
 
 type memoryOptions struct {
@@ -30,35 +23,6 @@ type memoryOptions struct {
 	bias, requireTarget, mask, dense                                                                             bool
 	seed                                                                                                         uint64
 	common                                                                                                       commonFlags
-}
-
-// memoryJSON is the command's result (summary.json).
-type memoryJSON struct {
-	Data     string                    `json:"data"`
-	Mode     string                    `json:"mode"`
-	Examples int                       `json:"examples"`
-	Dim      int                       `json:"dim"`
-	Cycles   [][]int                   `json:"cycles,omitempty"`
-	Labels   []string                  `json:"labels,omitempty"`
-	Network  nn.Config                 `json:"network"`
-	Training nn.TrainResult            `json:"training"`
-	Resumed  string                    `json:"resumed_from,omitempty"`
-	Ckpt     string                    `json:"checkpoint"`
-	Loss     float64                   `json:"final_loss"`
-	Verified []memory.Example          `json:"verified"`
-	Stored   int                       `json:"stored"`
-	CyclesOK int                       `json:"stable_cycles"`
-	MatchTol float64                   `json:"match_tolerance"`
-	Recovery map[string]memory.Summary `json:"recovery"`
-	Basins   *basinCounts              `json:"basins,omitempty"`
-	Seconds  map[string]float64        `json:"seconds"`
-}
-
-type basinCounts struct {
-	Grid         int   `json:"grid"`
-	PerExample   []int `json:"per_example"`
-	Spurious     int   `json:"spurious"`
-	NotConverged int   `json:"not_converged"`
 }
 
 func cmdMemory(e *env, args []string) error {
@@ -164,9 +128,9 @@ func (o *memoryOptions) load(ctx context.Context) (*memory.Data, error) {
 	}
 	seqMode := o.mode == "sequence"
 	if o.data == "mnist" {
-		classes, err := o.mnistClasses(seqMode)
+		classes, err := memory.MNISTClasses(seqMode, o.rows, o.digits, o.sequences)
 		if err != nil {
-			return nil, err
+			return nil, usagef("%v", err)
 		}
 		train, _, err := mnist.Load(o.mnistDir)
 		if err != nil {
@@ -191,48 +155,10 @@ func (o *memoryOptions) load(ctx context.Context) (*memory.Data, error) {
 	return &memory.Data{Set: set, Name: o.data}, nil
 }
 
-// mnistClasses is the digit classes of the MNIST examples: --rows classes
-// in turn to autoencode, or one list per sequence from --digits.
-func (o *memoryOptions) mnistClasses(seqMode bool) ([][]int, error) {
-	if !seqMode {
-		if o.rows < 1 {
-			return nil, usagef("--rows %d: at least 1", o.rows)
-		}
-		var c []int
-		for k := 0; k < o.rows; k++ {
-			c = append(c, k%mnist.NumClasses)
-		}
-		return [][]int{c}, nil
-	}
-	pats := strings.Split(o.digits, ",")
-	n := o.sequences
-	if n == 0 {
-		n = len(pats)
-	}
-	if n < 1 {
-		return nil, usagef("--sequences %d: at least 1", n)
-	}
-	var classes [][]int
-	for s := 0; s < n; s++ {
-		pat := strings.TrimSpace(pats[s%len(pats)])
-		if pat == "" {
-			return nil, usagef("--digits %q: an empty pattern", o.digits)
-		}
-		var cyc []int
-		for _, ch := range pat {
-			if ch < '0' || ch > '9' {
-				return nil, usagef("--digits %q: %q is not a digit", o.digits, ch)
-			}
-			cyc = append(cyc, int(ch-'0'))
-		}
-		classes = append(classes, cyc)
-	}
-	return classes, nil
-}
-
-func (o *memoryOptions) config() (nn.Config, error) {
-	if o.width < 1 || o.depth < 1 || o.depth > nn.MaxDepth {
-		return nn.Config{}, usagef("--width %d, --depth %d: a width ≥ 1 and 1 to %d hidden layers", o.width, o.depth, nn.MaxDepth)
+// config is the network of --width × --depth.
+func (o *memoryOptions) config(width, depth int) (nn.Config, error) {
+	if width < 1 || depth < 1 || depth > nn.MaxDepth {
+		return nn.Config{}, usagef("--width %d, --depth %d: a width ≥ 1 and 1 to %d hidden layers", width, depth, nn.MaxDepth)
 	}
 	init := nn.InitScheme(o.init)
 	if o.init == "normal" {
@@ -240,8 +166,8 @@ func (o *memoryOptions) config() (nn.Config, error) {
 	}
 	cfg := nn.Config{Activation: nn.Activation(o.act), Power: o.power, Bias: o.bias, Init: init, InitRange: o.initRange,
 		Optimizer: nn.Optimizer(o.opt), LR: o.lr, Momentum: o.momentum, WeightDecay: o.wd, Alpha: o.alpha, BatchSize: o.batch, Seed: o.seed}
-	for i := 0; i < o.depth; i++ {
-		cfg.Widths = append(cfg.Widths, o.width)
+	for i := 0; i < depth; i++ {
+		cfg.Widths = append(cfg.Widths, width)
 	}
 	if err := cfg.Validate(); err != nil {
 		return nn.Config{}, usagef("%v", strings.TrimPrefix(err.Error(), "nn: "))
@@ -253,7 +179,7 @@ func runMemory(e *env, o *memoryOptions) error {
 	if o.data == "" {
 		return usagef("--data is required: mnist or a table")
 	}
-	cfg, err := o.config()
+	cfg, err := o.config(o.width, o.depth)
 	if err != nil {
 		return err
 	}
@@ -272,56 +198,31 @@ func runMemory(e *env, o *memoryOptions) error {
 	if o.randomKind != "uniform" && o.randomKind != "gaussian" {
 		return usagef("--random-kind %q: want uniform or gaussian", o.randomKind)
 	}
+	x := &memory.Experiment{Mode: o.mode, Network: cfg, Resume: o.resume, RequireTarget: o.requireTarget,
+		Budget:     nn.Budget{Epochs: o.epochs, Time: budget, LossTarget: o.lossTarget, Checkpoint: o.ckpt, CheckpointEvery: o.ckptEvery},
+		PowerIters: o.powerIters, Arnoldi: o.arnoldi, Dense: o.dense, Seed: o.seed, MatchTol: o.matchTol,
+		Recoveries: o.recoveries(), Tol: o.tol, MaxSteps: o.maxSteps, Grid: o.grid, Arrows: o.arrows, Margin: o.margin, Out: o.out,
+		Log: func(format string, args ...any) {
+			if !o.common.quiet {
+				fmt.Fprintf(e.stderr, "memory: "+format+"\n", args...)
+			}
+		}}
 	if len(o.sweepWidths) > 0 || len(o.sweepDepths) > 0 {
-		return runMemorySweep(e, o, budget)
+		return runMemorySweep(e, o, x)
 	}
 	data, err := o.load(e.ctx)
 	if err != nil {
 		return err
 	}
-	s := data.Set
-	res, net, period, err := trainVerify(e, o, data, cfg, budget)
+	res, err := x.Run(e.ctx, data)
 	if err != nil {
 		return err
-	}
-	logf := memoryLog(e, o)
-	mt := res.MatchTol
-	start := time.Now()
-	it := memory.IterateOptions{Period: period, Tol: o.tol, MaxSteps: o.maxSteps}
-	strips := map[string]*memory.Recovered{}
-	for ri, r := range o.recoveries() {
-		rec, err := memory.Recover(e.ctx, net, s, r, data.Height, o.seed+uint64(ri), it, mt)
-		if err != nil {
-			return err
-		}
-		sum := rec.Summary
-		res.Recovery[r.Name] = sum
-		logf("recovery from %s: %d of %d starts recovered, %d to another example, %d spurious (%d distinct), %d not converged; %d examples and %d cycles reached",
-			r.Name, sum.Recovered, sum.Starts, sum.Other, sum.Spurious, sum.DistinctSpurious, sum.NotConverged, sum.Examples, sum.Cycles)
-		strips[r.Name] = rec
-	}
-	res.Seconds["recovery"] = time.Since(start).Seconds()
-	if o.out != "" {
-		start = time.Now()
-		if err := memoryFigures(e.ctx, o, data, net, res, strips, it, mt); err != nil {
-			return err
-		}
-		res.Seconds["figures"] = time.Since(start).Seconds()
-		if err := modelfile.WriteAtomicContext(e.ctx, filepath.Join(o.out, "summary.json"), func(w io.Writer) error {
-			return writeJSON(w, res)
-		}); err != nil {
-			return err
-		}
 	}
 	if o.common.json {
 		return writeJSON(e.stdout, res)
 	}
-	fmt.Fprintf(e.stdout, "stored %d of %d examples, %d of %d cycles stable; loss %.3g after %d epochs\n", res.Stored, s.N, res.CyclesOK, len(s.Cycles), res.Loss, res.Training.Epochs)
-	top := 0.0
-	for _, ex := range res.Verified {
-		top = max(top, ex.Radius)
-	}
-	fmt.Fprintf(e.stdout, "largest top eigenvalue %.4g\n", top)
+	fmt.Fprintf(e.stdout, "stored %d of %d examples, %d of %d cycles stable; loss %.3g after %d epochs\n", res.Stored, data.Set.N, res.CyclesOK, len(data.Set.Cycles), res.Loss, res.Training.Epochs)
+	fmt.Fprintf(e.stdout, "largest top eigenvalue %.4g\n", res.TopRadius())
 	return nil
 }
 
@@ -344,178 +245,14 @@ func (o *memoryOptions) recoveries() []memory.Recovery {
 	return runs
 }
 
-// memoryFigures draws basins.png (2-D) or recovery.png (images).
-func memoryFigures(ctx context.Context, o *memoryOptions, data *memory.Data, net *nn.Network, res *memoryJSON, strips map[string]*memory.Recovered, it memory.IterateOptions, mt float64) error {
-	s := data.Set
-	if s.D == 2 && o.grid > 0 {
-		b, err := memory.BasinGrid(ctx, net, s, o.grid, o.margin, it, mt)
-		if err != nil {
-			return err
-		}
-		per, sp, nc := b.Counts(s.N)
-		res.Basins = &basinCounts{Grid: o.grid, PerExample: per, Spurious: sp, NotConverged: nc}
-		return memory.BasinFigure(ctx, filepath.Join(o.out, "basins.png"), net, s, b, o.arrows)
-	}
-	if data.Height == 0 || s.D%data.Height != 0 {
-		return nil
-	}
-	h, w := data.Height, s.D/data.Height
-	var imgs [][]float64
-	var titles []string
-	if s.Sequential() {
-		// From random starts: the start, then one cycle from its limit.
-		r, ok := strips["random-"+o.randomKind]
-		if !ok {
-			return nil
-		}
-		for _, k := range memory.StripStarts(s, r.Limits, 2) {
-			imgs = append(imgs, r.Starts[k*s.D:(k+1)*s.D])
-			titles = append(titles, "start")
-			x := r.Limits[k*s.D : (k+1)*s.D]
-			for step := 0; step < 9; step++ {
-				imgs = append(imgs, x)
-				titles = append(titles, fmt.Sprintf("limit+%d", step))
-				x = net.Predict(x, 1)
-			}
-		}
-	} else {
-		for _, name := range []string{"noise", "mask"} {
-			r, ok := strips[name]
-			if !ok {
-				continue
-			}
-			for k := 0; k < 5 && (k+1)*s.D <= len(r.Starts); k++ {
-				src := r.Sources[k]
-				imgs = append(imgs, s.Example(src), r.Starts[k*s.D:(k+1)*s.D], r.Limits[k*s.D:(k+1)*s.D])
-				titles = append(titles, "example "+strconv.Itoa(src+1), name, "limit")
-				if len(imgs)+3 > plot.MaxGridImages {
-					break
-				}
-			}
-		}
-	}
-	if len(imgs) == 0 {
-		return nil
-	}
-	for i := range imgs { // clamp diverged values so the figure stays drawable
-		c := make([]float64, len(imgs[i]))
-		for j, v := range imgs[i] {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				v = 0
-			}
-			c[j] = v
-		}
-		imgs[i] = c
-	}
-	return plot.ImageGrid(filepath.Join(o.out, "recovery.png"), imgs, h, w, titles, "recovery by iteration")
-}
-
-// trainVerify trains (or resumes) a network on the data and verifies
-// every example; it returns the result so far, the network and the
-// common period of the cycles.
-func trainVerify(e *env, o *memoryOptions, data *memory.Data, cfg nn.Config, budget time.Duration) (*memoryJSON, *nn.Network, int, error) {
-	s := data.Set
-	period, err := s.Period()
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	if o.out != "" {
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
-			return nil, nil, 0, fmt.Errorf("--out %s: %w", o.out, err)
-		}
-	}
-	if o.ckpt == "" {
-		o.ckpt = filepath.Join(o.out, "memory.ckpt")
-	}
-	res := &memoryJSON{Data: data.Name, Mode: o.mode, Examples: s.N, Dim: s.D, Labels: data.Labels, Ckpt: o.ckpt, Seconds: map[string]float64{}, Recovery: map[string]memory.Summary{}}
-	if s.Sequential() {
-		res.Cycles = s.Cycles
-	}
-	logf := memoryLog(e, o)
-	logf("%d examples of %d values, %d cycle(s), period %d", s.N, s.D, len(s.Cycles), period)
-	b := nn.Budget{Epochs: o.epochs, Time: budget, LossTarget: o.lossTarget, Checkpoint: o.ckpt, CheckpointEvery: o.ckptEvery}
-	last := time.Now()
-	progress := func(ep int, loss float64) {
-		if time.Since(last) >= 10*time.Second {
-			last = time.Now()
-			logf("epoch %d: loss %.3g", ep, loss)
-		}
-	}
-	start := time.Now()
-	var tr *nn.Trainer
-	var tres nn.TrainResult
-	if o.resume != "" {
-		tr, tres, err = memory.Resume(e.ctx, s, o.resume, b, progress)
-		res.Resumed = o.resume
-	} else {
-		tr, tres, err = memory.Train(e.ctx, s, cfg, b, progress)
-	}
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	res.Seconds["training"] = time.Since(start).Seconds()
-	res.Network, res.Training = tr.Config(), tres
-	res.Loss = tr.Net.Loss(s.X, s.Targets(), s.N)
-	if tres.Stop == nn.StopCancelled {
-		return nil, nil, 0, fmt.Errorf("training interrupted at epoch %d; the last checkpoint is %s (continue with --resume)", tres.Epochs, o.ckpt)
-	}
-	logf("training: %s after %d epochs (%.0f s), loss %.3g; checkpoint %s", tres.Stop, tres.Epochs, tres.Seconds, res.Loss, o.ckpt)
-	if o.lossTarget > 0 && !tres.Reached {
-		msg := fmt.Sprintf("loss target %g not reached: loss %.3g after %d epochs (%s); the checkpoint %s continues it (--resume)", o.lossTarget, res.Loss, tres.Epochs, tres.Stop, o.ckpt)
-		if o.requireTarget {
-			return nil, nil, 0, errors.New(msg)
-		}
-		logf("warning: %s", msg)
-	}
-	mt := o.matchTol
-	if mt == 0 {
-		mt = memory.MatchTol(s)
-	}
-	res.MatchTol = mt
-	start = time.Now()
-	res.Verified, err = memory.Verify(e.ctx, tr.Net, s, memory.VerifyOptions{Power: memory.PowerOptions{Iterations: o.powerIters, Seed: o.seed}, Tol: mt, Dense: o.dense, Arnoldi: o.arnoldi})
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	res.Seconds["verification"] = time.Since(start).Seconds()
-	res.Stored, res.CyclesOK = memory.CountStored(s, res.Verified)
-	logf("verified: %d of %d examples stored (fixed-point error ≤ %.3g, top eigenvalue < 1); %d of %d cycles stable", res.Stored, s.N, mt, res.CyclesOK, len(s.Cycles))
-	return res, tr.Net, period, nil
-}
-
-// memoryLog returns the progress logger (stderr, unless --quiet).
-func memoryLog(e *env, o *memoryOptions) func(format string, args ...any) {
-	return func(format string, args ...any) {
-		if !o.common.quiet {
-			fmt.Fprintf(e.stderr, "memory: "+format+"\n", args...)
-		}
-	}
-}
-
-// memoryCell is one (width, depth) cell of a sweep in one mode.
-type memoryCell struct {
-	Mode     string         `json:"mode"`
-	Width    int            `json:"width"`
-	Depth    int            `json:"depth"`
-	Training nn.TrainResult `json:"training"`
-	Loss     float64        `json:"final_loss"`
-	Stored   int            `json:"stored"`
-	CyclesOK int            `json:"stable_cycles"`
-	Seconds  float64        `json:"seconds"`
-}
-
 // runMemorySweep trains and verifies every (width, depth) cell in both
-// modes on the same examples and writes table.json and table.png
-// (stored examples per cell, autoencoding beside sequence encoding).
-func runMemorySweep(e *env, o *memoryOptions, budget time.Duration) error {
+// modes on the same examples (memory.Experiment.Sweep).
+func runMemorySweep(e *env, o *memoryOptions, x *memory.Experiment) error {
 	if o.out == "" {
 		return usagef("--sweep-widths/--sweep-depths need --out DIR for the table")
 	}
 	if o.resume != "" {
 		return usagef("--resume continues one network, not a sweep")
-	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return fmt.Errorf("--out %s: %w", o.out, err)
 	}
 	widths, err := parsePositiveInts("--sweep-widths", o.sweepWidths, o.width)
 	if err != nil {
@@ -525,51 +262,27 @@ func runMemorySweep(e *env, o *memoryOptions, budget time.Duration) error {
 	if err != nil {
 		return err
 	}
-	var cells []memoryCell
-	values := map[string][][]float64{}
-	for _, mode := range []string{"autoencode", "sequence"} {
-		values[mode] = make([][]float64, len(depths))
-		for di := range depths {
-			values[mode][di] = make([]float64, len(widths))
-		}
-	}
-	for di, depth := range depths {
-		for wi, width := range widths {
-			for _, mode := range []string{"autoencode", "sequence"} {
-				cell, err := o.sweepCell(e, mode, width, depth, budget)
-				if err != nil {
-					return err
-				}
-				cells = append(cells, *cell)
-				v := float64(cell.Stored)
-				if o.lossTarget > 0 && !cell.Training.Reached {
-					v = math.NaN() // not trained to the common target: not comparable
-				}
-				values[mode][di][wi] = v
-				if err := modelfile.WriteAtomicContext(e.ctx, filepath.Join(o.out, "table.json"), func(w io.Writer) error {
-					return writeJSON(w, cells)
-				}); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	rowL, colL := make([]string, len(depths)), make([]string, len(widths))
-	for i, d := range depths {
-		rowL[i] = strconv.Itoa(d)
-	}
-	for i, w := range widths {
-		colL[i] = strconv.Itoa(w)
-	}
-	n := 0.0
-	if data, err := o.load(e.ctx); err == nil {
-		n = float64(data.Set.N)
-	}
-	for _, mode := range []string{"autoencode", "sequence"} {
-		title := fmt.Sprintf("%s: examples stored (of %g; - = loss target not reached)", mode, n)
-		if err := memory.Heatmap(e.ctx, filepath.Join(o.out, "table-"+mode+".png"), title, "depth", "width", rowL, colL, values[mode], max(n, 1)); err != nil {
+	for _, d := range depths {
+		if _, err := o.config(widths[0], d); err != nil {
 			return err
 		}
+	}
+	n := 0
+	if data, err := o.load(e.ctx); err == nil {
+		n = data.Set.N
+	}
+	cells, err := x.Sweep(e.ctx, widths, depths, n, func(mode string) (*memory.Data, error) {
+		c := *o
+		c.mode = mode
+		if mode == "sequence" && o.data == "mnist" && o.sequences == 0 {
+			// the same images as --rows autoencoded: the --digits pattern
+			// (one image of each class) repeated
+			c.sequences = max(1, o.rows/len(strings.ReplaceAll(o.digits, ",", "")))
+		}
+		return c.load(e.ctx)
+	})
+	if err != nil {
+		return err
 	}
 	if o.common.json {
 		return writeJSON(e.stdout, cells)
@@ -580,37 +293,8 @@ func runMemorySweep(e *env, o *memoryOptions, budget time.Duration) error {
 	return nil
 }
 
-// sweepCell trains and verifies the network of one cell of the width ×
-// depth table in one mode.
-func (o *memoryOptions) sweepCell(e *env, mode string, width, depth int, budget time.Duration) (*memoryCell, error) {
-	c := *o
-	c.width, c.depth, c.mode = width, depth, mode
-	c.ckpt = filepath.Join(o.out, fmt.Sprintf("%s-w%d-d%d.ckpt", mode, width, depth))
-	c.out = ""
-	if mode == "sequence" && o.data == "mnist" && o.sequences == 0 {
-		// the same images as --rows autoencoded: the --digits pattern
-		// (one image of each class) repeated
-		c.sequences = max(1, o.rows/len(strings.ReplaceAll(o.digits, ",", "")))
-	}
-	cfg, err := c.config()
-	if err != nil {
-		return nil, err
-	}
-	data, err := c.load(e.ctx)
-	if err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	memoryLog(e, o)("cell width %d depth %d, %s", width, depth, mode)
-	res, _, _, err := trainVerify(e, &c, data, cfg, budget)
-	if err != nil {
-		return nil, err
-	}
-	return &memoryCell{Mode: mode, Width: width, Depth: depth, Training: res.Training, Loss: res.Loss, Stored: res.Stored, CyclesOK: res.CyclesOK, Seconds: time.Since(start).Seconds()}, nil
-}
-
-// parseInts reads a comma-separated list of positive integers (empty:
-// the single default).
+// parsePositiveInts reads a comma-separated list of positive integers
+// (empty: the single default).
 func parsePositiveInts(flag, s string, def int) ([]int, error) {
 	if s == "" {
 		return []int{def}, nil

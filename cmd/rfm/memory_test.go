@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rfmkit/rfm/memory"
 )
 
 // rfm memory on a tiny 2-D set: trains to the target, verifies every
@@ -19,7 +21,7 @@ func TestMemoryCommand(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	var res memoryJSON
+	var res memory.Result
 	raw, err := os.ReadFile(filepath.Join(dir, "out", "summary.json"))
 	if err != nil {
 		t.Fatal(err)
