@@ -2,14 +2,10 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"math"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
-	"github.com/rfmkit/rfm/metrics"
+	"github.com/rfmkit/rfm/describe"
 	"github.com/rfmkit/rfm/predictor"
 )
 
@@ -19,41 +15,12 @@ type cvOptions struct {
 	perFold bool
 }
 
-// stat is a metric's mean and (population) standard deviation over the
-// folds where it is defined.
-type stat struct {
-	Mean  float64 `json:"mean"`
-	Std   float64 `json:"std"`
-	Folds int     `json:"folds"`
-}
-
-type cvFold struct {
-	Fold      int            `json:"fold"`
-	TrainRows int            `json:"train_rows"`
-	TestRows  int            `json:"test_rows"`
-	BestRound int            `json:"best_round"`
-	Leaves    int            `json:"leaves,omitempty"` // a tree fold
-	Values    map[string]any `json:"metrics"`
-}
-
-// cvJSON is what 'rfm cv --json' prints.
-type cvJSON struct {
-	Data       string          `json:"data"`
-	Target     string          `json:"target"`
-	Task       string          `json:"task"`
-	Rows       int             `json:"rows"`
-	Folds      int             `json:"folds"`
-	Stratified bool            `json:"stratified"`
-	Config     rfm.Config      `json:"config"`
-	Summary    map[string]stat `json:"summary"`
-	PerFold    []cvFold        `json:"per_fold"`
-	Seconds    float64         `json:"seconds"`
-}
-
-var (
-	classMetrics = []string{"accuracy", "log_loss", "auc"}
-	regMetrics   = []string{"mse", "rmse", "mae", "r2"}
+type (
+	cvJSON = describe.CV
+	cvFold = describe.Fold
 )
+
+var classMetrics, regMetrics = describe.ClassMetrics, describe.RegMetrics
 
 func cmdCV(e *env, args []string) error {
 	var o cvOptions
@@ -140,7 +107,7 @@ rfm cv --data train.csv --target churn --diag --ridge 0.01 --per-fold --json`)
 	if tg.IsClassification() {
 		names = classMetrics
 	}
-	res.Summary = foldSummary(res.PerFold, names)
+	res.Summary = describe.FoldSummary(res.PerFold, names)
 	elapsed := bar.Elapsed()
 	res.Seconds = elapsed.Seconds()
 	headline := names[0]
@@ -152,7 +119,7 @@ rfm cv --data train.csv --target churn --diag --ridge 0.01 --per-fold --json`)
 	if o.common.json {
 		return writeJSON(e.stdout, res)
 	}
-	return writeCVText(e.stdout, &res, names, tg, o.perFold)
+	return describe.WriteCV(e.stdout, &res, names, tg, o.perFold)
 }
 
 // runFold fits the pipeline and the model on one fold's training rows and
@@ -165,90 +132,6 @@ func (o *cvOptions) runFold(e *env, cfg rfm.Config, t *dataset.Table, tg *datase
 		return nil, o.eng.fitError(err, len(train))
 	}
 	fd := &cvFold{TrainRows: r.TrainRows, TestRows: r.TestRows, BestRound: r.BestRound, Leaves: r.Leaves}
-	switch r := r.Report.(type) {
-	case *metrics.Classification:
-		fd.Values = map[string]any{"accuracy": finite(r.Accuracy), "log_loss": r.LogLoss, "auc": r.AUC}
-	case *metrics.Regression:
-		fd.Values = map[string]any{"mse": finite(r.MSE), "rmse": finite(r.RMSE), "mae": finite(r.MAE), "r2": r.R2}
-	}
+	fd.Values = describe.FoldValues(r.Report)
 	return fd, nil
-}
-
-// foldSummary is the mean ± standard deviation over the folds of each
-// metric, over the folds where it is defined.
-func foldSummary(folds []cvFold, names []string) map[string]stat {
-	sum := map[string]stat{}
-	for _, m := range names {
-		var vals []float64
-		for _, fd := range folds {
-			if v, ok := fd.Values[m].(*float64); ok && v != nil {
-				vals = append(vals, *v)
-			}
-		}
-		if len(vals) > 0 {
-			sum[m] = meanStd(vals)
-		}
-	}
-	return sum
-}
-
-func meanStd(v []float64) stat {
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	mean := s / float64(len(v))
-	ss := 0.0
-	for _, x := range v {
-		ss += (x - mean) * (x - mean)
-	}
-	return stat{Mean: mean, Std: math.Sqrt(ss / float64(len(v))), Folds: len(v)}
-}
-
-func writeCVText(w io.Writer, r *cvJSON, names []string, tg *dataset.Target, perFold bool) error {
-	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	how := "random"
-	if r.Stratified {
-		how = "stratified"
-	}
-	fmt.Fprintf(tw, "data\t%s: %d rows, %d-fold cross-validation (%s, seed %d)\n", r.Data, r.Rows, r.Folds, how, r.Config.Seed)
-	fmt.Fprintf(tw, "target\t%s\n", describeTarget(tg))
-	fmt.Fprintf(tw, "model\t%s\n", describeConfig(r.Config))
-	tw.Flush()
-	b.WriteString("\n")
-	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "metric\tmean\t± std\tfolds\n")
-	for _, m := range names {
-		s, ok := r.Summary[m]
-		if !ok {
-			fmt.Fprintf(tw, "%s\tn/a\t\t0\n", m)
-			continue
-		}
-		fmt.Fprintf(tw, "%s\t%.4f\t± %.4f\t%d\n", m, s.Mean, s.Std, s.Folds)
-	}
-	tw.Flush()
-	if perFold {
-		b.WriteString("\n")
-		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprint(tw, "fold\ttrain\ttest\tbest_round\t")
-		for _, m := range names {
-			fmt.Fprintf(tw, "%s\t", m)
-		}
-		fmt.Fprint(tw, "\n")
-		for _, fd := range r.PerFold {
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t", fd.Fold, fd.TrainRows, fd.TestRows, fd.BestRound)
-			for _, m := range names {
-				if v, ok := fd.Values[m].(*float64); ok && v != nil {
-					fmt.Fprintf(tw, "%.4f\t", *v)
-				} else {
-					fmt.Fprint(tw, "n/a\t")
-				}
-			}
-			fmt.Fprint(tw, "\n")
-		}
-		tw.Flush()
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }

@@ -6,13 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/describe"
 	"github.com/rfmkit/rfm/fit"
 	"github.com/rfmkit/rfm/tree"
 )
@@ -225,37 +224,24 @@ rfm fit --data train.csv --target y --valid valid.csv --kernel gaussian --bandwi
 	return f
 }
 
-// fitJSON is what 'rfm fit --json' prints.
-type fitJSON struct {
-	fitData
-	Validation     string      `json:"validation"` // "holdout", "file" or "none"
-	ValidationFile string      `json:"validation_file,omitempty"`
-	ValidationRows int         `json:"validation_rows"`
-	Config         rfm.Config  `json:"config"`
-	History        []rfm.Round `json:"history"`
-	BestRound      int         `json:"best_round"`
-	Refitted       bool        `json:"refitted"`
-	Selected       []string    `json:"selected_features,omitempty"`
-	Note           string      `json:"note,omitempty"`
-	Seconds        float64     `json:"seconds"`
-}
-
-// fitData is what every 'rfm fit --json' says of the data and the file.
-type fitData struct {
-	Model    string   `json:"model"`
-	Data     string   `json:"data"`
-	Rows     int      `json:"rows"`
-	Inputs   int      `json:"inputs"`
-	Features int      `json:"features"`
-	Target   string   `json:"target"`
-	Task     string   `json:"task"`
-	Classes  []string `json:"classes,omitempty"`
-}
-
 func newFitData(o *fitOptions, train *rfm.Dataset, p *dataset.Pipeline, tg *dataset.Target) fitData {
-	return fitData{Model: o.out, Data: o.data, Rows: train.N, Inputs: len(p.Inputs), Features: train.D,
-		Target: tg.Name, Task: tg.Task, Classes: tg.Classes}
+	return describe.NewFitData(o.out, o.data, train, p, tg)
 }
+
+// The reports of package describe, under the names the commands use.
+type (
+	fitJSON = describe.Fit
+	fitData = describe.FitData
+)
+
+var (
+	describeTarget = describe.Target
+	describeConfig = describe.Config
+	describeBest   = describe.Best
+	writeHistory   = describe.WriteHistory
+	joinLimited    = describe.JoinLimited
+	finite         = describe.Finite
+)
 
 func cmdFit(e *env, args []string) error {
 	var o fitOptions
@@ -329,7 +315,7 @@ func cmdFit(e *env, args []string) error {
 	if !ok {
 		return fitTree(e, &o, bar, cfg, why, fr, train, valid, p, tg)
 	}
-	info := trainingInfo{Data: o.data, Rows: train.N, Validation: describeValidation(vinfo, cfg, tg), Version: versionString()}
+	info := trainingInfo{Data: o.data, Rows: train.N, Validation: describe.Validation(vinfo, cfg, tg), Version: versionString()}
 	if err := saveModel(e.ctx, o.out, model, p, tg, info); err != nil {
 		bar.Abort()
 		return err
@@ -339,7 +325,7 @@ func cmdFit(e *env, args []string) error {
 
 	names := p.FeatureNames()
 	res := fitJSON{
-		fitData:    newFitData(&o, train, p, tg),
+		FitData:    newFitData(&o, train, p, tg),
 		Validation: vinfo.Validation, ValidationFile: vinfo.ValidationFile, ValidationRows: vinfo.ValidationRows,
 		Config: cfg, History: model.History, BestRound: model.BestRound, Refitted: model.Refitted,
 		Note: model.Note, Seconds: elapsed.Seconds(),
@@ -353,7 +339,7 @@ func cmdFit(e *env, args []string) error {
 	if o.common.quiet {
 		return nil
 	}
-	return writeFitText(e.stdout, &res, model, tg)
+	return describe.WriteFit(e.stdout, &res, model, tg)
 }
 
 func roundLabel(p rfm.Progress) string {
@@ -361,214 +347,6 @@ func roundLabel(p rfm.Progress) string {
 		return "done"
 	}
 	return fmt.Sprintf("round %d/%d %s", p.Round, max(p.Rounds-1, 0), p.Stage)
-}
-
-func describeValidation(v fitJSON, cfg rfm.Config, tg *dataset.Target) string {
-	switch v.Validation {
-	case "file":
-		return fmt.Sprintf("%s (%d rows)", v.ValidationFile, v.ValidationRows)
-	case "holdout":
-		s := fmt.Sprintf("seeded holdout of %d rows (%g%% of the training rows, seed %d", v.ValidationRows, 100*cfg.ValFraction, cfg.Seed)
-		if tg.IsClassification() {
-			s += ", stratified"
-		}
-		return s + ")"
-	}
-	if cfg.ValFraction > 0 && v.ValidationFile == "" {
-		return "none: the holdout would have no rows (see the note); every round is kept in turn and the last one wins"
-	}
-	return "none: every round is kept in turn and the last one wins"
-}
-
-func writeFitText(w io.Writer, r *fitJSON, m *rfm.Model, tg *dataset.Target) error {
-	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "data\t%s: %d rows, %d input columns → %d features\n", r.Data, r.Rows, r.Inputs, r.Features)
-	fmt.Fprintf(tw, "target\t%s\n", describeTarget(tg))
-	fmt.Fprintf(tw, "validation\t%s\n", describeValidation(*r, r.Config, tg))
-	fmt.Fprintf(tw, "model\t%s\n", describeConfig(r.Config))
-	tw.Flush()
-	b.WriteString("\n")
-	writeHistory(&b, m.History, m.BestRound, m.Task, r.Validation != "none")
-	b.WriteString("\n")
-	b.WriteString(describeBest(m, r.Validation != "none"))
-	if len(r.Selected) > 0 {
-		fmt.Fprintf(&b, "RFM-T kept %d of %d features: %s\n", len(r.Selected), r.Features, joinLimited(r.Selected, 12))
-	}
-	if m.Note != "" {
-		fmt.Fprintf(&b, "note: %s\n", m.Note)
-	}
-	fmt.Fprintf(&b, "model written to %s\n", r.Model)
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func describeTarget(tg *dataset.Target) string {
-	if tg.IsClassification() {
-		return fmt.Sprintf("%s: classification, %d classes (%s)", tg.Name, tg.NumClasses(), joinLimited(tg.Classes, 10))
-	}
-	return fmt.Sprintf("%s: regression (mean %.4g, std %.4g)", tg.Name, tg.Mean, tg.Std)
-}
-
-func describeConfig(c rfm.Config) string {
-	metric := "full M"
-	if c.Diag {
-		metric = "diagonal M"
-	}
-	if p := c.AGOPPower; p != 0 && p != 1 {
-		metric += fmt.Sprintf(" = AGOP^%g", p)
-	}
-	s := fmt.Sprintf("%s, ridge %g, %d AGOP updates, %s (%s-normalized", c.Kernel, c.Ridge, c.Iters, metric, c.MNorm)
-	if c.Centered {
-		s += ", centered"
-	}
-	s += ")"
-	if c.AdaptiveBandwidth > 0 {
-		s += fmt.Sprintf(", adaptive bandwidth ×%g", c.AdaptiveBandwidth)
-	}
-	if c.NormalizeRows {
-		s += ", unit-norm rows"
-	}
-	if c.Float32 {
-		s += ", float32 solve"
-	}
-	if c.FinalKernel != nil {
-		s += fmt.Sprintf(", final kernel %s", *c.FinalKernel)
-	}
-	if c.Loss == rfm.LossLogistic {
-		s += ", logistic loss (kernel logistic regression head)"
-	}
-	return s
-}
-
-func describeBest(m *rfm.Model, validated bool) string {
-	var b strings.Builder
-	if len(m.History) == 0 {
-		return ""
-	}
-	best := m.History[min(m.BestRound, len(m.History)-1)]
-	switch {
-	case !validated:
-		fmt.Fprintf(&b, "kept round %d (no validation rows)", m.BestRound)
-	case m.Task == rfm.Classification:
-		fmt.Fprintf(&b, "best round %d: validation accuracy %.4f (round 0, the plain kernel: %.4f)", m.BestRound, best.ValAccuracy, m.History[0].ValAccuracy)
-	default:
-		fmt.Fprintf(&b, "best round %d: validation loss %.4g (round 0, the plain kernel: %.4g)", m.BestRound, best.ValLoss, m.History[0].ValLoss)
-	}
-	if h := m.Head; h != nil && validated {
-		head := fmt.Sprintf("final kernel %s", m.KernelUsed)
-		if m.Config.Loss == rfm.LossLogistic {
-			if m.Config.FinalKernel != nil {
-				head = "logistic head with the " + head
-			} else {
-				head = "logistic head"
-			}
-			if h.Steps > 0 {
-				head += fmt.Sprintf(" (%d steps", h.Steps)
-				if h.StepLimit {
-					head += ", stopped at the limit before its tolerance"
-				}
-				head += ")"
-			}
-		}
-		if m.Task == rfm.Classification {
-			fmt.Fprintf(&b, "; %s on that M: validation accuracy %.4f", head, h.ValAccuracy)
-		} else {
-			fmt.Fprintf(&b, "; %s on that M: validation loss %.4g", head, h.ValLoss)
-		}
-	}
-	switch {
-	case m.Refitted && m.Config.Solver == rfm.SolverNystrom:
-		// m.N counts the centres: the model does not keep the rows' count.
-		fmt.Fprintf(&b, "; α refitted on all training rows (Nyström on %d centres)", m.N)
-	case m.Refitted:
-		fmt.Fprintf(&b, "; α refitted on all %d rows", m.N)
-	}
-	b.WriteString("\n")
-	return b.String()
-}
-
-// writeHistory prints the per-round table; the chosen round is starred.
-// The timing columns appear for a fit just made: model files do not store
-// timings (so that equal fits give equal files), and inspect leaves them out.
-func writeHistory(w io.Writer, h []rfm.Round, best int, task rfm.Task, validated bool) {
-	timed, solved := false, false
-	for _, r := range h {
-		timed = timed || r.FitSeconds > 0
-		solved = solved || solveNote(r) != ""
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "round\tbandwidth\t"
-	if task == rfm.Classification {
-		head += "val_accuracy\t"
-	}
-	head += "val_loss\t"
-	if timed {
-		head += "fit_s\tagop_s\t"
-	}
-	if solved {
-		head += "solve\t"
-	}
-	fmt.Fprint(tw, head+"\n")
-	for _, r := range h {
-		mark := "  "
-		if r.Round == best {
-			mark = "* "
-		}
-		acc, loss := fmt.Sprintf("%.4f", r.ValAccuracy), fmt.Sprintf("%.5g", r.ValLoss)
-		bw := fmt.Sprintf("%.4g", r.Bandwidth)
-		if r.Bandwidth == 0 { // ntk, nngp: no bandwidth
-			bw = "-"
-		}
-		if !validated {
-			acc, loss = "-", "-"
-		}
-		row := fmt.Sprintf("%s%d\t%s\t", mark, r.Round, bw)
-		if task == rfm.Classification {
-			row += acc + "\t"
-		}
-		row += loss + "\t"
-		if timed {
-			agop := "-"
-			if r.AGOPSeconds > 0 {
-				agop = fmt.Sprintf("%.2f", r.AGOPSeconds)
-			}
-			row += fmt.Sprintf("%.2f\t%s\t", r.FitSeconds, agop)
-		}
-		if solved {
-			note := solveNote(r)
-			if note == "" {
-				note = "-"
-			}
-			row += note + "\t"
-		}
-		fmt.Fprint(tw, row+"\n")
-	}
-	tw.Flush()
-}
-
-// solveNote says how a round's solve departed from the plain one asked
-// for: a float32 fit solved in float64, a jitter added to the diagonal, a
-// float32 residual left above solve.RefineTol; "" when none.
-func solveNote(r rfm.Round) string {
-	var parts []string
-	if r.Float64Solve {
-		parts = append(parts, "float64")
-	}
-	if r.Jitter > 0 {
-		parts = append(parts, fmt.Sprintf("jitter %.2g", r.Jitter))
-	}
-	if r.Residual > 0 {
-		parts = append(parts, fmt.Sprintf("residual %.2g", r.Residual))
-	}
-	return strings.Join(parts, ", ")
-}
-
-func joinLimited(s []string, most int) string {
-	if len(s) <= most {
-		return strings.Join(s, ", ")
-	}
-	return strings.Join(s[:most], ", ") + fmt.Sprintf(", ... %d more", len(s)-most)
 }
 
 // writeJSON prints v indented. Non-finite numbers cannot be JSON; they are
@@ -581,12 +359,4 @@ func writeJSON(w io.Writer, v any) error {
 	b = append(b, '\n')
 	_, err = w.Write(b)
 	return err
-}
-
-// finite maps NaN and ±Inf to nil so they appear as null in JSON.
-func finite(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return &v
 }

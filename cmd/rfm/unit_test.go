@@ -241,23 +241,3 @@ func TestFitProgressOnTerminal(t *testing.T) {
 		t.Errorf("stdout is not the JSON result: %v", err)
 	}
 }
-
-// The round table has a solve column only when a round's solve departed
-// from the one asked for (solved in float64, jittered, or a float32
-// residual left above the tolerance), and it says which.
-func TestHistorySolveColumn(t *testing.T) {
-	plain := []rfm.Round{{Round: 0, Bandwidth: 10, ValLoss: 0.5}, {Round: 1, Bandwidth: 10, ValLoss: 0.4}}
-	var b bytes.Buffer
-	writeHistory(&b, plain, 1, rfm.Regression, true)
-	if strings.Contains(b.String(), "solve") {
-		t.Errorf("solve column without a note:\n%s", b.String())
-	}
-	noted := []rfm.Round{{Round: 0, Bandwidth: 10, ValLoss: 0.5, Float64Solve: true}, {Round: 1, Bandwidth: 10, ValLoss: 0.4, Jitter: 1e-6, Residual: 2e-3}}
-	b.Reset()
-	writeHistory(&b, noted, 1, rfm.Regression, true)
-	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	if len(lines) != 3 || !strings.HasSuffix(strings.TrimSpace(lines[0]), "solve") ||
-		!strings.HasSuffix(strings.TrimSpace(lines[1]), "float64") || !strings.HasSuffix(strings.TrimSpace(lines[2]), "jitter 1e-06, residual 0.002") {
-		t.Errorf("round table:\n%s", b.String())
-	}
-}
