@@ -3,14 +3,10 @@ package main
 import (
 	"fmt"
 	"github.com/rfmkit/rfm/science/nfa"
-	"io"
 	"math"
-	"math/rand/v2"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/nn"
@@ -124,7 +120,7 @@ rfm nfa --task alignment-reversing --x-scale 0.004 --balance 0.1,0.3,0.5,0.7,0.9
 	if o.asJSON {
 		return writeJSON(e.stdout, res)
 	}
-	printNFA(e.stdout, res)
+	res.WriteText(e.stdout)
 	return nil
 }
 
@@ -240,46 +236,8 @@ func (o *nfaOptions) loadData(e *env) (tr, te *nfa.Data, egop []float64, label s
 	}
 	// A seeded 20% test split; the pipeline is fitted on the training
 	// rows only.
-	n := t.NRows()
-	nTest := max(1, n/5)
-	if n-nTest < 2 {
-		return nil, nil, nil, "", 0, fmt.Errorf("%s: %d rows are too few", o.data, n)
-	}
-	perm := rand.New(rand.NewPCG(o.seed, 0x7e57)).Perm(n)
-	trT, err := t.SelectRows(perm[nTest:])
-	if err != nil {
-		return nil, nil, nil, "", 0, err
-	}
-	teT, err := t.SelectRows(perm[:nTest])
-	if err != nil {
-		return nil, nil, nil, "", 0, err
-	}
-	tg, p, err := fitEncoding(trT, o.data, o.target, "auto", dataset.ScaleStandard)
-	if err != nil {
-		return nil, nil, nil, "", 0, err
-	}
-	encode := func(tab *dataset.Table) (*nfa.Data, error) {
-		ds, err := encodeRows(tab, o.data, p, tg)
-		if err != nil {
-			return nil, err
-		}
-		out := &nfa.Data{X: ds.X, Y: ds.Y, N: ds.N, D: ds.D, K: 1}
-		if tg.IsClassification() {
-			out.K = tg.NumClasses()
-			if out.Y, err = tg.OneHot(ds.Labels); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
-	}
-	if tr, err = encode(trT); err != nil {
-		return nil, nil, nil, "", 0, err
-	}
-	if te, err = encode(teT); err != nil {
-		return nil, nil, nil, "", 0, err
-	}
-	if tg.IsClassification() {
-		classes = tg.NumClasses()
+	if tr, te, classes, err = nfa.FromTable(t, o.data, o.target, o.seed); err != nil {
+		return nil, nil, nil, "", 0, inFile(o.data, err)
 	}
 	return tr, te, nil, fmt.Sprintf("%s (target %s)", o.data, o.target), classes, nil
 }
@@ -291,34 +249,6 @@ func taskNames() string {
 		names = append(names, string(t))
 	}
 	return strings.Join(names, ", ")
-}
-
-func printNFA(w io.Writer, res *nfa.Result) {
-	fmt.Fprintf(w, "data     %s: %d train / %d test rows, %d inputs\n", res.Data, res.Rows, res.Test, res.Inputs)
-	fmt.Fprintf(w, "network  widths %v, %s, bias %v, init scale %v, %s lr %g, batch %d (%.1fs)\n\n",
-		res.Network.Widths, res.Network.Activation, res.Network.Bias, res.Network.InitScale, res.Network.Optimizer, res.Network.LR, res.Network.BatchSize, res.Seconds)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "epoch\tstep\tlayer\ttrain MSE\ttest MSE\tUC-NFA ρ\tC-NFA ρ\tUC top-eig\tC top-eig\t")
-	for _, r := range res.Records {
-		cn, ce := "-", "-"
-		if r.CNFA != nil {
-			cn, ce = fmt.Sprintf("%.3f", r.CNFA.Cosine), fmt.Sprintf("%.3f", r.CNFA.TopEig)
-		}
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%.4g\t%.4g\t%.3f\t%s\t%.3f\t%s\t\n", r.Epoch, r.Step, r.Layer, r.TrainLoss, r.TestLoss, r.NFA.Cosine, cn, r.NFA.TopEig, ce)
-	}
-	tw.Flush()
-	if len(res.Final) > 0 {
-		fmt.Fprintln(w)
-		keys := make([]string, 0, len(res.Final))
-		for k := range res.Final {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			c := res.Final[k].(nn.Comparison)
-			fmt.Fprintf(w, "%-14s ρ %.3f  pearson %.3f  top-eig %.3f  diag %.3f\n", k, c.Cosine, c.Pearson, c.TopEig, c.Diag)
-		}
-	}
 }
 
 const defaultBalances = "0.05,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1"
@@ -394,14 +324,6 @@ func nfaReversing(e *env, f *flagSet, o *nfaOptions) error {
 	if o.asJSON {
 		return writeJSON(e.stdout, res)
 	}
-	fmt.Fprintf(e.stdout, "alignment reversing: n %d, d %d, width %d, x-scale %g, %d data seeds, %d networks (%s, %.1fs)\n\n",
-		res.N, res.D, res.Width, res.Scale, res.DataSeeds, res.NetSeeds, res.Backend, res.Seconds)
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "γ\tpredicted\tobserved\t|gap|\t")
-	for _, s := range res.Summary {
-		fmt.Fprintf(tw, "%g\t%.4f\t%.4f\t%.4f\t\n", s.Balance, s.Predicted, s.Observed, s.Gap)
-	}
-	tw.Flush()
-	fmt.Fprintf(e.stdout, "\nmean |predicted − observed| over γ: %.4f\n", res.MeanGap)
+	res.WriteText(e.stdout)
 	return nil
 }
