@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -219,7 +218,7 @@ func (o *completeOptions) run(e *env, st *complete.Study, y *complete.Matrix, la
 		return writeJSON(e.stdout, report)
 	}
 	if !o.common.quiet {
-		printComplete(e.stdout, report)
+		report.WriteText(e.stdout)
 	}
 	return nil
 }
@@ -377,46 +376,4 @@ func completeSummary(r *complete.Report) string {
 		s += fmt.Sprintf("; %d observed patterns (%d direct, %d through the shared inverse), plan %s", r.Groups, r.Direct, r.Schur, sysmem.Human(r.Memory))
 	}
 	return s
-}
-
-func printComplete(w io.Writer, r *complete.Report) {
-	fmt.Fprintf(w, "matrix %s: %d rows × %d columns, %d observed (%.1f%%)\n", r.Data, r.Rows, r.Cols, r.Observed, 100*float64(r.Observed)/float64(r.Rows*r.Cols))
-	fmt.Fprintf(w, "NTK: prior %s, depth %d, %s, ridge %g\n", r.Prior, r.Depth, r.Activation, r.Ridge)
-	for _, h := range []struct {
-		name string
-		r    *complete.HoldoutReport
-	}{{"held-out entries", r.Holdout}, {"held-out columns", r.HoldoutColumns}} {
-		if h.r == nil {
-			continue
-		}
-		fmt.Fprintf(w, "%s (%d cells):\n", h.name, h.r.Cells)
-		fmt.Fprintf(w, "  %-14s %9s %9s %8s %8s %9s %8s %11s\n", "method", "RMSE", "MAE", "R²", "Pearson", "thesis r", "mean R²", "mean cosine")
-		line := func(name string, s complete.Scores) {
-			fmt.Fprintf(w, "  %-14s %9.4g %9.4g %8.4f %8.4f %9.4f %8s %11s\n", name, s.RMSE, s.MAE, s.R2, s.Pearson, s.ThesisR, orDash(s.MeanR2, s.R2Columns), orDash(s.MeanCosine, s.CosineColumns))
-		}
-		line("ntk", h.r.NTK)
-		for _, name := range []string{"row_mean", "column_mean"} {
-			if s, ok := h.r.Baselines[name]; ok {
-				line(name, s)
-			}
-		}
-		for name, s := range h.r.Baselines {
-			if strings.HasPrefix(name, "svd") {
-				line(name, s)
-			}
-		}
-	}
-	if r.Note != "" {
-		fmt.Fprintln(w, r.Note)
-	}
-	if r.Out != "" {
-		fmt.Fprintf(w, "completed matrix written to %s\n", r.Out)
-	}
-}
-
-func orDash(v float64, n int) string {
-	if n == 0 || math.IsNaN(v) {
-		return "-"
-	}
-	return fmt.Sprintf("%.4f", v)
 }
