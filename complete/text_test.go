@@ -25,7 +25,7 @@ func TestReportWriteText(t *testing.T) {
 	if ntk < 0 || !(ntk < row && row < svd) {
 		t.Errorf("method order ntk %d, row_mean %d, svd5 %d:\n%s", ntk, row, svd, got)
 	}
-	if line := got[ntk:strings.Index(got[ntk:], "\n")+ntk]; !strings.HasSuffix(strings.TrimSpace(line), "-") {
+	if line := got[ntk : strings.Index(got[ntk:], "\n")+ntk]; !strings.HasSuffix(strings.TrimSpace(line), "-") {
 		t.Errorf("NaN mean R² over no columns not a dash: %q", line)
 	}
 	if strings.Contains(got, "held-out columns") {
