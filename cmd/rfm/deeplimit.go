@@ -1,9 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,7 +13,6 @@ import (
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/deeplimit"
 	"github.com/rfmkit/rfm/modelfile"
-	"github.com/rfmkit/rfm/plot"
 )
 
 type deepLimitOpts struct {
@@ -166,7 +165,7 @@ func deepTaxonomy(e *env, o *deepLimitOpts, duals []*deeplimit.Dual, task deepli
 	var recs []deeplimit.TaxonomyRecord
 	for _, d := range duals {
 		ref := d.ReferenceAlpha(o.alpha, dim)
-		printConstants(e.stdout, d)
+		d.WriteConstants(e.stdout)
 		start := time.Now()
 		rows, err := deeplimit.Sweep(e.ctx, d, depths, train, y, test, yTest, ref, func(s string) {
 			fmt.Fprintf(e.stderr, "deep-limit: %s: %s\n", d.Act.Name, s)
@@ -174,21 +173,7 @@ func deepTaxonomy(e *env, o *deepLimitOpts, duals []*deeplimit.Dual, task deepli
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "  %8s  %9s  %9s  %14s  %10s  %s\n", "depth L", "majority", "1-NN", fmt.Sprintf("singular α=%.3g", ref), "test error", "K_n")
-		for _, r := range rows {
-			kn := "solved"
-			switch {
-			case r.Identity:
-				kn = "identity to working precision"
-			case r.Ridge > 0:
-				kn = fmt.Sprintf("solved with ridge %g (numerically singular)", r.Ridge)
-			}
-			depth := strconv.Itoa(r.Depth)
-			if r.Depth == 0 {
-				depth = "∞"
-			}
-			fmt.Fprintf(e.stdout, "  %8s  %8.1f%%  %8.1f%%  %13.1f%%  %9.1f%%  %s\n", depth, 100*r.Majority, 100*r.Nearest, 100*r.Singular, 100*r.TestError, kn)
-		}
+		deeplimit.WriteSweep(e.stdout, rows, ref)
 		fmt.Fprintf(e.stderr, "deep-limit: %s took %s\n", d.Act.Name, time.Since(start).Round(time.Millisecond))
 		recs = append(recs, deeplimit.NewTaxonomyRecord(d, ref, rows))
 	}
@@ -199,15 +184,6 @@ func deepTaxonomy(e *env, o *deepLimitOpts, duals []*deeplimit.Dual, task deepli
 	doc := map[string]any{"command": "rfm deep-limit " + strings.Join(os.Args[2:], " "), "data": source,
 		"train_rows": train.N, "test_rows": test.N, "activations": recs}
 	return writeJSONFile(e, filepath.Join(o.out, name+".json"), doc)
-}
-
-func printConstants(w io.Writer, d *deeplimit.Dual) {
-	alpha := "—"
-	if !math.IsNaN(d.Alpha) {
-		alpha = fmt.Sprintf("%.6g", d.Alpha)
-	}
-	fmt.Fprintf(w, "\n%s (scaled by %.6g to E[φ²] = 1): A = %.6g, A' = %.6g, B' = %.6g → case %d, %s; α = %s\n",
-		d.Act.Name, d.Scale, d.A, d.A1, d.B1, int(d.Case), d.Case, alpha)
 }
 
 func sanitize(s string) string {
@@ -239,28 +215,17 @@ func deepData(e *env, o *deepLimitOpts, task deeplimit.Dirichlet) (train deeplim
 	if err != nil {
 		return
 	}
-	tg, p, err := fitEncoding(t, o.data, target, dataset.TaskClassification, dataset.ScaleNone)
+	train, y, test, yTest, dim, err = deeplimit.FromTable(t, o.data, target, o.n, o.nTest, o.seed)
+	var few *deeplimit.TooFewRowsError
+	if errors.As(err, &few) {
+		err = usagef("--n %d + --test %d rows: %s has only %d", o.n, o.nTest, o.data, few.Rows)
+	} else if err != nil {
+		err = inFile(o.data, err)
+	}
 	if err != nil {
 		return
 	}
-	if tg.NumClasses() != 2 {
-		err = fmt.Errorf("%s: target %q has %d classes: the deep-limit classifiers need two", o.data, target, tg.NumClasses())
-		return
-	}
-	ds, err := encodeRows(t, o.data, p, tg)
-	if err != nil {
-		return
-	}
-	if ds.N < o.n+o.nTest {
-		err = usagef("--n %d + --test %d rows: %s has only %d", o.n, o.nTest, o.data, ds.N)
-		return
-	}
-	all := deeplimit.Points{X: ds.X, N: ds.N, D: ds.D}
-	if train, y, test, yTest, err = deeplimit.SplitOrthant(all, ds.Labels, o.n, o.nTest, o.seed); err != nil {
-		err = fmt.Errorf("%s: %w", o.data, err)
-		return
-	}
-	return train, y, test, yTest, ds.D - 1, fmt.Sprintf("%s (target %q, seed %d)", o.data, target, o.seed), nil
+	return train, y, test, yTest, dim, fmt.Sprintf("%s (target %q, seed %d)", o.data, target, o.seed), nil
 }
 
 func writeJSONFile(e *env, path string, v any) error {
@@ -286,7 +251,7 @@ func deepConsistency(e *env, o *deepLimitOpts, duals []*deeplimit.Dual, task dee
 		return usagef("--test %d: must be ≥ 1", nTest)
 	}
 	for _, d := range duals {
-		printConstants(e.stdout, d)
+		d.WriteConstants(e.stdout)
 	}
 	bayes, se, err := task.BayesError(o.bayesSamples, o.seed+7)
 	if err != nil {
@@ -302,36 +267,12 @@ func deepConsistency(e *env, o *deepLimitOpts, duals []*deeplimit.Dual, task dee
 		return err
 	}
 	names := deeplimit.ConsistencyColumns(duals)
-	fmt.Fprintf(e.stdout, "test error on %d rows, depth L = %d:\n  %7s", nTest, o.depth, "n")
-	for _, nm := range names {
-		fmt.Fprintf(e.stdout, "  %17s", nm)
-	}
-	fmt.Fprintln(e.stdout)
-	for _, r := range rows {
-		fmt.Fprintf(e.stdout, "  %7d", r.N)
-		for _, nm := range names {
-			fmt.Fprintf(e.stdout, "  %16.2f%%", 100*r.Errors[nm])
-		}
-		fmt.Fprintln(e.stdout)
-	}
+	deeplimit.WriteConsistency(e.stdout, rows, names, nTest, o.depth)
 	if o.out == "" {
 		return nil
 	}
 	base := filepath.Join(o.out, "consistency-"+o.task)
-	xs := make([]float64, len(rows))
-	series := map[string][]float64{}
-	for i, r := range rows {
-		xs[i] = float64(r.N)
-		for _, nm := range names {
-			if nm == "bayes-classifier" {
-				continue
-			}
-			series[nm] = append(series[nm], r.Errors[nm])
-		}
-		series[fmt.Sprintf("Bayes error %.3f", bayes)] = append(series[fmt.Sprintf("Bayes error %.3f", bayes)], bayes)
-	}
-	if err := plot.Curve(base+".png", xs, series, "training rows n", "test error",
-		fmt.Sprintf("Deep-limit NTK (L = %d) on the %s task", o.depth, o.task)); err != nil {
+	if err := deeplimit.ConsistencyFigure(base+".png", rows, names, bayes, o.depth, o.task); err != nil {
 		return err
 	}
 	doc := map[string]any{"command": "rfm deep-limit " + strings.Join(os.Args[2:], " "), "task": o.task,
