@@ -23,6 +23,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/rfmkit/rfm/internal/cli"
 	"golang.org/x/term"
 )
 
@@ -138,15 +139,6 @@ func lookup(name string) *command {
 	return nil
 }
 
-// usageError is a mistake on the command line (exit code 2).
-type usageError struct{ msg string }
-
-func (u *usageError) Error() string { return u.msg }
-
-func usagef(format string, args ...any) error {
-	return &usageError{fmt.Sprintf(format, args...)}
-}
-
 // exit prints err as one line and maps it to an exit code.
 func (e *env) exit(cmd string, err error) int {
 	var ue *usageError
@@ -157,7 +149,7 @@ func (e *env) exit(cmd string, err error) int {
 	case errors.As(err, &ec):
 		return int(ec)
 	case errors.As(err, &ue):
-		fmt.Fprintf(e.stderr, "rfm %s: %s (see 'rfm %s -h')\n", cmd, oneLine(ue.msg), cmd)
+		fmt.Fprintf(e.stderr, "rfm %s: %s (see 'rfm %s -h')\n", cmd, oneLine(ue.Msg), cmd)
 		return exitUsage
 	case errors.As(err, new(*interrupted)) && e.ctx.Err() != nil:
 		fmt.Fprintf(e.stderr, "rfm %s: interrupted; %s\n", cmd, err)
@@ -188,32 +180,11 @@ func oneLine(s string) string {
 func suggest(name string) string {
 	best, bestD := "", 3
 	for _, c := range commands {
-		if d := editDistance(name, c.name); d < bestD {
+		if d := cli.EditDistance(name, c.name); d < bestD {
 			best, bestD = c.name, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func writeMainUsage(w io.Writer) {

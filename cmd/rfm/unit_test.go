@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
@@ -124,27 +123,6 @@ func TestConfigFromFlags(t *testing.T) {
 }
 
 func TestParseHelpers(t *testing.T) {
-	for in, want := range map[string]uint64{"0": 0, "1024": 1024, "8G": 8 << 30, "512MiB": 512 << 20, "1.5k": 1536, "2TB": 2 << 40} {
-		got, err := parseBytes(in)
-		if err != nil || got != want {
-			t.Errorf("parseBytes(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "lots", "-1G", "1e30T", "NaN"} {
-		if _, err := parseBytes(bad); err == nil {
-			t.Errorf("parseBytes(%q) accepted", bad)
-		}
-	}
-	for in, want := range map[string]rune{"": 0, ",": ',', "tab": '\t', `\t`: '\t', ";": ';', "|": '|'} {
-		if got, err := parseDelimiter(in); err != nil || got != want {
-			t.Errorf("parseDelimiter(%q) = %q, %v", in, got, err)
-		}
-	}
-	for _, bad := range []string{",,", `"`, "ab"} {
-		if _, err := parseDelimiter(bad); err == nil {
-			t.Errorf("parseDelimiter(%q) accepted", bad)
-		}
-	}
 	if s := suggest("inpsect"); s != "inspect" {
 		t.Errorf("suggest(inpsect) = %q", s)
 	}
@@ -173,53 +151,6 @@ func TestParseInterleaved(t *testing.T) {
 	f.String(&target, "target", "", "")
 	if err := f.ParsePositional([]string{"--target", "y", "--", "-odd.csv"}, &bytes.Buffer{}, &data); err != nil || data != "-odd.csv" {
 		t.Errorf("after --: data %q err %v", data, err)
-	}
-}
-
-func TestProgress(t *testing.T) {
-	// On a terminal: a bar with percentage, clock and ETA; Finish clears it.
-	var b bytes.Buffer
-	p := newProgress(&b, true, false)
-	p.stopTicker() // the test moves the clock itself
-	now := p.start
-	p.now = func() time.Time { return now }
-	now = now.Add(10 * time.Second)
-	p.Update(0.5, "round 2/5 fit")
-	line := b.String()
-	for _, want := range []string{"\r[", "50%", "round 2/5 fit", "0:10", "ETA 0:10", "\x1b[K"} {
-		if !strings.Contains(line, want) {
-			t.Errorf("bar %q lacks %q", line, want)
-		}
-	}
-	p.Update(0.25, "later") // never goes back
-	if !strings.Contains(b.String()[len(line):], " 50%") {
-		t.Errorf("fraction went backwards: %q", b.String()[len(line):])
-	}
-	p.Finish("fit: done")
-	if !strings.HasSuffix(b.String(), "\r\x1b[Kfit: done\n") {
-		t.Errorf("finish: %q", b.String())
-	}
-
-	for _, tc := range []struct {
-		name       string
-		tty, quiet bool
-		want       string
-	}{
-		{"no tty", false, false, "fit: done\n"}, // only the summary line
-		{"quiet", true, true, ""},               // nothing, even on a terminal
-	} {
-		b.Reset()
-		p = newProgress(&b, tc.tty, tc.quiet)
-		p.Update(0.5, "x")
-		p.Finish("fit: done")
-		if b.String() != tc.want {
-			t.Errorf("%s: %q", tc.name, b.String())
-		}
-	}
-	for d, want := range map[time.Duration]string{0: "0:00", 65 * time.Second: "1:05", 3725 * time.Second: "1:02:05"} {
-		if got := clock(d); got != want {
-			t.Errorf("clock(%v) = %q, want %q", d, got, want)
-		}
 	}
 }
 

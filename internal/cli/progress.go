@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -8,11 +8,11 @@ import (
 	"time"
 )
 
-// progress draws a bar with the elapsed time and an ETA on a terminal, and
+// Progress draws a bar with the elapsed time and an ETA on a terminal, and
 // otherwise stays silent until Finish prints one summary line. A quiet
-// progress prints nothing at all. The bar is redrawn by a ticker so the
-// clock moves during a long solve, between the engine's reports.
-type progress struct {
+// Progress prints nothing at all. The bar is redrawn by a ticker so the
+// Clock moves during a long solve, between the engine's reports.
+type Progress struct {
 	w     io.Writer
 	tty   bool
 	quiet bool
@@ -29,10 +29,10 @@ type progress struct {
 	closed bool
 }
 
-// newProgress starts a progress display on w. tty says whether w is a
+// NewProgress starts a Progress display on w. tty says whether w is a
 // terminal (a bar is drawn only then).
-func newProgress(w io.Writer, tty, quiet bool) *progress {
-	p := &progress{w: w, tty: tty && !quiet, quiet: quiet, width: 28, now: time.Now}
+func NewProgress(w io.Writer, tty, quiet bool) *Progress {
+	p := &Progress{w: w, tty: tty && !quiet, quiet: quiet, width: 28, now: time.Now}
 	p.start = p.now()
 	if p.tty {
 		p.stop = make(chan struct{})
@@ -42,7 +42,7 @@ func newProgress(w io.Writer, tty, quiet bool) *progress {
 	return p
 }
 
-func (p *progress) tick() {
+func (p *Progress) tick() {
 	defer p.wg.Done()
 	t := time.NewTicker(250 * time.Millisecond)
 	defer t.Stop()
@@ -60,7 +60,7 @@ func (p *progress) tick() {
 
 // Update records how far the work is (fraction in [0, 1], never going
 // back) and what it is doing.
-func (p *progress) Update(frac float64, label string) {
+func (p *Progress) Update(frac float64, label string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if frac > p.frac {
@@ -73,7 +73,7 @@ func (p *progress) Update(frac float64, label string) {
 }
 
 // line renders the bar: [=======>       ]  42%  round 2/5 agop  0:03 ETA 0:04
-func (p *progress) line() string {
+func (p *Progress) line() string {
 	filled := int(p.frac * float64(p.width))
 	bar := strings.Repeat("=", filled)
 	if filled < p.width {
@@ -83,14 +83,14 @@ func (p *progress) line() string {
 	eta := "ETA --:--"
 	if p.frac >= 0.02 && p.frac < 1 {
 		rest := time.Duration(float64(elapsed) * (1 - p.frac) / p.frac)
-		eta = "ETA " + clock(rest)
+		eta = "ETA " + Clock(rest)
 	} else if p.frac >= 1 {
 		eta = "ETA 0:00"
 	}
-	return fmt.Sprintf("[%s] %3.0f%%  %s  %s %s", bar, 100*p.frac, p.label, clock(elapsed), eta)
+	return fmt.Sprintf("[%s] %3.0f%%  %s  %s %s", bar, 100*p.frac, p.label, Clock(elapsed), eta)
 }
 
-func (p *progress) draw() {
+func (p *Progress) draw() {
 	if p.closed {
 		return
 	}
@@ -100,7 +100,7 @@ func (p *progress) draw() {
 }
 
 // Finish removes the bar and prints summary (one line) unless quiet.
-func (p *progress) Finish(summary string) {
+func (p *Progress) Finish(summary string) {
 	p.close()
 	if p.quiet || summary == "" {
 		return
@@ -109,10 +109,10 @@ func (p *progress) Finish(summary string) {
 }
 
 // Abort removes the bar without a summary (the caller reports an error).
-func (p *progress) Abort() { p.close() }
+func (p *Progress) Abort() { p.close() }
 
 // stopTicker ends the periodic redraw.
-func (p *progress) stopTicker() {
+func (p *Progress) stopTicker() {
 	if p.stop != nil {
 		close(p.stop)
 		p.wg.Wait()
@@ -120,7 +120,7 @@ func (p *progress) stopTicker() {
 	}
 }
 
-func (p *progress) close() {
+func (p *Progress) close() {
 	p.stopTicker()
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -130,11 +130,11 @@ func (p *progress) close() {
 	p.closed = true
 }
 
-// Elapsed is the time since the progress started.
-func (p *progress) Elapsed() time.Duration { return p.now().Sub(p.start) }
+// Elapsed is the time since the Progress started.
+func (p *Progress) Elapsed() time.Duration { return p.now().Sub(p.start) }
 
-// clock formats a duration as m:ss or h:mm:ss.
-func clock(d time.Duration) string {
+// Clock formats a duration as m:ss or h:mm:ss.
+func Clock(d time.Duration) string {
 	s := int(d.Round(time.Second) / time.Second)
 	if s < 0 {
 		s = 0
@@ -145,8 +145,8 @@ func clock(d time.Duration) string {
 	return fmt.Sprintf("%d:%02d", s/60, s%60)
 }
 
-// seconds formats a duration for summaries: 0.42s, 12.3s, 4m05s.
-func seconds(d time.Duration) string {
+// Seconds formats a duration for summaries: 0.42s, 12.3s, 4m05s.
+func Seconds(d time.Duration) string {
 	switch {
 	case d < 10*time.Second:
 		return fmt.Sprintf("%.2fs", d.Seconds())

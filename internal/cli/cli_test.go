@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Sizes and delimiters parse as documented; nonsense is refused.
+func TestParseHelpers(t *testing.T) {
+	for in, want := range map[string]uint64{"0": 0, "1024": 1024, "8G": 8 << 30, "512MiB": 512 << 20, "1.5k": 1536, "2TB": 2 << 40} {
+		got, err := ParseBytes(in)
+		if err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "lots", "-1G", "1e30T", "NaN"} {
+		if _, err := ParseBytes(bad); err == nil {
+			t.Errorf("ParseBytes(%q) accepted", bad)
+		}
+	}
+	for in, want := range map[string]rune{"": 0, ",": ',', "tab": '\t', `\t`: '\t', ";": ';', "|": '|'} {
+		if got, err := ParseDelimiter(in); err != nil || got != want {
+			t.Errorf("ParseDelimiter(%q) = %q, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{",,", `"`, "ab"} {
+		if _, err := ParseDelimiter(bad); err == nil {
+			t.Errorf("ParseDelimiter(%q) accepted", bad)
+		}
+	}
+}
+
+// A flag given twice is refused, a mistyped one gets a suggestion, and
+// the flag package's errors name the flag with its -- spelling.
+func TestFlagErrors(t *testing.T) {
+	var n int
+	var s string
+	var l List
+	f := NewFlagSet("x", "rfm x", "", "")
+	f.Int(&n, "rows", 1, "")
+	f.String(&s, "name", "", "")
+	f.List(&l, "cols", "")
+	for args, want := range map[string]string{
+		"--rows 1 --rows 2": `--rows given twice ("1", then "2"); give it once`,
+		"--rws 3":           "unknown flag --rws; did you mean --rows?",
+		"--rows x":          `--rows "x": want an integer`,
+		"--name":            "flag --name needs a value",
+	} {
+		_, err := f.Parse(strings.Fields(args), &bytes.Buffer{})
+		var ue *UsageError
+		if err == nil || !errors.As(err, &ue) || ue.Msg != want {
+			t.Errorf("%s: %v, want %q", args, err, want)
+		}
+		f = NewFlagSet("x", "rfm x", "", "")
+		f.Int(&n, "rows", 1, "")
+		f.String(&s, "name", "", "")
+		f.List(&l, "cols", "")
+	}
+	if _, err := f.Parse([]string{"--cols", "a,b", "--cols", "c"}, &bytes.Buffer{}); err != nil || strings.Join(l, "") != "abc" {
+		t.Errorf("a list accumulates: %v, %v", l, err)
+	}
+}
+
+// On a terminal the bar shows the fraction, label, clock and ETA and
+// never goes back; off a terminal only the summary line is printed, and
+// nothing when quiet.
+func TestProgress(t *testing.T) {
+	// On a terminal: a bar with percentage, Clock and ETA; Finish clears it.
+	var b bytes.Buffer
+	p := NewProgress(&b, true, false)
+	p.stopTicker() // the test moves the Clock itself
+	now := p.start
+	p.now = func() time.Time { return now }
+	now = now.Add(10 * time.Second)
+	p.Update(0.5, "round 2/5 fit")
+	line := b.String()
+	for _, want := range []string{"\r[", "50%", "round 2/5 fit", "0:10", "ETA 0:10", "\x1b[K"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("bar %q lacks %q", line, want)
+		}
+	}
+	p.Update(0.25, "later") // never goes back
+	if !strings.Contains(b.String()[len(line):], " 50%") {
+		t.Errorf("fraction went backwards: %q", b.String()[len(line):])
+	}
+	p.Finish("fit: done")
+	if !strings.HasSuffix(b.String(), "\r\x1b[Kfit: done\n") {
+		t.Errorf("finish: %q", b.String())
+	}
+
+	for _, tc := range []struct {
+		name       string
+		tty, quiet bool
+		want       string
+	}{
+		{"no tty", false, false, "fit: done\n"}, // only the summary line
+		{"quiet", true, true, ""},               // nothing, even on a terminal
+	} {
+		b.Reset()
+		p = NewProgress(&b, tc.tty, tc.quiet)
+		p.Update(0.5, "x")
+		p.Finish("fit: done")
+		if b.String() != tc.want {
+			t.Errorf("%s: %q", tc.name, b.String())
+		}
+	}
+	for d, want := range map[time.Duration]string{0: "0:00", 65 * time.Second: "1:05", 3725 * time.Second: "1:02:05"} {
+		if got := Clock(d); got != want {
+			t.Errorf("Clock(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
