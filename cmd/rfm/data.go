@@ -2,25 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
-	"strings"
 
-	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/internal/cli"
 	"github.com/rfmkit/rfm/internal/linalg"
 	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/predictor"
 )
-
-// Model file sections written by the CLI next to the engine's state.
-const ()
 
 // commonFlags are shared by the commands that compute.
 type commonFlags struct {
@@ -124,201 +114,9 @@ func (c *columnFlags) register(f *flagSet) {
 	f.List(&c.ignore, "ignore", "leave these `COLS` out (ids, leaks, free text)")
 }
 
-// readTable reads a data file, naming it in every error. It gives way to
-// ctx (an interrupt) also while waiting on a pipe or FIFO.
-func readTable(ctx context.Context, path string, opt dataset.ReadOptions) (*dataset.Table, error) {
-	if path == "" {
-		return nil, usagef("--data is required: the table to read")
-	}
-	if path == "-" { // standard input: CSV unless --format says otherwise
-		if opt.Format == "" {
-			opt.Format = "csv"
-		}
-		t, err := dataset.ReadContext(ctx, os.Stdin, "<stdin>", opt)
-		if err != nil {
-			return nil, inFile("<stdin>", err)
-		}
-		return t, nil
-	}
-	t, err := dataset.ReadFileContext(ctx, path, opt)
-	if err != nil {
-		return nil, inFile(path, err)
-	}
-	return t, nil
-}
-
-// inFile makes sure a data error names the file: the dataset package's
-// messages do, except for a few that only name a column or a count.
-func inFile(path string, err error) error {
-	if errors.Is(err, context.Canceled) {
-		return err // an interrupt, reported as such
-	}
-	var pe *dataset.ParseError
-	if errors.As(err, &pe) && pe.File != "" {
-		return err
-	}
-	msg := err.Error()
-	if strings.HasPrefix(msg, path+":") || strings.HasPrefix(msg, path+"[") {
-		return err
-	}
-	msg = strings.TrimPrefix(strings.TrimPrefix(msg, "dataset: "), "predictor: ")
-	return fmt.Errorf("%s: %s", path, msg)
-}
-
-// chooseTarget resolves --target: the named column, or by default a column
-// called "label" (LIBSVM files) or "y" (NPZ archives).
-func chooseTarget(t *dataset.Table, name, path string) (string, error) {
-	if name != "" {
-		if _, err := t.TargetColumn(name); err != nil {
-			return "", inFile(path, err)
-		}
-		return name, nil
-	}
-	for _, guess := range []string{"label", "y"} {
-		if _, ok := t.Column(guess); ok {
-			return guess, nil
-		}
-	}
-	return "", usagef("--target is required: name the column to predict (%s has %s)", path, quoteNames(t.Names()))
-}
-
-func quoteNames(names []string) string {
-	const most = 12
-	q := make([]string, 0, most+1)
-	for i, n := range names {
-		if i == most {
-			q = append(q, fmt.Sprintf("... %d more", len(names)-most))
-			break
-		}
-		q = append(q, fmt.Sprintf("%q", n))
-	}
-	return strings.Join(q, ", ")
-}
-
-// fitEncoding fits the target encoding and the feature pipeline (with the
-// given scaling of numeric columns) on the training table.
-func fitEncoding(t *dataset.Table, path, target, task string, scaling dataset.Scaling) (*dataset.Target, *dataset.Pipeline, error) {
-	tg, p, err := predictor.FitEncoding(t, target, task, scaling)
-	if err != nil {
-		return nil, nil, inFile(path, err)
-	}
-	return tg, p, nil
-}
-
-// encodeRows turns a table into the engine's numeric dataset with a fitted
-// pipeline and target.
-func encodeRows(t *dataset.Table, path string, p *dataset.Pipeline, tg *dataset.Target) (*rfm.Dataset, error) {
-	ds, err := predictor.Encode(t, p, tg)
-	if err != nil {
-		return nil, inFile(path, err)
-	}
-	return ds, nil
-}
-
-// readRows reads a table of rows to predict or score with the model's read
-// options. The reader reports a column that the options name but the file
-// lacks as, e.g., `numeric column "age" not found`; roles says what each
-// such column is to the user ("input column of the model", "target column",
-// "--keep column") so the message can say that instead.
-func readRows(ctx context.Context, path string, opt dataset.ReadOptions, roles map[string]string) (*dataset.Table, error) {
-	t, err := readTable(ctx, path, opt)
-	if err != nil {
-		return nil, rowsError(path, err, roles)
-	}
-	return t, nil
-}
-
-// readPieces is readRows a piece of the table at a time (delimited text;
-// other formats come whole), so that a table larger than memory can be
-// predicted: fn gets each piece in file order. Its errors come back as
-// they are; the reader's are worded as readRows words them.
-func readPieces(ctx context.Context, path string, opt dataset.ReadOptions, roles map[string]string, fn func(*dataset.Table) error) error {
-	if path == "" {
-		return usagef("--data is required: the table to read")
-	}
-	var fnErr error
-	call := func(t *dataset.Table) error {
-		fnErr = fn(t)
-		return fnErr
-	}
-	var err error
-	name := path
-	if path == "-" { // standard input: CSV unless --format says otherwise
-		name = "<stdin>"
-		if opt.Format == "" {
-			opt.Format = "csv"
-		}
-		err = dataset.ReadChunks(ctx, os.Stdin, name, opt, pieceBytes, call)
-		if errors.Is(err, dataset.ErrNotDelimited) {
-			var t *dataset.Table
-			if t, err = readTable(ctx, path, opt); err == nil {
-				err = call(t)
-			}
-		}
-	} else {
-		err = dataset.ReadFileChunks(ctx, path, opt, pieceBytes, call)
-	}
-	if err == nil || (fnErr != nil && err == fnErr) {
-		return err
-	}
-	return rowsError(name, inFile(name, err), roles)
-}
-
 // pieceBytes is the text readPieces parses at a time: about 500 000 rows
 // of the flights table.
 var pieceBytes = dataset.DefaultChunkBytes
-
-// boundStreamHeap sets a soft memory limit for predicting or scoring a
-// table a piece at a time with the model in modelPath: three times the
-// model file (the model, its mapped centres, the prediction blocks) plus
-// 16 times a piece of text (its table, features, outputs and output
-// text), at least 256 MiB. Without it the collector lets the heap grow to
-// twice its live size between collections and returns pages lazily:
-// predicting the 2.5 M training rows of flights with a 200 MB tree peaked
-// at 4.2 GB of RSS with a live heap under 1 GB (1.07 GB, and faster,
-// with the limit). It is soft: a larger live heap is not refused, only
-// collected more often. A GOMEMLIMIT in the environment wins. The
-// returned function restores the previous limit.
-func boundStreamHeap(modelPath string) func() {
-	if os.Getenv("GOMEMLIMIT") != "" {
-		return func() {}
-	}
-	st, err := os.Stat(modelPath)
-	if err != nil {
-		return func() {}
-	}
-	limit := max(3*st.Size()+16*int64(pieceBytes), 256<<20)
-	prev := debug.SetMemoryLimit(limit)
-	return func() { debug.SetMemoryLimit(prev) }
-}
-
-// rowsError words a reader's error for rows to predict or score: a missing
-// column is named by its role (roles: column → role).
-func rowsError(path string, err error, roles map[string]string) error {
-	if errors.Is(err, context.Canceled) {
-		return err
-	}
-	var pe *dataset.ParseError
-	if errors.As(err, &pe) {
-		return err
-	}
-	var nf *dataset.ColumnNotFoundError
-	if errors.As(err, &nf) {
-		if role, ok := roles[nf.Name]; ok {
-			return fmt.Errorf("%s: %s %q is missing; the columns are %s", path, role, nf.Name, quoteNames(nf.Columns))
-		}
-	}
-	return err
-}
-
-// inputRoles names the model's input columns for readRows.
-func inputRoles(p *dataset.Pipeline) map[string]string {
-	roles := map[string]string{}
-	for _, name := range p.InputColumns() {
-		roles[name] = "the model's input column"
-	}
-	return roles
-}
 
 // rowReadOptions are the read options for rows to predict or evaluate: the
 // model's column kinds and missing tokens, plus the target column's kind
@@ -367,46 +165,24 @@ func loadModel(path string, needPipeline bool) (*loadedModel, error) {
 	return lm, nil
 }
 
-// checkOutPath fails early, before a long computation, when the output
-// cannot be written where asked, or would overwrite an input.
-func checkOutPath(flagName, out string, inputs ...string) error {
-	if out == "" {
-		return nil
-	}
-	for _, in := range inputs {
-		if in != "" && sameFile(in, out) {
-			return usagef("--%s %s would overwrite the input file; choose another path", flagName, out)
-		}
-	}
-	if st, err := os.Stat(out); err == nil && st.IsDir() {
-		return usagef("--%s %s is a directory; give a file path", flagName, out)
-	}
-	dir := filepath.Dir(out)
-	st, err := os.Stat(dir)
-	if err != nil || !st.IsDir() {
-		return fmt.Errorf("--%s %s: directory %s does not exist", flagName, out, dir)
-	}
-	if err := modelfile.CheckWritable(out); err != nil {
-		return fmt.Errorf("--%s %s: cannot write there: %w", flagName, out, unwrapPath(err))
-	}
-	return nil
+// The table reading and output checks of package cli, under the names
+// the commands use.
+var (
+	readTable    = cli.ReadTable
+	readRows     = cli.ReadRows
+	inFile       = cli.InFile
+	chooseTarget = cli.ChooseTarget
+	fitEncoding  = cli.FitEncoding
+	encodeRows   = cli.EncodeRows
+	inputRoles   = cli.InputRoles
+	checkOutPath = cli.CheckOutPath
+	quoteNames   = cli.QuoteNames
+)
+
+// readPieces is cli.ReadPieces in pieces of pieceBytes.
+func readPieces(ctx context.Context, path string, opt dataset.ReadOptions, roles map[string]string, fn func(*dataset.Table) error) error {
+	return cli.ReadPieces(ctx, path, opt, roles, pieceBytes, fn)
 }
 
-// unwrapPath drops the *PathError wrapper (its path is a temporary name the
-// user never chose) and keeps the reason.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
-func sameFile(a, b string) bool {
-	sa, errA := os.Stat(a)
-	sb, errB := os.Stat(b)
-	if errA != nil || errB != nil {
-		return filepath.Clean(a) == filepath.Clean(b)
-	}
-	return os.SameFile(sa, sb)
-}
+// boundStreamHeap is cli.BoundStreamHeap for pieces of pieceBytes.
+func boundStreamHeap(modelPath string) func() { return cli.BoundStreamHeap(modelPath, pieceBytes) }
