@@ -34,3 +34,24 @@ func WriteCSV(w io.Writer, s *Data) error {
 	}
 	return bw.Flush()
 }
+
+// WriteMatrixCSV writes a d×d row-major matrix (an EGOP) as CSV without a
+// header, numbers in the shortest form that reads back exactly.
+func WriteMatrixCSV(w io.Writer, m []float64, d int) error {
+	bw := bufio.NewWriter(w)
+	var line []byte
+	for i := 0; i < d; i++ {
+		line = line[:0]
+		for j, v := range m[i*d : (i+1)*d] {
+			if j > 0 {
+				line = append(line, ',')
+			}
+			line = strconv.AppendFloat(line, v, 'g', -1, 64)
+		}
+		line = append(line, '\n')
+		if _, err := bw.Write(line); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}

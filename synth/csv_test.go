@@ -37,3 +37,18 @@ func TestWriteCSV(t *testing.T) {
 		}
 	}
 }
+
+// The EGOP file is d lines of d numbers that read back exactly.
+func TestWriteMatrixCSV(t *testing.T) {
+	var b strings.Builder
+	m := []float64{1, 0.1, 1.0 / 3, -2e-300}
+	if err := WriteMatrixCSV(&b, m, 2); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.String(), "1,0.1\n0.3333333333333333,-2e-300\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if !IsTask("chain") || IsTask("alignment-reversing") || !strings.Contains(TaskNames(), "single-index") {
+		t.Errorf("IsTask/TaskNames: %s", TaskNames())
+	}
+}

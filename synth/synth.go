@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 )
 
 // Data is n rows of d features and one target.
@@ -130,4 +131,23 @@ func Classes(y []float64, margin float64) []int {
 		}
 	}
 	return labels
+}
+
+// IsTask reports whether name is one of Tasks.
+func IsTask(name string) bool {
+	for _, t := range Tasks() {
+		if string(t) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// TaskNames lists Tasks comma-separated, for messages.
+func TaskNames() string {
+	var names []string
+	for _, t := range Tasks() {
+		names = append(names, string(t))
+	}
+	return strings.Join(names, ", ")
 }

@@ -211,8 +211,8 @@ func (o *nfaOptions) loadData(e *env) (tr, te *nfa.Data, egop []float64, label s
 			return nil, nil, nil, "", 0, usagef("--target goes with --data")
 		}
 		task := synth.Task(o.task)
-		if !isTask(o.task) {
-			return nil, nil, nil, "", 0, usagef("--task %q: want one of %s, %s", o.task, taskNames(), synth.AlignmentReversing)
+		if !synth.IsTask(o.task) {
+			return nil, nil, nil, "", 0, usagef("--task %q: want one of %s, %s", o.task, synth.TaskNames(), synth.AlignmentReversing)
 		}
 		if o.n < 2 || o.testN < 1 {
 			return nil, nil, nil, "", 0, usagef("--n must be at least 2 and --test-n at least 1")
@@ -240,15 +240,6 @@ func (o *nfaOptions) loadData(e *env) (tr, te *nfa.Data, egop []float64, label s
 		return nil, nil, nil, "", 0, inFile(o.data, err)
 	}
 	return tr, te, nil, fmt.Sprintf("%s (target %s)", o.data, o.target), classes, nil
-}
-
-// taskNames lists the synthetic tasks for messages.
-func taskNames() string {
-	var names []string
-	for _, t := range synth.Tasks() {
-		names = append(names, string(t))
-	}
-	return strings.Join(names, ", ")
 }
 
 const defaultBalances = "0.05,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1"

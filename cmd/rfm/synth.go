@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strconv"
@@ -49,7 +48,7 @@ W₁ᵀW₁ should match ('rfm nfa'). lowrank has none (its target jumps at x5 =
 		`rfm synth --task lowrank --n 2000 --d 20 --out lowrank.csv
 rfm fit --data lowrank.csv --target y --out lowrank.rfm && rfm inspect --model lowrank.rfm
 rfm synth --task alignment-reversing --balance 0.2 --out reversing.csv`)
-	f.String(&task, "task", "", "generator `NAME`: "+taskNames())
+	f.String(&task, "task", "", "generator `NAME`: "+synth.TaskNames())
 	f.Int(&n, "n", 1000, "rows `N`")
 	f.Int(&d, "d", 10, "features `D`")
 	f.Uint64(&seed, "seed", 1, "random `SEED`")
@@ -72,9 +71,9 @@ rfm synth --task alignment-reversing --balance 0.2 --out reversing.csv`)
 	}
 	switch {
 	case task == "":
-		return usagef("--task is required: one of %s, %s", taskNames(), synth.AlignmentReversing)
-	case !isTask(task):
-		return usagef("--task %q: want one of %s, %s", task, taskNames(), synth.AlignmentReversing)
+		return usagef("--task is required: one of %s, %s", synth.TaskNames(), synth.AlignmentReversing)
+	case !synth.IsTask(task):
+		return usagef("--task %q: want one of %s, %s", task, synth.TaskNames(), synth.AlignmentReversing)
 	case n < 1:
 		return usagef("--n %d: must be ≥ 1", n)
 	case d < 1:
@@ -97,7 +96,7 @@ rfm synth --task alignment-reversing --balance 0.2 --out reversing.csv`)
 		if err != nil {
 			return usagef("--egop: %s", strings.TrimPrefix(err.Error(), "synth: "))
 		}
-		if err := writeMatrixCSV(e, egop, g, d); err != nil {
+		if err := modelfile.WriteAtomicContext(e.ctx, egop, func(w io.Writer) error { return synth.WriteMatrixCSV(w, g, d) }); err != nil {
 			return err
 		}
 		vals, _, err := kernel.EigSym(d, g)
@@ -115,37 +114,6 @@ rfm synth --task alignment-reversing --balance 0.2 --out reversing.csv`)
 		return write(e.stdout)
 	}
 	return modelfile.WriteAtomicContext(e.ctx, out, write)
-}
-
-// writeMatrixCSV writes a d×d matrix as CSV (no header), atomically.
-func writeMatrixCSV(e *env, path string, m []float64, d int) error {
-	return modelfile.WriteAtomicContext(e.ctx, path, func(w io.Writer) error {
-		bw := bufio.NewWriter(w)
-		var line []byte
-		for i := 0; i < d; i++ {
-			line = line[:0]
-			for j, v := range m[i*d : (i+1)*d] {
-				if j > 0 {
-					line = append(line, ',')
-				}
-				line = strconv.AppendFloat(line, v, 'g', -1, 64)
-			}
-			line = append(line, '\n')
-			if _, err := bw.Write(line); err != nil {
-				return err
-			}
-		}
-		return bw.Flush()
-	})
-}
-
-func isTask(name string) bool {
-	for _, t := range synth.Tasks() {
-		if string(t) == name {
-			return true
-		}
-	}
-	return false
 }
 
 // synthReversing writes the alignment reversing dataset (n = d = 1024
