@@ -55,3 +55,45 @@ func (rep *Report) WriteText(w io.Writer) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// ProgressPrinter renders a Run's progress on w: a self-overwriting line with the ETA on
+// a terminal (at most every 200 ms), otherwise one line per finished data
+// set and per evaluation split the tuned protocol saved.
+func ProgressPrinter(w io.Writer, tty bool) func(Progress) {
+	var last time.Time
+	return func(p Progress) {
+		finished := p.Event == "done" || p.Event == "failed" || p.Event == "skipped"
+		eta := "ETA --"
+		if p.ETA > 0 {
+			eta = "ETA " + p.ETA.Round(time.Second).String()
+		}
+		if tty {
+			if !finished && time.Since(last) < 200*time.Millisecond {
+				return
+			}
+			last = time.Now()
+			fmt.Fprintf(w, "\r\033[K[%d/%d] %5.1f%%  %s  elapsed %s  %s", p.Done, p.Total, 100*p.Fraction, eta, p.Elapsed.Round(time.Second), p.Dataset)
+			return
+		}
+		if p.Event == "split" && p.Result != nil {
+			// A long data set's evaluation split was saved (tuned).
+			r := p.Result
+			fmt.Fprintf(w, "[%d/%d] %s: %s, RFM %.2f%%, Laplace %.2f%% so far (%.1fs)  [%.0f%%, elapsed %s, %s]\n",
+				p.Done, p.Total, p.Dataset, r.Reason, r.TestAccuracy, r.LaplaceAccuracy, r.Seconds, 100*p.Fraction, p.Elapsed.Round(time.Second), eta)
+			return
+		}
+		if !finished {
+			return
+		}
+		line := fmt.Sprintf("[%d/%d] %s %s", p.Done, p.Total, p.Dataset, p.Event)
+		if r := p.Result; r != nil && r.Status == StatusOK {
+			line += fmt.Sprintf(": RFM %.2f%%, Laplace %.2f%% (%.1fs)", r.TestAccuracy, r.LaplaceAccuracy, r.Seconds)
+			if raw, cal, ok := r.MeanLogLosses(); ok {
+				line += fmt.Sprintf(", log-loss %.4f, calibrated %.4f", raw, cal)
+			}
+		} else if r != nil {
+			line += ": " + r.Reason
+		}
+		fmt.Fprintf(w, "%s  [%.0f%%, elapsed %s, %s]\n", line, 100*p.Fraction, p.Elapsed.Round(time.Second), eta)
+	}
+}

@@ -56,3 +56,17 @@ func TestWriteText(t *testing.T) {
 		t.Errorf("a classifier below the top %d is listed:\n%s", TopRows, got)
 	}
 }
+
+// TestProgressPrinterSplit: off a terminal, a saved evaluation split of a
+// long data set gets its own line; other in-set events stay silent.
+func TestProgressPrinterSplit(t *testing.T) {
+	var b strings.Builder
+	pr := ProgressPrinter(&b, false)
+	pr(Progress{Done: 0, Total: 3, Dataset: "adult", Event: "fit", Fraction: 0.1})
+	pr(Progress{Done: 0, Total: 3, Dataset: "adult", Event: "split", Fraction: 0.2, Result: &Result{
+		Status: StatusPartial, Reason: "1 of 4 evaluation splits done", TestAccuracy: 85.5, LaplaceAccuracy: 84.25, Seconds: 1118.5}})
+	want := "[0/3] adult: 1 of 4 evaluation splits done, RFM 85.50%, Laplace 84.25% so far (1118.5s)  [20%"
+	if got := b.String(); !strings.HasPrefix(got, want) || strings.Count(got, "\n") != 1 {
+		t.Errorf("progress:\n%s\nwant a line starting %q", got, want)
+	}
+}

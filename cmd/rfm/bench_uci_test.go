@@ -78,17 +78,3 @@ func TestBenchUCICommand(t *testing.T) {
 		}
 	})
 }
-
-// TestBenchProgressSplit: off a terminal, a saved evaluation split of a
-// long data set gets its own line; other in-set events stay silent.
-func TestBenchProgressSplit(t *testing.T) {
-	var b strings.Builder
-	pr := benchProgress(&b, false)
-	pr(uci.Progress{Done: 0, Total: 3, Dataset: "adult", Event: "fit", Fraction: 0.1})
-	pr(uci.Progress{Done: 0, Total: 3, Dataset: "adult", Event: "split", Fraction: 0.2, Result: &uci.Result{
-		Status: uci.StatusPartial, Reason: "1 of 4 evaluation splits done", TestAccuracy: 85.5, LaplaceAccuracy: 84.25, Seconds: 1118.5}})
-	want := "[0/3] adult: 1 of 4 evaluation splits done, RFM 85.50%, Laplace 84.25% so far (1118.5s)  [20%"
-	if got := b.String(); !strings.HasPrefix(got, want) || strings.Count(got, "\n") != 1 {
-		t.Errorf("progress:\n%s\nwant a line starting %q", got, want)
-	}
-}
