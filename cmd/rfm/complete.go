@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rfmkit/rfm/internal/cli"
 	"io"
 	"slices"
 	"strings"
@@ -283,16 +284,16 @@ func (o *completeOptions) check(f *flagSet) (complete.Options, []string, error) 
 	if o.depth < 1 || o.depth > 5 {
 		return opt, nil, usagef("--depth %d: must be 1..5", o.depth)
 	}
-	if err := checkFinite("ridge", o.ridge); err != nil {
+	if err := cli.CheckFinite("ridge", o.ridge); err != nil {
 		return opt, nil, err
 	}
 	if o.ridge < 0 {
 		return opt, nil, usagef("--ridge %v: must be ≥ 0", o.ridge)
 	}
-	if err := checkFinite("prior-bias", o.bias); err != nil {
+	if err := cli.CheckFinite("prior-bias", o.bias); err != nil {
 		return opt, nil, err
 	}
-	if err := checkFinite("prior-identity", o.identity); err != nil {
+	if err := cli.CheckFinite("prior-identity", o.identity); err != nil {
 		return opt, nil, err
 	}
 	if o.identity < 0 {
@@ -317,7 +318,7 @@ func (o *completeOptions) check(f *flagSet) (complete.Options, []string, error) 
 	}
 	var limit uint64
 	if o.memory != "" {
-		if limit, err = parseBytes(o.memory); err != nil {
+		if limit, err = cli.ParseBytes(o.memory); err != nil {
 			return opt, nil, usagef("--memory-limit: %v", err)
 		}
 	}
@@ -371,7 +372,7 @@ func (o *completeOptions) readMatrix(ctx context.Context) (*complete.Matrix, err
 }
 
 func completeSummary(r *complete.Report) string {
-	s := fmt.Sprintf("completed %d×%d (%d observed) in %s", r.Rows, r.Cols, r.Observed, clock(time.Duration(r.Seconds*float64(time.Second))))
+	s := fmt.Sprintf("completed %d×%d (%d observed) in %s", r.Rows, r.Cols, r.Observed, cli.Clock(time.Duration(r.Seconds*float64(time.Second))))
 	if r.Groups > 0 {
 		s += fmt.Sprintf("; %d observed patterns (%d direct, %d through the shared inverse), plan %s", r.Groups, r.Direct, r.Schur, sysmem.Human(r.Memory))
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/rfmkit/rfm/internal/cli"
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
@@ -14,13 +15,6 @@ type cvOptions struct {
 	folds   int
 	perFold bool
 }
-
-type (
-	cvJSON = describe.CV
-	cvFold = describe.Fold
-)
-
-var classMetrics, regMetrics = describe.ClassMetrics, describe.RegMetrics
 
 func cmdCV(e *env, args []string) error {
 	var o cvOptions
@@ -70,11 +64,11 @@ rfm cv --data train.csv --target churn --diag --ridge 0.01 --per-fold --json`)
 	}
 	col, err := t.TargetColumn(tg.Name)
 	if err != nil {
-		return inFile(o.data, err)
+		return cli.InFile(o.data, err)
 	}
 	_, labels, err := tg.Encode(col)
 	if err != nil {
-		return inFile(o.data, err)
+		return cli.InFile(o.data, err)
 	}
 	features := p.InputColumns()
 	trains, tests := rfm.KFold(n, labels, o.folds, cfg.Seed)
@@ -91,7 +85,7 @@ rfm cv --data train.csv --target churn --diag --ridge 0.01 --per-fold --json`)
 	}
 
 	bar := newProgress(e.stderr, e.tty(), o.common.quiet)
-	res := cvJSON{Data: o.data, Target: tg.Name, Task: tg.Task, Rows: n, Folds: o.folds, Stratified: labels != nil, Config: cfg}
+	res := describe.CV{Data: o.data, Target: tg.Name, Task: tg.Task, Rows: n, Folds: o.folds, Stratified: labels != nil, Config: cfg}
 	for k := range o.folds {
 		fold, err := o.runFold(e, cfg, t, tg, features, trains[k], tests[k], func(pr rfm.Progress) {
 			bar.Update((float64(k)+pr.Fraction)/float64(o.folds), fmt.Sprintf("fold %d/%d %s", k+1, o.folds, roundLabel(pr)))
@@ -103,9 +97,9 @@ rfm cv --data train.csv --target churn --diag --ridge 0.01 --per-fold --json`)
 		fold.Fold = k + 1
 		res.PerFold = append(res.PerFold, *fold)
 	}
-	names := regMetrics
+	names := describe.RegMetrics
 	if tg.IsClassification() {
-		names = classMetrics
+		names = describe.ClassMetrics
 	}
 	res.Summary = describe.FoldSummary(res.PerFold, names)
 	elapsed := bar.Elapsed()
@@ -124,14 +118,14 @@ rfm cv --data train.csv --target churn --diag --ridge 0.01 --per-fold --json`)
 
 // runFold fits the pipeline and the model on one fold's training rows and
 // scores its test rows (predictor.FitFold), as the JSON row of the fold.
-func (o *cvOptions) runFold(e *env, cfg rfm.Config, t *dataset.Table, tg *dataset.Target, features []string, train, test []int, progress func(rfm.Progress)) (*cvFold, error) {
+func (o *cvOptions) runFold(e *env, cfg rfm.Config, t *dataset.Table, tg *dataset.Target, features []string, train, test []int, progress func(rfm.Progress)) (*describe.Fold, error) {
 	opt := o.eng.fitOptions(nil, nil)
 	opt.Progress = progress
 	r, err := predictor.FitFold(e.ctx, t, o.data, tg, features, dataset.Scaling(o.scale), cfg, opt, train, test)
 	if err != nil {
 		return nil, o.eng.fitError(err, len(train))
 	}
-	fd := &cvFold{TrainRows: r.TrainRows, TestRows: r.TestRows, BestRound: r.BestRound, Leaves: r.Leaves}
+	fd := &describe.Fold{TrainRows: r.TrainRows, TestRows: r.TestRows, BestRound: r.BestRound, Leaves: r.Leaves}
 	fd.Values = describe.FoldValues(r.Report)
 	return fd, nil
 }

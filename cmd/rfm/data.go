@@ -84,7 +84,7 @@ func (r *readFlags) register(f *flagSet, full bool) {
 }
 
 func (r *readFlags) apply(opt *dataset.ReadOptions) error {
-	d, err := parseDelimiter(r.delimiter)
+	d, err := cli.ParseDelimiter(r.delimiter)
 	if err != nil {
 		return err
 	}
@@ -170,13 +170,9 @@ func loadModel(path string, needPipeline bool) (*loadedModel, error) {
 var (
 	readTable    = cli.ReadTable
 	readRows     = cli.ReadRows
-	inFile       = cli.InFile
-	chooseTarget = cli.ChooseTarget
 	fitEncoding  = cli.FitEncoding
 	encodeRows   = cli.EncodeRows
-	inputRoles   = cli.InputRoles
 	checkOutPath = cli.CheckOutPath
-	quoteNames   = cli.QuoteNames
 )
 
 // readPieces is cli.ReadPieces in pieces of pieceBytes.

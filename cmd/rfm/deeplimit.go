@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/rfmkit/rfm/internal/cli"
 	"io"
 	"os"
 	"path/filepath"
@@ -211,7 +212,7 @@ func deepData(e *env, o *deepLimitOpts, task deeplimit.Dirichlet) (train deeplim
 	if err != nil {
 		return
 	}
-	target, err := chooseTarget(t, o.target, o.data)
+	target, err := cli.ChooseTarget(t, o.target, o.data)
 	if err != nil {
 		return
 	}
@@ -220,7 +221,7 @@ func deepData(e *env, o *deepLimitOpts, task deeplimit.Dirichlet) (train deeplim
 	if errors.As(err, &few) {
 		err = usagef("--n %d + --test %d rows: %s has only %d", o.n, o.nTest, o.data, few.Rows)
 	} else if err != nil {
-		err = inFile(o.data, err)
+		err = cli.InFile(o.data, err)
 	}
 	if err != nil {
 		return

@@ -6,6 +6,7 @@ import (
 	bin "encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/rfmkit/rfm/describe"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -305,7 +306,7 @@ func TestCrossValidation(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "train.csv"), churnCSV(150, 5))
 	r := mustRun(t, dir, "cv", "--data", "train.csv", "--target", "churn", "--ignore", "id", "--folds", "3", "--iters", "2", "--json")
-	var cv cvJSON
+	var cv describe.CV
 	if err := json.Unmarshal([]byte(r.stdout), &cv); err != nil {
 		t.Fatalf("cv --json: %v\n%s", err, r.stdout)
 	}
@@ -322,7 +323,7 @@ func TestCrossValidation(t *testing.T) {
 	if test != 150 {
 		t.Errorf("the test folds cover %d rows, want all 150", test)
 	}
-	for _, m := range classMetrics {
+	for _, m := range describe.ClassMetrics {
 		s, ok := cv.Summary[m]
 		if !ok || s.Folds != 3 || s.Std < 0 {
 			t.Errorf("summary %s: %+v", m, s)
@@ -339,7 +340,7 @@ func TestCrossValidation(t *testing.T) {
 	}
 	// Same seed, same folds, same numbers.
 	again := mustRun(t, dir, "cv", "--data", "train.csv", "--target", "churn", "--ignore", "id", "--folds", "3", "--iters", "2", "--json")
-	var cv2 cvJSON
+	var cv2 describe.CV
 	json.Unmarshal([]byte(again.stdout), &cv2)
 	if cv2.Summary["accuracy"] != cv.Summary["accuracy"] {
 		t.Errorf("cv is not reproducible: %v vs %v", cv2.Summary["accuracy"], cv.Summary["accuracy"])
@@ -353,7 +354,7 @@ func TestFitWithValidationFile(t *testing.T) {
 	// The validation file has its columns in another order.
 	writeFile(t, filepath.Join(dir, "valid.csv"), reorder(t, churnCSV(50, 7), []string{"churn", "score", "region", "income", "plan", "age", "id"}))
 	r := mustRun(t, dir, "fit", "--data", "train.csv", "--valid", "valid.csv", "--target", "churn", "--ignore", "id", "--iters", "2", "--json", "--out", "v.rfm")
-	var fit fitJSON
+	var fit describe.Fit
 	if err := json.Unmarshal([]byte(r.stdout), &fit); err != nil {
 		t.Fatal(err)
 	}
@@ -567,7 +568,7 @@ func TestOtherFormats(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "train.svm"), svm.String())
 	writeFile(t, filepath.Join(dir, "train.tsv"), tsv.String())
 	r := mustRun(t, dir, "fit", "--data", "train.svm", "--iters", "1", "--out", "svm.rfm", "--json")
-	var fit fitJSON
+	var fit describe.Fit
 	if err := json.Unmarshal([]byte(r.stdout), &fit); err != nil {
 		t.Fatal(err)
 	}

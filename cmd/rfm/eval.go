@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/rfmkit/rfm/internal/cli"
 	"io"
 	"os"
 	"path/filepath"
@@ -67,7 +68,7 @@ rfm eval --model price.rfm --data test.parquet --json`)
 	if err != nil {
 		return err
 	}
-	roles := inputRoles(lm.Pipeline)
+	roles := cli.InputRoles(lm.Pipeline)
 	roles[lm.Target.Name] = "target column"
 	report, rows, err := evaluate(e, lm, o.data, opt, roles, o.common.quiet)
 	if err != nil {

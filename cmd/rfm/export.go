@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/rfmkit/rfm/internal/cli"
 	"io"
 
 	"github.com/rfmkit/rfm/modelfile"
@@ -99,11 +100,11 @@ rfm export --model churn.rfm --format onnx --out churn.onnx --json`)
 	}
 	fmt.Fprintf(e.stdout, "exported %s → %s (%d bytes, ONNX IR %d, opset %d)\n", model, out, len(b), onnx.IRVersion, onnx.Opset)
 	if len(lay.Numeric) > 0 {
-		fmt.Fprintf(e.stdout, "input  %s  double [N, %d], NaN for missing: %s\n", onnx.InputNumeric, len(lay.Numeric), quoteNames(lay.Numeric))
+		fmt.Fprintf(e.stdout, "input  %s  double [N, %d], NaN for missing: %s\n", onnx.InputNumeric, len(lay.Numeric), cli.QuoteNames(lay.Numeric))
 	}
 	if len(lay.Categorical) > 0 {
-		fmt.Fprintf(e.stdout, "input  %s  string [N, %d], \"\" for missing: %s\n", onnx.InputCategorical, len(lay.Categorical), quoteNames(lay.Categorical))
+		fmt.Fprintf(e.stdout, "input  %s  string [N, %d], \"\" for missing: %s\n", onnx.InputCategorical, len(lay.Categorical), cli.QuoteNames(lay.Categorical))
 	}
-	fmt.Fprintf(e.stdout, "output %s\n", quoteNames(res.Outputs))
+	fmt.Fprintf(e.stdout, "output %s\n", cli.QuoteNames(res.Outputs))
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rfmkit/rfm/internal/cli"
 	"io"
 	"slices"
 	"strings"
@@ -63,7 +64,7 @@ func (g *engineFlags) config(f *flagSet) (rfm.Config, error) {
 			return cfg, usagef("--%s applies to %s only", p.Name, p.AppliesTo)
 		}
 	}
-	if err := checkFinite("threshold", g.threshold); err != nil {
+	if err := cli.CheckFinite("threshold", g.threshold); err != nil {
 		return cfg, err
 	}
 	switch {
@@ -75,7 +76,7 @@ func (g *engineFlags) config(f *flagSet) (rfm.Config, error) {
 		return cfg, usagef("--final-kernel does not apply with --rfm-t: RFM-T refits a plain Laplace kernel on the selected features")
 	}
 	if g.memory != "" {
-		b, err := parseBytes(g.memory)
+		b, err := cli.ParseBytes(g.memory)
 		if err != nil {
 			return cfg, usagef("--memory-limit: %v", err)
 		}
@@ -172,7 +173,7 @@ func (o *fitOptions) readTraining(ctx context.Context, budget uint64) (*dataset.
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	target, err := chooseTarget(t, o.target, o.data)
+	target, err := cli.ChooseTarget(t, o.target, o.data)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -191,7 +192,7 @@ func (o *fitOptions) readValid(e *env, p *dataset.Pipeline, tg *dataset.Target, 
 	if err != nil {
 		return nil, err
 	}
-	roles := inputRoles(p)
+	roles := cli.InputRoles(p)
 	roles[tg.Name] = "target column"
 	vopt.MemoryBudget = budget
 	return readRows(e.ctx, o.valid, vopt, roles)
@@ -230,7 +231,6 @@ func newFitData(o *fitOptions, train *rfm.Dataset, p *dataset.Pipeline, tg *data
 
 // The reports of package describe, under the names the commands use.
 type (
-	fitJSON = describe.Fit
 	fitData = describe.FitData
 )
 
@@ -285,7 +285,7 @@ func cmdFit(e *env, args []string) error {
 		return err
 	}
 	var valid *rfm.Dataset
-	vinfo := fitJSON{Validation: "none"}
+	vinfo := describe.Fit{Validation: "none"}
 	switch {
 	case o.valid != "":
 		vt, err := o.readValid(e, p, tg, cfg.MemoryLimit)
@@ -324,7 +324,7 @@ func cmdFit(e *env, args []string) error {
 	bar.Finish(fmt.Sprintf("fit: %d rows, best round %d of %d, %s; model written to %s", train.N, model.BestRound, len(model.History)-1, seconds(elapsed), o.out))
 
 	names := p.FeatureNames()
-	res := fitJSON{
+	res := describe.Fit{
 		FitData:    newFitData(&o, train, p, tg),
 		Validation: vinfo.Validation, ValidationFile: vinfo.ValidationFile, ValidationRows: vinfo.ValidationRows,
 		Config: cfg, History: model.History, BestRound: model.BestRound, Refitted: model.Refitted,

@@ -27,18 +27,13 @@ func (f *flagSet) ParsePositional(args []string, w io.Writer, target *string) er
 // The command line machinery of package cli, under the names the commands
 // use.
 type (
-	listFlag   = cli.List
-	progress   = cli.Progress
-	usageError = cli.UsageError
+	listFlag = cli.List
+	progress = cli.Progress
 )
 
 var (
-	newProgress    = cli.NewProgress
-	clock          = cli.Clock
-	seconds        = cli.Seconds
-	parseBytes     = cli.ParseBytes
-	parseDelimiter = cli.ParseDelimiter
-	checkFinite    = cli.CheckFinite
+	newProgress = cli.NewProgress
+	seconds     = cli.Seconds
 )
 
 func usagef(format string, args ...any) error { return cli.Usagef(format, args...) }

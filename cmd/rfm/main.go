@@ -141,7 +141,7 @@ func lookup(name string) *command {
 
 // exit prints err as one line and maps it to an exit code.
 func (e *env) exit(cmd string, err error) int {
-	var ue *usageError
+	var ue *cli.UsageError
 	var ec exitCode
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):

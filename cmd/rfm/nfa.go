@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/rfmkit/rfm/internal/cli"
 	"github.com/rfmkit/rfm/science/nfa"
 	"math"
 	"os"
@@ -237,7 +238,7 @@ func (o *nfaOptions) loadData(e *env) (tr, te *nfa.Data, egop []float64, label s
 	// A seeded 20% test split; the pipeline is fitted on the training
 	// rows only.
 	if tr, te, classes, err = nfa.FromTable(t, o.data, o.target, o.seed); err != nil {
-		return nil, nil, nil, "", 0, inFile(o.data, err)
+		return nil, nil, nil, "", 0, cli.InFile(o.data, err)
 	}
 	return tr, te, nil, fmt.Sprintf("%s (target %s)", o.data, o.target), classes, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/csv"
 	"fmt"
+	"github.com/rfmkit/rfm/internal/cli"
 	"io"
 	"slices"
 	"time"
@@ -81,7 +82,7 @@ func cmdPredict(e *env, args []string) error {
 			opt.Categorical = append(opt.Categorical, o.keep)
 		}
 	}
-	roles := inputRoles(lm.Pipeline)
+	roles := cli.InputRoles(lm.Pipeline)
 	if o.keep != "" {
 		roles[o.keep] = "--keep column"
 	}
@@ -149,13 +150,13 @@ func predictPiece(e *env, lm *loadedModel, t *dataset.Table, o predictOptions, t
 	}
 	x, n, _, err := lm.Pipeline.Transform(t)
 	if err != nil {
-		return nil, inFile(o.data, err)
+		return nil, cli.InFile(o.data, err)
 	}
 	var keepCol *dataset.Column
 	if o.keep != "" {
 		c, ok := t.Column(o.keep)
 		if !ok {
-			return nil, fmt.Errorf("%s: --keep column %q not found; the columns are %s", o.data, o.keep, quoteNames(t.Names()))
+			return nil, fmt.Errorf("%s: --keep column %q not found; the columns are %s", o.data, o.keep, cli.QuoteNames(t.Names()))
 		}
 		keepCol = c
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/rfmkit/rfm/internal/cli"
 	"log/slog"
 	"net"
 	"os"
@@ -92,13 +93,13 @@ func cmdServe(e *env, args []string) error {
 		return usagef("--model is required: the model file written by 'rfm fit'")
 	}
 	opt := serve.Options{ModelPath: o.model, MaxRows: o.maxRows, MaxInFlight: o.maxInFlight, BatchRows: o.batchRows}
-	b, err := parseBytes(o.maxBody)
+	b, err := cli.ParseBytes(o.maxBody)
 	if err != nil || b == 0 {
 		return usagef("--max-body %q: want a size such as 512K or 8M", o.maxBody)
 	}
 	opt.MaxBodyBytes = int64(b)
 	if o.memoryBudget != "auto" {
-		b, err := parseBytes(o.memoryBudget)
+		b, err := cli.ParseBytes(o.memoryBudget)
 		if err != nil || b < 1<<20 {
 			return usagef("--memory-budget %q: want auto or a size of at least 1M, such as 512M or 2G", o.memoryBudget)
 		}

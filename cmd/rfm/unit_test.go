@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/rfmkit/rfm/describe"
 	"math"
 	"path/filepath"
 	"reflect"
@@ -167,7 +168,7 @@ func TestFitProgressOnTerminal(t *testing.T) {
 	if !strings.Contains(errb.String(), "\r[") || !strings.Contains(errb.String(), "100%") || !strings.HasSuffix(errb.String(), "m.rfm\n") {
 		t.Errorf("stderr on a terminal: %q", errb.String())
 	}
-	var res fitJSON
+	var res describe.Fit
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
 		t.Errorf("stdout is not the JSON result: %v", err)
 	}
