@@ -15,7 +15,6 @@ func cmdBenchServe(e *env, args []string) error {
 	var (
 		model, rowsList, duration, warmup, batchWait, profile string
 		clients, centers, inputs, batchRows                   int
-		asJSON                                                bool
 		common                                                commonFlags
 	)
 	f := newFlagSet("bench serve", "rfm bench serve [--model FILE] [flags]",
@@ -44,9 +43,9 @@ rfm bench serve --model churn.rfm --rows 1,10,100 --json`)
 	f.String(&batchWait, "batch-wait", "1ms", "the server's --batch-wait (`DURATION`)")
 	f.Int(&batchRows, "batch-rows", 4096, "the server's --batch-rows (`N`)")
 	f.Section("Output")
-	f.Bool(&asJSON, "json", false, "print the result as JSON on stdout")
+	common.add(f, "json")
 	f.String(&profile, "cpuprofile", "", "write a CPU profile of the load phases (server and clients) to `FILE`")
-	f.Int(&common.threads, "threads", 0, "threads for the linear algebra (`N`; 0 = one per CPU, at most 256)")
+	common.add(f, "threads")
 	if _, err := f.Parse(args, e.stderr); err != nil {
 		return err
 	}
@@ -103,7 +102,7 @@ rfm bench serve --model churn.rfm --rows 1,10,100 --json`)
 	if err != nil {
 		return err
 	}
-	if asJSON {
+	if common.json {
 		return writeJSON(e.stdout, res)
 	}
 	return printBenchServe(e.stdout, res, clients, wait)

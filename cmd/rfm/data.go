@@ -12,19 +12,36 @@ import (
 	"github.com/rfmkit/rfm/predictor"
 )
 
-// commonFlags are shared by the commands that compute.
+// commonFlags are the output and resource flags the commands share:
+// --json, --quiet and --threads, each declared once here.
 type commonFlags struct {
 	quiet   bool
 	json    bool
 	threads int
 }
 
+// register adds --json (withJSON), --quiet and --threads.
 func (c *commonFlags) register(f *flagSet, withJSON bool) {
 	if withJSON {
-		f.Bool(&c.json, "json", false, "print the result as JSON on stdout")
+		c.add(f, "json")
 	}
-	f.Bool(&c.quiet, "quiet", false, "no progress bar or summary on stderr")
-	f.Int(&c.threads, "threads", 0, "threads for the linear algebra (`N`; 0 = one per CPU, at most 256)")
+	c.add(f, "quiet", "threads")
+}
+
+// add adds the named common flags, in that order.
+func (c *commonFlags) add(f *flagSet, names ...string) {
+	for _, name := range names {
+		switch name {
+		case "json":
+			f.Bool(&c.json, "json", false, "print the result as JSON on stdout")
+		case "quiet":
+			f.Bool(&c.quiet, "quiet", false, "no progress bar or summary on stderr")
+		case "threads":
+			f.Int(&c.threads, "threads", 0, "threads for the linear algebra (`N`; 0 = one per CPU, at most 256)")
+		default:
+			panic("no common flag --" + name)
+		}
+	}
 }
 
 // apply sets the thread count for the backend and the Go scheduler.

@@ -19,7 +19,7 @@ type nfaOptions struct {
 	balances                                                         string
 	n, d, testN, epochs, batch, points, dataSeeds, netSeeds          int
 	lr, momentum, wd, xScale                                         float64
-	bias, withRFM, asJSON                                            bool
+	bias, withRFM                                                    bool
 	seed                                                             uint64
 	common                                                           commonFlags
 }
@@ -103,7 +103,7 @@ rfm nfa --task alignment-reversing --x-scale 0.004 --balance 0.1,0.3,0.5,0.7,0.9
 		return usagef("--image-shape %s has %d pixels but the data has %d inputs", o.imageShape, shape.Pixels(), tr.D)
 	}
 	opt := nfa.Options{Network: cfg, Epochs: o.epochs, Points: o.points, Classes: classes, EGOP: egop, WithRFM: o.withRFM, Seed: o.seed}
-	if !o.asJSON {
+	if !o.common.json {
 		opt.Progress = func(m nfa.Measurement) {
 			fmt.Fprintf(e.stderr, "nfa: epoch %d (step %d): train %.4g, test %.4g; ρ UC/C %s\n", m.Epoch, m.Step, m.TrainMSE, m.TestMSE, m.LayerSummary())
 		}
@@ -118,7 +118,7 @@ rfm nfa --task alignment-reversing --x-scale 0.004 --balance 0.1,0.3,0.5,0.7,0.9
 			return err
 		}
 	}
-	if o.asJSON {
+	if o.common.json {
 		return writeJSON(e.stdout, res)
 	}
 	res.WriteText(e.stdout)
@@ -156,8 +156,7 @@ func (o *nfaOptions) register(f *flagSet) {
 	f.Section("Output")
 	f.String(&o.out, "out", "", "write nfa.csv, nfa.json and figures into `DIR`")
 	f.String(&o.imageShape, "image-shape", "", "inputs are `HxW` pixels: draw diagonals as images")
-	f.Bool(&o.asJSON, "json", false, "print the result as JSON on stdout")
-	f.Int(&o.common.threads, "threads", 0, "threads for the linear algebra (`N`; 0 = one per CPU, at most 256)")
+	o.common.add(f, "json", "threads")
 }
 
 func (o *nfaOptions) netConfig() (nn.Config, error) {
@@ -299,7 +298,7 @@ func nfaReversing(e *env, f *flagSet, o *nfaOptions) error {
 			return fmt.Errorf("--out %s: %w", o.out, err)
 		}
 	}
-	if !o.asJSON {
+	if !o.common.json {
 		ro.Progress = func(p nfa.ReversingPoint) {
 			fmt.Fprintf(e.stderr, "nfa: γ %g, data seed %d: predicted %.4f, observed %.4f ± %.4f\n", p.Balance, p.DataSeed, p.Predicted, p.Observed, p.ObsStd)
 		}
@@ -313,7 +312,7 @@ func nfaReversing(e *env, f *flagSet, o *nfaOptions) error {
 			return err
 		}
 	}
-	if o.asJSON {
+	if o.common.json {
 		return writeJSON(e.stdout, res)
 	}
 	res.WriteText(e.stdout)

@@ -17,7 +17,6 @@ func cmdPhenomena(e *env, args []string) error {
 		n, epochs, rounds int
 		lr, strength, wd  float64
 		seed              uint64
-		asJSON            bool
 		common            commonFlags
 	)
 	f := newFlagSet("phenomena", "rfm phenomena --kind marker|halves [--mnist DIR] [--out DIR]",
@@ -51,8 +50,7 @@ rfm phenomena --kind halves --out out/halves`)
 	f.Float(&strength, "marker", 0.2, "marker: the brightness `V` of its two pixels (a digit stroke is 1)")
 	f.Uint64(&seed, "seed", 1, "random `SEED`")
 	f.String(&out, "out", "", "write phenomena.json and figures into `DIR`")
-	f.Bool(&asJSON, "json", false, "print the result as JSON on stdout")
-	f.Int(&common.threads, "threads", 0, "threads for the linear algebra (`N`; 0 = one per CPU, at most 256)")
+	common.add(f, "json", "threads")
 	if _, err := f.Parse(args, e.stderr); err != nil {
 		return err
 	}
@@ -69,7 +67,7 @@ rfm phenomena --kind halves --out out/halves`)
 	if cfg := opt.NetworkConfig(); cfg.Validate() != nil {
 		return usagef("%s", strings.TrimPrefix(cfg.Validate().Error(), "nn: "))
 	}
-	if !asJSON {
+	if !common.json {
 		opt.Progress = func(p phenomena.Point) {
 			fmt.Fprintf(e.stderr, "phenomena: %s %d: train %.1f%%, test %.1f%%, focus mass %.3f\n", p.Model, p.Time, p.TrainAcc, p.TestAcc, p.FocusMass)
 		}
@@ -92,7 +90,7 @@ rfm phenomena --kind halves --out out/halves`)
 			return err
 		}
 	}
-	if asJSON {
+	if common.json {
 		return writeJSON(e.stdout, res)
 	}
 	printPhenomenon(e.stdout, res)

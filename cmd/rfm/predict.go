@@ -48,7 +48,7 @@ rfm predict --model churn.rfm --data new.csv --proba > probabilities.csv`)
 	f.Bool(&o.proba, "proba", false, "add one probability column per class (classification)")
 	f.String(&o.keep, "keep", "", "copy column `COL` (an id) from the input to the output, first")
 	f.Bool(&o.common.quiet, "quiet", false, "no summary line on stderr")
-	f.Int(&o.common.threads, "threads", 0, "threads for the linear algebra (`N`; 0 = one per CPU, at most 256)")
+	o.common.add(f, "threads")
 	return f
 }
 

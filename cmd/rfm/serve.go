@@ -76,7 +76,7 @@ curl -s localhost:8080/v1/predict -d '{"rows": [{"age": 41, "plan": "gold"}], "p
 	f.String(&o.watch, "watch", "0", "check the model file every `DURATION` and reload it when it changes (0: only on SIGHUP)")
 	f.Section("Output")
 	f.Bool(&o.logJSON, "log-json", false, "log JSON lines instead of text")
-	f.Int(&o.common.threads, "threads", 0, "threads for the linear algebra (`N`; 0 = one per CPU, at most 256)")
+	o.common.add(f, "threads")
 	return f
 }
 
