@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/plot"
@@ -121,4 +122,33 @@ type TooFewRowsError struct {
 
 func (e *TooFewRowsError) Error() string {
 	return fmt.Sprintf("%s has only %d rows, %d asked for", e.Name, e.Rows, e.Want)
+}
+
+// ParseDuals builds the dual activation of each activation name
+// (ParseActivation's names, e.g. relu, hermite:2, cor2:2).
+func ParseDuals(names []string) ([]*Dual, error) {
+	var duals []*Dual
+	for _, name := range names {
+		act, err := ParseActivation(name)
+		if err != nil {
+			return nil, err
+		}
+		d, err := NewDual(act)
+		if err != nil {
+			return nil, err
+		}
+		duals = append(duals, d)
+	}
+	return duals, nil
+}
+
+// ActivationList names the activations for help texts: their names, then
+// how a parameter is given.
+func ActivationList() string {
+	var names []string
+	for _, s := range ActivationNames() {
+		n, _, _ := strings.Cut(s, ":")
+		names = append(names, n)
+	}
+	return strings.Join(names, ", ") + " (NAME:PARAM where a parameter applies)"
 }

@@ -69,3 +69,18 @@ func TestWriteSweep(t *testing.T) {
 		}
 	}
 }
+
+// ParseDuals builds one dual per name and refuses an unknown activation;
+// the help's list names every activation once.
+func TestParseDuals(t *testing.T) {
+	duals, err := ParseDuals([]string{"relu", "hermite:2"})
+	if err != nil || len(duals) != 2 || duals[0].Act.Name != "relu" {
+		t.Fatalf("%v, %v", duals, err)
+	}
+	if _, err := ParseDuals([]string{"relu", "frobnicate"}); err == nil {
+		t.Error("an unknown activation accepted")
+	}
+	if l := ActivationList(); !strings.HasPrefix(l, "relu") && !strings.Contains(l, "relu, ") || strings.Contains(l, ":2") {
+		t.Errorf("ActivationList = %q", l)
+	}
+}

@@ -2,13 +2,14 @@ package main
 
 import (
 	"fmt"
-	"github.com/rfmkit/rfm/bench/serveload"
 	"io"
 	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/rfmkit/rfm/bench/serveload"
 )
 
 func cmdBenchServe(e *env, args []string) error {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rfmkit/rfm/internal/cli"
 	"io"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/rfmkit/rfm/complete"
 	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/internal/cli"
 	"github.com/rfmkit/rfm/internal/sysmem"
 	"github.com/rfmkit/rfm/modelfile"
 )

@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"github.com/rfmkit/rfm/internal/cli"
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/describe"
+	"github.com/rfmkit/rfm/internal/cli"
 	"github.com/rfmkit/rfm/predictor"
 )
 

@@ -3,16 +3,15 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/rfmkit/rfm/internal/cli"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/deeplimit"
+	"github.com/rfmkit/rfm/internal/cli"
 	"github.com/rfmkit/rfm/modelfile"
 )
 
@@ -51,7 +50,7 @@ E[φ(z)²] = 1; majority vote when A ≠ 0, 1-NN when A = A' = 0, a singular ker
                with known Bayes error, for each activation at depth --depth,
                beside 1-NN, majority vote and the Hilbert estimate (α = d)
 
-Activations: `+activationList()+`.`,
+Activations: `+deeplimit.ActivationList()+`.`,
 		`rfm deep-limit --activation relu,hermite:2,cor2:2 --depths 1,10,100,1000,10000
 rfm deep-limit --experiment consistency --task 2d --activation cor2:2,cor1:2 --out results/deep-limit`)
 	f.String(&o.experiment, "experiment", "taxonomy", "`KIND`: taxonomy or consistency")
@@ -76,11 +75,11 @@ rfm deep-limit --experiment consistency --task 2d --activation cor2:2,cor1:2 --o
 		return usagef("unexpected argument %q", pos[0])
 	}
 	if len(o.activations) == 0 {
-		return usagef("--activation is required: %s", activationList())
+		return usagef("--activation is required: %s", deeplimit.ActivationList())
 	}
-	duals, err := parseDuals(o.activations)
+	duals, err := deeplimit.ParseDuals(o.activations)
 	if err != nil {
-		return err
+		return usagef("--activation: %s", strings.TrimPrefix(err.Error(), "deeplimit: "))
 	}
 	var task deeplimit.Dirichlet
 	switch o.task {
@@ -108,50 +107,8 @@ rfm deep-limit --experiment consistency --task 2d --activation cor2:2,cor1:2 --o
 	return usagef("--experiment %q: want taxonomy or consistency", o.experiment)
 }
 
-// parseDuals builds the dual activation of each --activation name.
-func parseDuals(names []string) ([]*deeplimit.Dual, error) {
-	var duals []*deeplimit.Dual
-	for _, name := range names {
-		act, err := deeplimit.ParseActivation(name)
-		if err != nil {
-			return nil, usagef("--activation: %s", strings.TrimPrefix(err.Error(), "deeplimit: "))
-		}
-		d, err := deeplimit.NewDual(act)
-		if err != nil {
-			return nil, usagef("--activation: %s", strings.TrimPrefix(err.Error(), "deeplimit: "))
-		}
-		duals = append(duals, d)
-	}
-	return duals, nil
-}
-
-func activationList() string {
-	var names []string
-	for _, s := range deeplimit.ActivationNames() {
-		n, _, _ := strings.Cut(s, ":")
-		names = append(names, n)
-	}
-	return strings.Join(names, ", ") + " (NAME:PARAM where a parameter applies)"
-}
-
-// parseInts reads a list flag of integers in [lo, hi].
-func parseInts(flag string, l listFlag, def []int, lo, hi int) ([]int, error) {
-	if len(l) == 0 {
-		return def, nil
-	}
-	var out []int
-	for _, s := range l {
-		v, err := strconv.Atoi(s)
-		if err != nil || v < lo || v > hi {
-			return nil, usagef("--%s %q: want integers in %d..%d", flag, s, lo, hi)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
 func deepTaxonomy(e *env, o *deepLimitOpts, duals []*deeplimit.Dual, task deeplimit.Dirichlet) error {
-	depths, err := parseInts("depths", o.depths, []int{1, 10, 100, 1000, 10000}, 1, deeplimit.MaxDepth)
+	depths, err := cli.ParseInts("depths", o.depths, []int{1, 10, 100, 1000, 10000}, 1, deeplimit.MaxDepth)
 	if err != nil {
 		return err
 	}
@@ -237,7 +194,7 @@ func deepConsistency(e *env, o *deepLimitOpts, duals []*deeplimit.Dual, task dee
 	if o.data != "" {
 		return usagef("--data: the consistency experiment needs a task with a known Bayes error (--task)")
 	}
-	ns, err := parseInts("ns", o.ns, []int{100, 200, 500, 1000, 2000, 5000, 10000, 20000}, 1, 50000)
+	ns, err := cli.ParseInts("ns", o.ns, []int{100, 200, 500, 1000, 2000, 5000, 10000, 20000}, 1, 50000)
 	if err != nil {
 		return err
 	}

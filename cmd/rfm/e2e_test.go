@@ -6,7 +6,6 @@ import (
 	bin "encoding/binary"
 	"encoding/json"
 	"fmt"
-	"github.com/rfmkit/rfm/describe"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rfmkit/rfm/describe"
 	"github.com/rfmkit/rfm/internal/linalg"
 )
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/rfmkit/rfm/internal/cli"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/internal/cli"
 	"github.com/rfmkit/rfm/metrics"
 	"github.com/rfmkit/rfm/plot"
 	"github.com/rfmkit/rfm/predictor"

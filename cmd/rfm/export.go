@@ -3,9 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/rfmkit/rfm/internal/cli"
 	"io"
 
+	"github.com/rfmkit/rfm/internal/cli"
 	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/onnx"
 )

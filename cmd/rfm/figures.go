@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/rfmkit/rfm/science/figures"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/rfmkit/rfm/plot"
+	"github.com/rfmkit/rfm/science/figures"
 )
 
 // imageDims is the --image-shape of pixel inputs.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/rfmkit/rfm/internal/cli"
 	"io"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/describe"
 	"github.com/rfmkit/rfm/fit"
+	"github.com/rfmkit/rfm/internal/cli"
 	"github.com/rfmkit/rfm/tree"
 )
 

@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/internal/cli"
 	"github.com/rfmkit/rfm/memory"
 	"github.com/rfmkit/rfm/mnist"
 	"github.com/rfmkit/rfm/nn"
@@ -254,11 +254,11 @@ func runMemorySweep(e *env, o *memoryOptions, x *memory.Experiment) error {
 	if o.resume != "" {
 		return usagef("--resume continues one network, not a sweep")
 	}
-	widths, err := parsePositiveInts("--sweep-widths", o.sweepWidths, o.width)
+	widths, err := cli.ParseInts("sweep-widths", splitList(o.sweepWidths), []int{o.width}, 1, 0)
 	if err != nil {
 		return err
 	}
-	depths, err := parsePositiveInts("--sweep-depths", o.sweepDepths, o.depth)
+	depths, err := cli.ParseInts("sweep-depths", splitList(o.sweepDepths), []int{o.depth}, 1, 0)
 	if err != nil {
 		return err
 	}
@@ -293,19 +293,10 @@ func runMemorySweep(e *env, o *memoryOptions, x *memory.Experiment) error {
 	return nil
 }
 
-// parsePositiveInts reads a comma-separated list of positive integers
-// (empty: the single default).
-func parsePositiveInts(flag, s string, def int) ([]int, error) {
+// splitList splits a comma-separated flag value ("" is no items).
+func splitList(s string) []string {
 	if s == "" {
-		return []int{def}, nil
+		return nil
 	}
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || v < 1 {
-			return nil, usagef("%s %q: want positive integers, comma-separated", flag, s)
-		}
-		out = append(out, v)
-	}
-	return out, nil
+	return strings.Split(s, ",")
 }

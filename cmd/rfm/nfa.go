@@ -2,15 +2,15 @@ package main
 
 import (
 	"fmt"
-	"github.com/rfmkit/rfm/internal/cli"
-	"github.com/rfmkit/rfm/science/nfa"
 	"math"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/internal/cli"
 	"github.com/rfmkit/rfm/nn"
+	"github.com/rfmkit/rfm/science/nfa"
 	"github.com/rfmkit/rfm/synth"
 )
 

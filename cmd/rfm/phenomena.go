@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
-	"github.com/rfmkit/rfm/science/phenomena"
 	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/rfmkit/rfm/mnist"
+	"github.com/rfmkit/rfm/science/phenomena"
 )
 
 func cmdPhenomena(e *env, args []string) error {

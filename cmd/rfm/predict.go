@@ -4,12 +4,12 @@ import (
 	"bufio"
 	"encoding/csv"
 	"fmt"
-	"github.com/rfmkit/rfm/internal/cli"
 	"io"
 	"slices"
 	"time"
 
 	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/internal/cli"
 	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/predictor"
 )

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/rfmkit/rfm/internal/cli"
 	"log/slog"
 	"net"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rfmkit/rfm/internal/cli"
 	"github.com/rfmkit/rfm/serve"
 )
 

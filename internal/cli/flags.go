@@ -433,3 +433,24 @@ func ParseBytes(s string) (uint64, error) {
 	}
 	return uint64(v * mult), nil
 }
+
+// ParseInts reads the integers of a list flag (--flag), each in [lo, hi]
+// (hi ≤ 0: no upper bound); an empty list is def.
+func ParseInts(flag string, items []string, def []int, lo, hi int) ([]int, error) {
+	if len(items) == 0 {
+		return def, nil
+	}
+	var out []int
+	for _, s := range items {
+		v, err := strconv.Atoi(strings.TrimSpace(s))
+		switch {
+		case err == nil && v >= lo && (hi <= 0 || v <= hi):
+			out = append(out, v)
+		case hi <= 0:
+			return nil, Usagef("--%s %q: want integers ≥ %d, comma-separated", flag, s, lo)
+		default:
+			return nil, Usagef("--%s %q: want integers in %d..%d", flag, s, lo, hi)
+		}
+	}
+	return out, nil
+}
