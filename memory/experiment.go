@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -278,7 +277,7 @@ func (x *Experiment) TrainVerify(ctx context.Context, data *Data) (*Result, *nn.
 	if b.LossTarget > 0 && !tres.Reached {
 		msg := fmt.Sprintf("loss target %g not reached: loss %.3g after %d epochs (%s); the checkpoint %s continues it (--resume)", b.LossTarget, res.Loss, tres.Epochs, tres.Stop, b.Checkpoint)
 		if x.RequireTarget {
-			return nil, nil, 0, errors.New(msg)
+			return nil, nil, 0, fmt.Errorf("%s", msg)
 		}
 		x.logf("warning: %s", msg)
 	}

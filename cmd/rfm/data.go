@@ -182,16 +182,6 @@ func loadModel(path string, needPipeline bool) (*loadedModel, error) {
 	return lm, nil
 }
 
-// The table reading and output checks of package cli, under the names
-// the commands use.
-var (
-	readTable    = cli.ReadTable
-	readRows     = cli.ReadRows
-	fitEncoding  = cli.FitEncoding
-	encodeRows   = cli.EncodeRows
-	checkOutPath = cli.CheckOutPath
-)
-
 // readPieces is cli.ReadPieces in pieces of pieceBytes.
 func readPieces(ctx context.Context, path string, opt dataset.ReadOptions, roles map[string]string, fn func(*dataset.Table) error) error {
 	return cli.ReadPieces(ctx, path, opt, roles, pieceBytes, fn)

@@ -229,20 +229,6 @@ func newFitData(o *fitOptions, train *rfm.Dataset, p *dataset.Pipeline, tg *data
 	return describe.NewFitData(o.out, o.data, train, p, tg)
 }
 
-// The reports of package describe, under the names the commands use.
-type (
-	fitData = describe.FitData
-)
-
-var (
-	describeTarget = describe.Target
-	describeConfig = describe.Config
-	describeBest   = describe.Best
-	writeHistory   = describe.WriteHistory
-	joinLimited    = describe.JoinLimited
-	finite         = describe.Finite
-)
-
 func cmdFit(e *env, args []string) error {
 	var o fitOptions
 	f := fitFlags(&o)

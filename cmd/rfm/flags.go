@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 
+	"github.com/rfmkit/rfm/describe"
 	"github.com/rfmkit/rfm/internal/cli"
 )
 
@@ -24,16 +25,29 @@ func (f *flagSet) ParsePositional(args []string, w io.Writer, target *string) er
 	return f.FlagSet.ParsePositional(args, w, target)
 }
 
-// The command line machinery of package cli, under the names the commands
-// use.
+// The names the commands (some of which are others' to edit) use for
+// the command line machinery of package cli and the reports of package
+// describe.
 type (
 	listFlag = cli.List
 	progress = cli.Progress
+	fitData  = describe.FitData
 )
 
 var (
-	newProgress = cli.NewProgress
-	seconds     = cli.Seconds
+	newProgress    = cli.NewProgress
+	seconds        = cli.Seconds
+	readTable      = cli.ReadTable
+	readRows       = cli.ReadRows
+	fitEncoding    = cli.FitEncoding
+	encodeRows     = cli.EncodeRows
+	checkOutPath   = cli.CheckOutPath
+	describeTarget = describe.Target
+	describeConfig = describe.Config
+	describeBest   = describe.Best
+	writeHistory   = describe.WriteHistory
+	joinLimited    = describe.JoinLimited
+	finite         = describe.Finite
 )
 
 func usagef(format string, args ...any) error { return cli.Usagef(format, args...) }
