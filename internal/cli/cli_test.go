@@ -113,3 +113,23 @@ func TestProgress(t *testing.T) {
 		}
 	}
 }
+
+// ParseInts keeps the default for an empty list and names the item out
+// of range.
+func TestParseInts(t *testing.T) {
+	if got, err := ParseInts("ns", nil, []int{7}, 1, 10); err != nil || len(got) != 1 || got[0] != 7 {
+		t.Errorf("empty: %v, %v", got, err)
+	}
+	if got, err := ParseInts("ns", []string{"1", " 10"}, nil, 1, 10); err != nil || len(got) != 2 || got[1] != 10 {
+		t.Errorf("in range: %v, %v", got, err)
+	}
+	for _, c := range []struct {
+		items  []string
+		hi     int
+		wanted string
+	}{{[]string{"3", "11"}, 10, `--ns "11": want integers in 1..10`}, {[]string{"x"}, 0, `--ns "x": want integers ≥ 1, comma-separated`}, {[]string{"0"}, 0, `--ns "0": want integers ≥ 1`}} {
+		if _, err := ParseInts("ns", c.items, nil, 1, c.hi); err == nil || !strings.HasPrefix(err.Error(), c.wanted) {
+			t.Errorf("%v: %v, want %q", c.items, err, c.wanted)
+		}
+	}
+}
