@@ -2,10 +2,8 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/rfmkit/rfm/mnist"
 	"github.com/rfmkit/rfm/science/phenomena"
@@ -93,20 +91,6 @@ rfm phenomena --kind halves --out out/halves`)
 	if common.json {
 		return writeJSON(e.stdout, res)
 	}
-	printPhenomenon(e.stdout, res)
+	res.WriteText(e.stdout)
 	return nil
-}
-
-func printPhenomenon(w io.Writer, res *phenomena.Result) {
-	fmt.Fprintf(w, "%s: %d training, %d test images of %d pixels; focus: %s\n\n", res.Kind, res.Train, res.Test, res.Inputs, res.Focus)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "model\tepoch/round\ttrain acc %\ttest acc %\tcontrol acc %\tfocus mass\t")
-	for _, p := range res.Points {
-		ctl := "-"
-		if res.Kind == "halves" {
-			ctl = fmt.Sprintf("%.1f", p.TestAcc2)
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%s\t%.3f\t\n", p.Model, p.Time, p.TrainAcc, p.TestAcc, ctl, p.FocusMass)
-	}
-	tw.Flush()
 }
