@@ -193,3 +193,52 @@ func AddColumns(y *Matrix, ids []string) (*Matrix, error) {
 	}
 	return z, nil
 }
+
+// HoldoutError is ScoreHoldouts' error: the holdout of entries or of
+// whole columns (Columns) could not be split (Split) or scored.
+type HoldoutError struct {
+	Columns, Split bool
+	Err            error
+}
+
+func (e *HoldoutError) Error() string {
+	what := "holdout of entries"
+	if e.Columns {
+		what = "holdout of columns"
+	}
+	return what + ": " + e.Err.Error()
+}
+
+func (e *HoldoutError) Unwrap() error { return e.Err }
+
+// ScoreHoldouts scores the study on a seeded share of y's observed cells
+// (share > 0, into r.Holdout) and on cols seeded, entirely held-out
+// columns (cols > 0, into r.HoldoutColumns).
+func (s *Study) ScoreHoldouts(ctx context.Context, y *Matrix, share float64, cols int, seed uint64, r *Report) error {
+	for _, columns := range []bool{false, true} {
+		var h *Holdout
+		var err error
+		switch {
+		case !columns && share > 0:
+			h, err = HoldoutEntries(y, share, seed)
+		case columns && cols > 0:
+			h, err = HoldoutColumns(y, cols, seed)
+		default:
+			continue
+		}
+		if err != nil {
+			return &HoldoutError{Columns: columns, Split: true, Err: err}
+		}
+		sc, err := s.Score(ctx, h)
+		if err != nil {
+			return &HoldoutError{Columns: columns, Err: err}
+		}
+		if columns {
+			r.HoldoutColumns = sc
+		} else {
+			sc.Share = share
+			r.Holdout = sc
+		}
+	}
+	return nil
+}

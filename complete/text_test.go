@@ -1,6 +1,8 @@
 package complete
 
 import (
+	"context"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -30,5 +32,25 @@ func TestReportWriteText(t *testing.T) {
 	}
 	if strings.Contains(got, "held-out columns") {
 		t.Error("a holdout that was not run is printed")
+	}
+}
+
+// ScoreHoldouts fills the report of each holdout asked for, records the
+// share of the entries holdout, and says which holdout could not be split.
+func TestScoreHoldouts(t *testing.T) {
+	y, _ := randomProblem(4, 30, 20, 3, 0.4)
+	st := &Study{Priors: []string{"onehot"}, Options: Options{Depth: 1}, Baselines: true, SVDRank: 2}
+	r := st.NewReport("y", y)
+	if err := st.ScoreHoldouts(context.Background(), y, 0.2, 3, 1, r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Holdout == nil || r.Holdout.Share != 0.2 || r.Holdout.Cells == 0 || r.HoldoutColumns == nil || len(r.HoldoutColumns.Columns) != 3 || len(r.Holdout.Baselines) != 3 {
+		t.Fatalf("report %+v / %+v", r.Holdout, r.HoldoutColumns)
+	}
+	r = st.NewReport("y", y)
+	err := st.ScoreHoldouts(context.Background(), y, 0, 20, 1, r)
+	var he *HoldoutError
+	if !errors.As(err, &he) || !he.Columns || !he.Split || r.Holdout != nil {
+		t.Errorf("holding out every column: %v", err)
 	}
 }

@@ -188,7 +188,15 @@ func (o *completeOptions) run(e *env, st *complete.Study, y *complete.Matrix, la
 		prog.Abort()
 		return err
 	}
-	if err := o.scoreHoldouts(e.ctx, st, y, report); err != nil {
+	if err := st.ScoreHoldouts(e.ctx, y, o.holdout, o.holdoutCols, o.seed, report); err != nil {
+		var he *complete.HoldoutError
+		if errors.As(err, &he) {
+			flag := map[bool]string{false: "--holdout", true: "--holdout-columns"}[he.Columns]
+			if he.Split {
+				return fail(usagef("%s: %v", flag, he.Err))
+			}
+			err = fmt.Errorf("%s: %w", flag, he.Err)
+		}
 		return fail(err)
 	}
 	scored := o.holdout > 0 || o.holdoutCols > 0
@@ -220,37 +228,6 @@ func (o *completeOptions) run(e *env, st *complete.Study, y *complete.Matrix, la
 	}
 	if !o.common.quiet {
 		report.WriteText(e.stdout)
-	}
-	return nil
-}
-
-// scoreHoldouts scores the completion on the holdouts asked for.
-func (o *completeOptions) scoreHoldouts(ctx context.Context, st *complete.Study, y *complete.Matrix, report *complete.Report) error {
-	holdouts := []struct {
-		flag  string
-		asked bool
-		split func() (*complete.Holdout, error)
-		into  **complete.HoldoutReport
-	}{
-		{"holdout", o.holdout > 0, func() (*complete.Holdout, error) { return complete.HoldoutEntries(y, o.holdout, o.seed) }, &report.Holdout},
-		{"holdout-columns", o.holdoutCols > 0, func() (*complete.Holdout, error) { return complete.HoldoutColumns(y, o.holdoutCols, o.seed) }, &report.HoldoutColumns},
-	}
-	for _, ho := range holdouts {
-		if !ho.asked {
-			continue
-		}
-		h, err := ho.split()
-		if err != nil {
-			return usagef("--%s: %v", ho.flag, err)
-		}
-		sc, err := st.Score(ctx, h)
-		if err != nil {
-			return fmt.Errorf("--%s: %w", ho.flag, err)
-		}
-		if h.Columns == nil {
-			sc.Share = o.holdout
-		}
-		*ho.into = sc
 	}
 	return nil
 }
