@@ -74,3 +74,13 @@ func TestDescriptions(t *testing.T) {
 		t.Errorf("JoinLimited = %q", got)
 	}
 }
+
+// A progress label counts the rounds from 1 to the last AGOP update.
+func TestRoundLabel(t *testing.T) {
+	if got := RoundLabel(rfm.Progress{Round: 2, Rounds: 6, Stage: "agop"}); got != "round 2/5 agop" {
+		t.Errorf("RoundLabel = %q", got)
+	}
+	if got := RoundLabel(rfm.Progress{Stage: "done"}); got != "done" {
+		t.Errorf("RoundLabel(done) = %q", got)
+	}
+}

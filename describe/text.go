@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/metrics"
+	"github.com/rfmkit/rfm/plot"
 )
 
 // Target describes the target: its name, task and classes (or mean and
@@ -437,3 +439,27 @@ var (
 	ClassMetrics = []string{"accuracy", "log_loss", "auc"}
 	RegMetrics   = []string{"mse", "rmse", "mae", "r2"}
 )
+
+// RoundLabel is a progress report's label: "round R/N STAGE", or "done".
+func RoundLabel(p rfm.Progress) string {
+	if p.Stage == "done" {
+		return "done"
+	}
+	return fmt.Sprintf("round %d/%d %s", p.Round, max(p.Rounds-1, 0), p.Stage)
+}
+
+// ReliabilityFigure draws a classifier's reliability diagram to path
+// (PNG): the accuracy against the mean top probability of each non-empty
+// bin, labelled with its rows, titled with the expected calibration error.
+func ReliabilityFigure(path string, r *metrics.Classification) error {
+	var x, y []float64
+	var labels []string
+	for _, b := range r.Reliability {
+		if b.Count > 0 {
+			x, y = append(x, b.Confidence), append(y, b.Accuracy)
+			labels = append(labels, strconv.Itoa(b.Count))
+		}
+	}
+	title := fmt.Sprintf("Reliability: ECE %.4f over %d rows", *r.ECE, r.N)
+	return plot.Scatter(path, x, y, labels, "mean top probability (confidence)", "accuracy", title, true)
+}

@@ -5,13 +5,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/rfmkit/rfm/dataset"
+	"github.com/rfmkit/rfm/describe"
 	"github.com/rfmkit/rfm/internal/cli"
 	"github.com/rfmkit/rfm/metrics"
-	"github.com/rfmkit/rfm/plot"
 	"github.com/rfmkit/rfm/predictor"
 )
 
@@ -140,17 +139,8 @@ func evalFigures(dir string, report any) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("--plots %s: %w", dir, err)
 	}
-	var x, y []float64
-	var labels []string
-	for _, b := range r.Reliability {
-		if b.Count > 0 {
-			x, y = append(x, b.Confidence), append(y, b.Accuracy)
-			labels = append(labels, strconv.Itoa(b.Count))
-		}
-	}
 	path := filepath.Join(dir, "reliability.png")
-	title := fmt.Sprintf("Reliability: ECE %.4f over %d rows", *r.ECE, r.N)
-	if err := plot.Scatter(path, x, y, labels, "mean top probability (confidence)", "accuracy", title, true); err != nil {
+	if err := describe.ReliabilityFigure(path, r); err != nil {
 		return nil, err
 	}
 	return []string{path}, nil

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -326,23 +324,4 @@ func cmdFit(e *env, args []string) error {
 		return nil
 	}
 	return describe.WriteFit(e.stdout, &res, model, tg)
-}
-
-func roundLabel(p rfm.Progress) string {
-	if p.Stage == "done" {
-		return "done"
-	}
-	return fmt.Sprintf("round %d/%d %s", p.Round, max(p.Rounds-1, 0), p.Stage)
-}
-
-// writeJSON prints v indented. Non-finite numbers cannot be JSON; they are
-// rejected by encoding/json and reported.
-func writeJSON(w io.Writer, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode JSON result: %w", err)
-	}
-	b = append(b, '\n')
-	_, err = w.Write(b)
-	return err
 }

@@ -48,6 +48,8 @@ var (
 	writeHistory   = describe.WriteHistory
 	joinLimited    = describe.JoinLimited
 	finite         = describe.Finite
+	roundLabel     = describe.RoundLabel
+	writeJSON      = cli.WriteJSON
 )
 
 func usagef(format string, args ...any) error { return cli.Usagef(format, args...) }
