@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
-	"os/signal"
 	"syscall"
 	"time"
 
@@ -162,24 +160,7 @@ func cmdServe(e *env, args []string) error {
 		}
 		return fmt.Errorf("--addr %s: cannot listen: %v", o.addr, err)
 	}
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
-	reload, done := make(chan struct{}), make(chan struct{})
-	defer close(done)
-	go func() {
-		for {
-			select {
-			case <-hup:
-				select {
-				case reload <- struct{}{}:
-				case <-done:
-					return
-				}
-			case <-done:
-				return
-			}
-		}
-	}()
+	reload, stop := cli.Relay(syscall.SIGHUP)
+	defer stop()
 	return s.Serve(e.ctx, ln, reload)
 }
