@@ -57,21 +57,25 @@ type Experiment struct {
 
 // Result is an Experiment's outcome (summary.json).
 type Result struct {
-	Data     string             `json:"data"`
-	Mode     string             `json:"mode"`
-	Examples int                `json:"examples"`
-	Dim      int                `json:"dim"`
-	Cycles   [][]int            `json:"cycles,omitempty"`
-	Labels   []string           `json:"labels,omitempty"`
-	Network  nn.Config          `json:"network"`
-	Training nn.TrainResult     `json:"training"`
-	Resumed  string             `json:"resumed_from,omitempty"`
-	Ckpt     string             `json:"checkpoint"`
-	Loss     float64            `json:"final_loss"`
-	Verified []Example          `json:"verified"`
-	Stored   int                `json:"stored"`
-	CyclesOK int                `json:"stable_cycles"`
-	MatchTol float64            `json:"match_tolerance"`
+	Data     string   `json:"data"`
+	Mode     string   `json:"mode"`
+	Examples int      `json:"examples"`
+	Dim      int      `json:"dim"`
+	Cycles   [][]int  `json:"cycles,omitempty"`
+	Labels   []string `json:"labels,omitempty"`
+	// Network is the trained network's settings (a resumed checkpoint's).
+	Network  nn.Config      `json:"network"`
+	Training nn.TrainResult `json:"training"`
+	Resumed  string         `json:"resumed_from,omitempty"`
+	// Ckpt is the checkpoint file that continues the training.
+	Ckpt string  `json:"checkpoint"`
+	Loss float64 `json:"final_loss"`
+	// Verified holds every example's fixed-point error and top eigenvalue.
+	Verified []Example `json:"verified"`
+	Stored   int       `json:"stored"`
+	CyclesOK int       `json:"stable_cycles"`
+	MatchTol float64   `json:"match_tolerance"`
+	// Recovery counts where each Recovery's starts ended, by its name.
 	Recovery map[string]Summary `json:"recovery"`
 	Basins   *BasinCounts       `json:"basins,omitempty"`
 	Seconds  map[string]float64 `json:"seconds"`

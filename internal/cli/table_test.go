@@ -2,7 +2,7 @@ package cli
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,10 +15,10 @@ import (
 // label or y; an output path that is the input or a folder is refused
 // before any work.
 func TestTableHelpers(t *testing.T) {
-	if got := InFile("a.csv", errors.New("dataset: no rows")).Error(); got != "a.csv: no rows" {
+	if got := InFile("a.csv", fmt.Errorf("dataset: no rows")).Error(); got != "a.csv: no rows" {
 		t.Errorf("InFile = %q", got)
 	}
-	if got := InFile("a.csv", errors.New("a.csv: line 3: bad")).Error(); got != "a.csv: line 3: bad" {
+	if got := InFile("a.csv", fmt.Errorf("a.csv: line 3: bad")).Error(); got != "a.csv: line 3: bad" {
 		t.Errorf("InFile named the file twice: %q", got)
 	}
 	dir := t.TempDir()
