@@ -67,12 +67,8 @@ rfm deep-limit --experiment consistency --task 2d --activation cor2:2,cor1:2 --o
 	f.Uint64(&o.seed, "seed", 1, "random `SEED` of the samples and splits")
 	f.Int(&o.bayesSamples, "bayes-samples", 2_000_000, "Monte Carlo draws `N` for the synthetic task's Bayes error")
 	f.String(&o.out, "out", "", "write results (JSON, markdown, and the consistency plot) to `DIR`")
-	pos, err := f.Parse(args, e.stdout)
-	if err != nil {
+	if err := f.ParseFlags(args, e.stdout); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return usagef("unexpected argument %q", pos[0])
 	}
 	if len(o.activations) == 0 {
 		return usagef("--activation is required: %s", deeplimit.ActivationList())

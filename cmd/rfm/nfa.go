@@ -59,12 +59,8 @@ rfm nfa --task chain --n 256 --d 32 --init-scale 0.1 --out out/nfa-small-init
 rfm nfa --data digits.csv --target label --widths 1024,1024 --epochs 20 --rfm --image-shape 28x28 --out out/nfa-mnist
 rfm nfa --task alignment-reversing --x-scale 0.004 --balance 0.1,0.3,0.5,0.7,0.9 --data-seeds 4 --net-seeds 30 --out out/reversing`)
 	o.register(f)
-	pos, err := f.Parse(args, e.stderr)
-	if err != nil {
+	if err := f.ParseFlags(args, e.stderr); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return usagef("unexpected argument %q", pos[0])
 	}
 	if err := o.common.apply(); err != nil {
 		return err

@@ -56,12 +56,8 @@ rfm synth --task alignment-reversing --balance 0.2 --out reversing.csv`)
 	f.String(&egop, "egop", "", "also write the task's exact EGOP, d×d, to `FILE` (CSV)")
 	f.Float(&balance, "balance", 0.5, "alignment-reversing: the fraction `γ` ∈ (0, 1] of rows labelled 1")
 	f.Float(&xScale, "x-scale", 1, "alignment-reversing: the rows' scale `S` (X₁ ~ N(0, S²Σ))")
-	pos, err := f.Parse(args, e.stdout)
-	if err != nil {
+	if err := f.ParseFlags(args, e.stdout); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return usagef("unexpected argument %q", pos[0])
 	}
 	if task == string(synth.AlignmentReversing) {
 		return synthReversing(e, f, n, d, balance, xScale, seed, out, egop)

@@ -10,12 +10,8 @@ import (
 
 func cmdVersion(e *env, args []string) error {
 	f := newFlagSet("version", "rfm version", "Print the version of rfm, the Go version it was built with and the linear-algebra backend.", "rfm version")
-	pos, err := f.Parse(args, e.stdout)
-	if err != nil {
+	if err := f.ParseFlags(args, e.stdout); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return usagef("unexpected argument %q", pos[0])
 	}
 	fmt.Fprintf(e.stdout, "rfm %s\ngo %s %s/%s\nbackend %s (%d threads)\n", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH, linalg.Backend(), linalg.Threads())
 	return nil

@@ -219,6 +219,15 @@ func (f *FlagSet) Parse(args []string, w io.Writer) (positional []string, err er
 	}
 }
 
+// ParseFlags is Parse for commands that take no positional argument.
+func (f *FlagSet) ParseFlags(args []string, w io.Writer) error {
+	pos, err := f.Parse(args, w)
+	if err == nil && len(pos) > 0 {
+		return Usagef("unexpected argument %q", pos[0])
+	}
+	return err
+}
+
 // ParsePositional is Parse for commands that accept the value of one flag
 // (f.Positional) as a bare argument.
 func (f *FlagSet) ParsePositional(args []string, w io.Writer, target *string) error {
