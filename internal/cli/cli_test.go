@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"strings"
 	"testing"
 	"time"
@@ -131,5 +132,21 @@ func TestParseInts(t *testing.T) {
 		if _, err := ParseInts("ns", c.items, nil, 1, c.hi); err == nil || !strings.HasPrefix(err.Error(), c.wanted) {
 			t.Errorf("%v: %v, want %q", c.items, err, c.wanted)
 		}
+	}
+}
+
+// ParseFlags refuses a positional argument and passes -h through.
+func TestParseFlags(t *testing.T) {
+	var n int
+	f := NewFlagSet("x", "rfm x", "", "")
+	f.Int(&n, "rows", 1, "")
+	if err := f.ParseFlags([]string{"--rows", "2", "extra"}, &bytes.Buffer{}); err == nil || err.Error() != `unexpected argument "extra"` {
+		t.Errorf("positional: %v", err)
+	}
+	f = NewFlagSet("x", "rfm x", "", "")
+	f.Int(&n, "rows", 1, "")
+	var help bytes.Buffer
+	if err := f.ParseFlags([]string{"-h"}, &help); !errors.Is(err, flag.ErrHelp) || !strings.Contains(help.String(), "--rows") {
+		t.Errorf("-h: %v, %q", err, help.String())
 	}
 }
