@@ -157,33 +157,18 @@ func (o *nfaOptions) register(f *flagSet) {
 
 func (o *nfaOptions) netConfig() (nn.Config, error) {
 	cfg := nn.DefaultConfig()
-	cfg.Widths = nil
-	for _, s := range strings.Split(o.widths, ",") {
-		w, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || w < 1 {
-			return cfg, usagef("--widths %q: want positive widths such as 256,256", o.widths)
-		}
-		cfg.Widths = append(cfg.Widths, w)
+	var err error
+	if cfg.Widths, err = nn.ParseWidths(o.widths); err != nil {
+		return cfg, usagef("--widths %q: want positive widths such as 256,256", o.widths)
 	}
 	cfg.Activation, cfg.Optimizer = nn.Activation(o.act), nn.Optimizer(o.opt)
 	cfg.LR, cfg.Momentum, cfg.BatchSize, cfg.Bias, cfg.Seed, cfg.WeightDecay = o.lr, o.momentum, o.batch, o.bias, o.seed, o.wd
 	if o.opt == string(nn.Adam) {
 		cfg.Momentum = 0
 	}
-	var scales []float64
-	for _, s := range strings.Split(o.initScale, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return cfg, usagef("--init-scale %q: want positive numbers such as 1 or 0.1,1,1", o.initScale)
-		}
-		scales = append(scales, v)
+	if cfg.InitScale, err = nn.ParseInitScale(o.initScale, len(cfg.Widths)); err != nil {
+		return cfg, usagef("--init-scale %q: want positive numbers such as 1 or 0.1,1,1", o.initScale)
 	}
-	if len(scales) == 1 {
-		for range len(cfg.Widths) {
-			scales = append(scales, scales[0])
-		}
-	}
-	cfg.InitScale = scales
 	if err := cfg.Validate(); err != nil {
 		return cfg, usagef("%s", strings.TrimPrefix(err.Error(), "nn: "))
 	}
