@@ -232,14 +232,11 @@ func nfaReversing(e *env, f *flagSet, o *nfaOptions) error {
 			return usagef("--%s does not apply to --task alignment-reversing (no training: the measurement is at initialization)", name)
 		}
 	}
-	ro := nfa.ReversingOptions{N: 1024, D: 1024, DataSeeds: o.dataSeeds, NetSeeds: o.netSeeds, Seed: o.seed}
 	if !(o.xScale > 0) || math.IsInf(o.xScale, 0) {
 		return usagef("--x-scale %v: must be positive and finite", o.xScale)
 	}
-	def := synth.DefaultReversing(1)
-	def.Scale = o.xScale
-	ro.Scale = o.xScale
-	ro.Eps1, ro.Eps2 = def.Eps1, def.Eps2
+	ro := nfa.DefaultReversingOptions()
+	ro.DataSeeds, ro.NetSeeds, ro.Seed, ro.Scale = o.dataSeeds, o.netSeeds, o.seed, o.xScale
 	if f.IsSet("n") {
 		ro.N = o.n
 	}
@@ -267,12 +264,8 @@ func nfaReversing(e *env, f *flagSet, o *nfaOptions) error {
 	case o.netSeeds < 1:
 		return usagef("--net-seeds %d: must be at least 1", o.netSeeds)
 	}
-	for _, g := range ro.Balances {
-		so := def
-		so.N, so.D, so.Balance = ro.N, ro.D, g
-		if err := so.Validate(); err != nil {
-			return usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))
-		}
+	if err := ro.CheckData(); err != nil {
+		return usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))
 	}
 	if o.out != "" {
 		if err := os.MkdirAll(o.out, 0o755); err != nil {

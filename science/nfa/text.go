@@ -10,6 +10,7 @@ import (
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/nn"
 	"github.com/rfmkit/rfm/predictor"
+	"github.com/rfmkit/rfm/synth"
 )
 
 // FromTable splits a table into training and test Data for Run: a seeded
@@ -107,4 +108,25 @@ func (res *ReversingResult) WriteText(w io.Writer) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nmean |predicted − observed| over γ: %.4f\n", res.MeanGap)
+}
+
+// DefaultReversingOptions is the paper's figure-3 sweep: n = d = width =
+// 1 024 and synth's variance parameters; the balances, seeds and scale
+// are the caller's.
+func DefaultReversingOptions() ReversingOptions {
+	def := synth.DefaultReversing(1)
+	return ReversingOptions{N: def.N, D: def.D, Width: def.D, Eps1: def.Eps1, Eps2: def.Eps2}
+}
+
+// CheckData reports the first balance whose dataset synth cannot draw
+// with these sizes, scale and variances (before any work is done).
+func (o ReversingOptions) CheckData() error {
+	for _, g := range o.Balances {
+		so := synth.DefaultReversing(g)
+		so.N, so.D, so.Scale, so.Eps1, so.Eps2 = o.N, o.D, o.Scale, o.Eps1, o.Eps2
+		if err := so.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

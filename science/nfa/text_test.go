@@ -41,3 +41,20 @@ func TestFromTable(t *testing.T) {
 		t.Errorf("two rows: %v", err)
 	}
 }
+
+// The default sweep is the paper's size; CheckData refuses a balance whose
+// dataset cannot be drawn before any measurement.
+func TestReversingDefaultsAndCheck(t *testing.T) {
+	o := DefaultReversingOptions()
+	if o.N != 1024 || o.D != 1024 || o.Width != 1024 || o.Eps1 == 0 || o.Eps2 == 0 {
+		t.Fatalf("defaults %+v", o)
+	}
+	o.Balances = []float64{0.5, 1}
+	if err := o.CheckData(); err != nil {
+		t.Errorf("valid balances refused: %v", err)
+	}
+	o.Balances = []float64{0.5, 1.5}
+	if err := o.CheckData(); err == nil {
+		t.Error("balance 1.5 accepted")
+	}
+}
