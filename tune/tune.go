@@ -657,18 +657,26 @@ func (s *search) run(ctx context.Context) {
 			if keep == 0 {
 				break
 			}
-			np, ni := make([]Point, keep), make([]int, keep)
-			for j := range keep {
-				np[j], ni[j] = points[ok[j]], idx[ok[j]]
+			var np []Point
+			var ni []int
+			// Options.Protected reach the top rung whatever their scores
+			// below; those that did not make the cut go first, so that a
+			// budget running out within the rung cuts the others first.
+			for _, j := range ok[keep:] {
+				if idx[j] > 0 && idx[j] <= len(s.opt.Protected) {
+					np, ni = append(np, points[j]), append(ni, idx[j])
+				}
 			}
-			if s.opt.Rule == RuleOneSE || len(s.opt.Protected) > 0 {
-				// The base configuration is protected (under RuleOneSE):
-				// it reaches the top rung whatever its score below (its
-				// score there is the reference the others must beat); so
-				// do Options.Protected.
+			for _, j := range ok[:keep] {
+				np, ni = append(np, points[j]), append(ni, idx[j])
+			}
+			if s.opt.Rule == RuleOneSE {
+				// The base configuration is protected: it reaches the top
+				// rung whatever its score below (its score there is the
+				// reference the others must beat).
 				for _, j := range ok[keep:] {
-					if idx[j] == 0 && s.opt.Rule == RuleOneSE || idx[j] > 0 && idx[j] <= len(s.opt.Protected) {
-						np, ni = append(np, points[j]), append(ni, idx[j])
+					if idx[j] == 0 {
+						np, ni = append(np, points[j]), append(ni, 0)
 					}
 				}
 			}
