@@ -107,6 +107,12 @@ type Options struct {
 	// one-standard-error rule, and caps the trials (TrialCap) when Trials
 	// is 0. See Choice.
 	Rule Rule
+	// Protected lists configurations drawn right after Base (trials 1, 2,
+	// ...) that, like Base under RuleOneSE, reach the top rung whatever
+	// their scores on the rungs below, so that the choice on validation
+	// always compares them: e.g. ImageCandidates, the plain kernel and an
+	// RFM on unit-norm raw pixels for image-like inputs.
+	Protected []Point
 }
 
 // Rule is how a search chooses among its scored configurations.
@@ -420,6 +426,9 @@ func newSearch(opt Options) (*search, error) {
 	if opt.Data[opt.BaseScaling] == nil {
 		return nil, fmt.Errorf("tune: no data for the base scaling %q", opt.BaseScaling)
 	}
+	if err := checkProtected(opt); err != nil {
+		return nil, err
+	}
 	ref := opt.Data[opt.BaseScaling]
 	if err := ref.Check("training"); err != nil {
 		return nil, fmt.Errorf("tune: %w", err)
@@ -619,6 +628,8 @@ func (s *search) run(ctx context.Context) {
 			switch {
 			case s.res.Drawn == 0:
 				points[i] = Point{Config: s.opt.Base, Scaling: s.opt.BaseScaling}
+			case s.res.Drawn <= len(s.opt.Protected):
+				points[i] = s.opt.Protected[s.res.Drawn-1]
 			case len(leaders) > 0 && s.res.Drawn >= s.localAfter && rng.IntN(2) == 0:
 				points[i] = s.space.perturb(near, s.pointOf(leaders[near.IntN(len(leaders))]))
 				s.res.Local++
@@ -646,9 +657,18 @@ func (s *search) run(ctx context.Context) {
 			if keep == 0 {
 				break
 			}
-			np, ni := make([]Point, keep), make([]int, keep)
-			for j := range keep {
-				np[j], ni[j] = points[ok[j]], idx[ok[j]]
+			var np []Point
+			var ni []int
+			// Options.Protected reach the top rung whatever their scores
+			// below; those that did not make the cut go first, so that a
+			// budget running out within the rung cuts the others first.
+			for _, j := range ok[keep:] {
+				if idx[j] > 0 && idx[j] <= len(s.opt.Protected) {
+					np, ni = append(np, points[j]), append(ni, idx[j])
+				}
+			}
+			for _, j := range ok[:keep] {
+				np, ni = append(np, points[j]), append(ni, idx[j])
 			}
 			if s.opt.Rule == RuleOneSE {
 				// The base configuration is protected: it reaches the top

@@ -418,6 +418,7 @@ func (o *tuneOptions) prepareSearch(e *env, f *flagSet, opt *tune.Options, t *da
 			return nil, err
 		}
 	}
+	opt.Protected = tune.ImageCandidates(*opt) // raw pixels: the plain kernel and the image RFM (docs/images.md)
 	if o.valid != "" {
 		vt, err := o.readValid(e, p, tg, opt.Base.MemoryLimit)
 		if err != nil {
