@@ -90,9 +90,15 @@ func Select(ctx context.Context, m *Image, observed []bool, base Arch, p Prior, 
 		a := Arch{S: c.S, Filter: c.Filter, Slope: base.Slope}
 		opt := so.Solve
 		opt.Ridge, opt.Progress = c.Ridge, nil
+		// The crops share a size: one kernel serves them all.
+		ph, pw := a.FitSize(crops[0].img.H, crops[0].img.W)
+		k, err := NewKernel(ctx, a, p, ph, pw)
+		if err != nil {
+			return Candidate{}, nil, fmt.Errorf("candidate %s: %w", c, err)
+		}
 		se, n := 0.0, 0
 		for _, cr := range crops {
-			res, _, err := InpaintImage(ctx, a, p, cr.img, cr.train, opt)
+			res, _, err := InpaintImageWith(ctx, k, cr.img, cr.train, opt)
 			if err != nil {
 				return Candidate{}, nil, fmt.Errorf("candidate %s: %w", c, err)
 			}
