@@ -236,9 +236,8 @@ func (o *benchInpaintOptions) runOne(e *env, exe, name, task, method string) (in
 	base := filepath.Join(o.work, name+"-"+task)
 	mask := base + "-mask.png"
 	out, report := base+"-"+method+".png", base+"-"+method+".json"
-	_, errRep := os.Stat(report)
 	_, errMask := os.Stat(mask)
-	if o.force || errRep != nil || errMask != nil {
+	if o.force || errMask != nil || !o.reusable(report, method) {
 		args := []string{"inpaint", "--image", img, "--out", out, "--report", report, "--tol", fmt.Sprint(o.tol), "--quiet"}
 		if method == "cntk" {
 			for _, t := range inpaintTasks {
@@ -286,6 +285,21 @@ func (o *benchInpaintOptions) runOne(e *env, exe, name, task, method string) (in
 	}
 	r.PSNR, r.PSNRMissing, r.SSIM, err = scoreInpaint(img, mask, out)
 	return r, err
+}
+
+// reusable reports whether report holds a run of method made with this
+// benchmark's solve settings (an older run, or one with another --tol or
+// selection, is redone).
+func (o *benchInpaintOptions) reusable(report, method string) bool {
+	data, err := os.ReadFile(report)
+	if err != nil {
+		return false
+	}
+	var rep cntk.RunReport
+	if json.Unmarshal(data, &rep) != nil || rep.Kernel != method || rep.Tol != o.tol {
+		return false
+	}
+	return method != "cntk" || (len(rep.Selection) > 0) != o.noSelect
 }
 
 // selectS is the list of s tried on the task: on the holes only those

@@ -98,6 +98,13 @@ func TestBenchInpaint(t *testing.T) {
 	if st, _ := os.Stat(rep); !st.ModTime().Equal(old) {
 		t.Error("the rerun ran a run whose report was there")
 	}
+	// Another tolerance: the reports do not fit, the runs are redone.
+	if r := rfmCmd(t, dir, append(args, "--tol", "1e-6")...); r.code != 0 {
+		t.Fatalf("rerun with --tol: exit %d: %s", r.code, r.stderr)
+	}
+	if st, _ := os.Stat(rep); st.ModTime().Equal(old) {
+		t.Error("a report made with another --tol was reused")
+	}
 	for _, c := range []struct {
 		args []string
 		want string
