@@ -107,7 +107,8 @@ def bench(images, work, outdir, reuse=None):
         info["mask_sha256"] = sha256(mask)
         json.dump(info, open(os.path.join(work, base + "-biharmonic.json"), "w"))
         s = scores(image, mask, [out])[out]
-        rows.append([name, task, "biharmonic", f"{s['psnr']:.3f}", f"{s['psnr_missing']:.3f}", f"{s['ssim']:.4f}",
+        db = lambda v: "inf" if v is None or np.isinf(v) else f"{v:.3f}"  # an exact result
+        rows.append([name, task, "biharmonic", db(s['psnr']), db(s['psnr_missing']), f"{s['ssim']:.4f}",
                      f"{info['seconds']:.2f}", f"{info['peak_rss_bytes'] / 2**20:.1f}"])
         print(f"biharmonic {name} {task}: PSNR {s['psnr']:.2f}", file=sys.stderr)
     tmp = os.path.join(outdir, ".reference.csv.tmp")
