@@ -42,7 +42,7 @@ type benchInpaintOptions struct {
 	tol                                          float64
 	bandwidth                                    float64
 	seed                                         uint64
-	force, noSelect, quiet                       bool
+	force, noSelect, quiet, collect              bool
 }
 
 // inpaintRun is one row of runs.csv.
@@ -101,6 +101,7 @@ rfm bench inpaint --out results/inpainting    # again: joins the reference`)
 	f.String(&o.work, "work", filepath.Join(os.TempDir(), "rfm-bench-inpaint"), "`DIR` of the per-run images, masks and reports")
 	f.String(&o.reference, "reference", "", "the reference `CSV` of scripts/inpaint_reference.py (default OUT/reference.csv, used if present)")
 	f.Bool(&o.force, "force", false, "redo runs whose report is already in --work")
+	f.Bool(&o.collect, "collect", false, "run nothing: make the tables from the runs already in --work (the others are listed as not run)")
 	f.Bool(&o.quiet, "quiet", false, "no line per run on stderr")
 	pos, err := f.Parse(args, e.stdout)
 	if err != nil {
@@ -139,9 +140,14 @@ rfm bench inpaint --out results/inpainting    # again: joins the reference`)
 		return fmt.Errorf("cannot find the rfm binary to run: %w", err)
 	}
 	var runs []inpaintRun
+	var missing []string // with --collect: the runs not in --work
 	for _, name := range images {
 		for _, t := range tasks {
 			for _, m := range methods {
+				if o.collect && !o.reusable(filepath.Join(o.work, name+"-"+t+"-"+m+".json"), m) {
+					missing = append(missing, name+" "+t+" "+m)
+					continue
+				}
 				r, err := o.runOne(e, exe, name, t, m)
 				if err != nil {
 					return fmt.Errorf("%s, %s, %s: %w", name, t, m, err)
@@ -158,10 +164,16 @@ rfm bench inpaint --out results/inpainting    # again: joins the reference`)
 			runs = append(runs, r)
 		}
 	}
-	if err := writeInpaintResults(e.ctx, o.out, runs, haveRef); err != nil {
+	if len(missing) > 0 {
+		fmt.Fprintf(e.stderr, "rfm bench inpaint: --collect: %d runs not in %s, left out: %s\n", len(missing), o.work, strings.Join(missing, ", "))
+	}
+	if err := writeInpaintResults(e.ctx, o.out, runs, haveRef, missing); err != nil {
 		return err
 	}
 	for _, t := range tasks {
+		if o.collect && !slices.ContainsFunc(runs, func(r inpaintRun) bool { return r.Task == t && r.Method != "biharmonic" }) {
+			continue
+		}
 		path := filepath.Join(o.out, "grid_"+t+".png")
 		if err := inpaintGrid(e.ctx, path, o.images, o.work, images, t, append(slices.Clone(methods), "biharmonic")); err != nil {
 			return err
@@ -387,7 +399,7 @@ func readInpaintReference(path string) ([]inpaintRun, error) {
 }
 
 // writeInpaintResults writes runs.csv and summary.md.
-func writeInpaintResults(ctx context.Context, dir string, runs []inpaintRun, haveRef bool) error {
+func writeInpaintResults(ctx context.Context, dir string, runs []inpaintRun, haveRef bool, missing []string) error {
 	err := atomicfile.Write(ctx, filepath.Join(dir, "runs.csv"), func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		cw.Write(inpaintCSVHeader)
@@ -407,6 +419,9 @@ func writeInpaintResults(ctx context.Context, dir string, runs []inpaintRun, hav
 			"measured on a shared, loaded 2-core machine.", time.Now().UTC().Format("2006-01-02"))
 		if !haveRef {
 			fmt.Fprint(w, " No reference.csv was found: no biharmonic rows.")
+		}
+		if len(missing) > 0 {
+			fmt.Fprintf(w, " Collected from the runs done (--collect); not run, so not in the means: %s.", strings.Join(missing, ", "))
 		}
 		fmt.Fprint(w, "\n\n## Means over the images\n\n| task | method | PSNR | PSNR missing | SSIM | seconds | peak MB |\n|---|---|---|---|---|---|---|\n")
 		for _, t := range inpaintTasks {
@@ -432,18 +447,24 @@ func writeInpaintResults(ctx context.Context, dir string, runs []inpaintRun, hav
 	})
 }
 
-// inpaintGrid draws, for up to three images, the original, the masked
+// inpaintGrid draws, for the first three images run, the original, the masked
 // image (missing pixels magenta) and each method's result whose PNG is in
 // work, side by side, at half size.
 func inpaintGrid(ctx context.Context, path, images, work string, names []string, task string, methods []string) error {
 	var rows [][]*cntk.Image
-	for _, name := range names[:min(3, len(names))] {
+	for _, name := range names {
+		if len(rows) == 3 {
+			break
+		}
 		base := filepath.Join(work, name+"-"+task)
-		orig, err := cntk.LoadPNG(filepath.Join(images, name+".png"))
+		mask, err := cntk.LoadPNG(base + "-mask.png")
+		if errors.Is(err, os.ErrNotExist) {
+			continue // not run (--collect)
+		}
 		if err != nil {
 			return err
 		}
-		mask, err := cntk.LoadPNG(base + "-mask.png")
+		orig, err := cntk.LoadPNG(filepath.Join(images, name+".png"))
 		if err != nil {
 			return err
 		}
@@ -460,6 +481,9 @@ func inpaintGrid(ctx context.Context, path, images, work string, names []string,
 			}
 		}
 		rows = append(rows, row)
+	}
+	if len(rows) == 0 {
+		return nil
 	}
 	const gap = 4
 	cols, cw, ch := 0, 0, 0

@@ -98,6 +98,21 @@ func TestBenchInpaint(t *testing.T) {
 	if st, _ := os.Stat(rep); !st.ModTime().Equal(old) {
 		t.Error("the rerun ran a run whose report was there")
 	}
+	// --collect runs nothing: a run whose report is gone is left out and named.
+	if err := os.Remove(filepath.Join(dir, "work", "b-random50-laplace.json")); err != nil {
+		t.Fatal(err)
+	}
+	coll := append([]string{"bench", "inpaint", "--images", "imgs", "--out", "coll"}, args[6:]...)
+	r = rfmCmd(t, dir, append(coll, "--collect")...)
+	if r.code != 0 || !strings.Contains(r.stderr, "1 runs not in") || !strings.Contains(r.stderr, "b random50 laplace") {
+		t.Fatalf("--collect: exit %d: %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "work", "b-random50-laplace.json")); err == nil {
+		t.Error("--collect ran a missing run")
+	}
+	if sum, _ := os.ReadFile(filepath.Join(dir, "coll", "summary.md")); !strings.Contains(string(sum), "not run, so not in the means: b random50 laplace") {
+		t.Errorf("summary.md of --collect does not name the missing run:\n%s", sum)
+	}
 	// Another tolerance: the reports do not fit, the runs are redone.
 	if r := rfmCmd(t, dir, append(args, "--tol", "1e-6")...); r.code != 0 {
 		t.Fatalf("rerun with --tol: exit %d: %s", r.code, r.stderr)
