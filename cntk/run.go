@@ -98,33 +98,58 @@ type RunReport struct {
 	PaddedHeight  int     `json:"padded_height"`
 	PaddedWidth   int     `json:"padded_width"`
 	PeakRSSBytes  uint64  `json:"peak_rss_bytes"`
-	Prior         string  `json:"prior"`
-	PSNRMissing   float64 `json:"psnr_missing"`
-	Residual      float64 `json:"residual"`
-	S             int     `json:"s"`
-	Slope         float64 `json:"slope"`
-	SolveSeconds  float64 `json:"solve_seconds"`
-	TotalSeconds  float64 `json:"total_seconds"`
-	Width         int     `json:"width"`
+	Precond       string  `json:"precond"` // CG's preconditioner ("" for Cholesky)
+	// PrecondSeconds is the time to build CG's preconditioner (part of
+	// SolveSeconds).
+	PrecondSeconds float64 `json:"precond_seconds"`
+	Prior          string  `json:"prior"`
+	PSNRMissing    float64 `json:"psnr_missing"`
+	Residual       float64 `json:"residual"`
+	Ridge          float64 `json:"ridge"`
+	S              int     `json:"s"`
+	// Selection holds each candidate's PSNR on the held-out observed pixels
+	// when s, the filter or the ridge were chosen by Select.
+	Selection    []SelectionScore `json:"selection,omitempty"`
+	Slope        float64          `json:"slope"`
+	SolveSeconds float64          `json:"solve_seconds"`
+	Tol          float64          `json:"tol"`
+	TotalSeconds float64          `json:"total_seconds"`
+	Width        int              `json:"width"`
+}
+
+// SelectionScore is a Score as the report writes it.
+type SelectionScore struct {
+	Filter int     `json:"filter"`
+	PSNR   float64 `json:"psnr_heldout"`
+	Ridge  float64 `json:"ridge"`
+	S      int     `json:"s"`
 }
 
 // NewRunReport composes the report of inpainting image (path name, already
 // loaded as m) with the kernel named kernel, architecture a and prior p,
 // from the solve's report.
 func NewRunReport(name string, m *Image, kernel string, bandwidth float64, a Arch, p Prior, rep Report) RunReport {
-	return RunReport{
+	r := RunReport{
 		Image: name, Width: m.W, Height: m.H, Channels: m.C, PaddedWidth: rep.PadW, PaddedHeight: rep.PadH,
 		Kernel: kernel, Bandwidth: bandwidth, S: a.S, Filter: a.Filter, Slope: a.Slope, Prior: p.Kind.String(),
 		Observed: rep.Observed, Exact: rep.Exact, Iterations: rep.Iterations, Residual: rep.Residual, Converged: rep.Converged,
 		KernelBytes: rep.KernelBytes, KernelSeconds: rep.KernelTime.Seconds(), SolveSeconds: rep.Time.Seconds(),
+		PrecondSeconds: rep.PrecondTime.Seconds(),
 	}
+	if !rep.Exact {
+		r.Precond = rep.Precond.String()
+	}
+	return r
 }
 
 // Write writes the report as indented JSON to path atomically.
 func (r RunReport) Write(ctx context.Context, path string) error {
-	return atomicfile.Write(ctx, path, func(wr io.Writer) error {
-		enc := json.NewEncoder(wr)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
-	})
+	return atomicfile.Write(ctx, path, r.WriteJSON)
+}
+
+// WriteJSON encodes the report as indented JSON.
+func (r RunReport) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
 }

@@ -94,7 +94,7 @@ func TestRunReportWrite(t *testing.T) {
 			t.Errorf("%s = %v, want %v", k, got[k], v)
 		}
 	}
-	if len(got) != 23 {
-		t.Errorf("%d keys, want 23", len(got))
+	if len(got) != 27 {
+		t.Errorf("%d keys, want 27", len(got))
 	}
 }

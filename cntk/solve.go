@@ -21,8 +21,17 @@ type Options struct {
 	ExactMax int
 	// Tol is CG's relative residual ‖r‖/‖b‖ to stop at (default 1e-4).
 	Tol float64
-	// MaxIter bounds CG's iterations (default 300).
+	// MaxIter bounds CG's iterations (default 1000, a safety cap: the
+	// solve is meant to stop at Tol; Stats.Converged says whether it did).
 	MaxIter int
+	// Precond is CG's preconditioner (default PrecondBlock).
+	Precond Preconditioner
+	// Tile is the side in pixels of PrecondBlock's tiles (default
+	// DefaultTile).
+	Tile int
+	// Trace, if set, is called after each CG iteration with its relative
+	// residual.
+	Trace func(iter int, residual float64)
 	// Progress, if set, is called with the fraction done and a stage name.
 	Progress func(frac float64, stage string)
 }
@@ -35,7 +44,7 @@ func (o Options) withDefaults() Options {
 		o.Tol = 1e-4
 	}
 	if o.MaxIter == 0 {
-		o.MaxIter = 300
+		o.MaxIter = 1000
 	}
 	return o
 }
@@ -50,6 +59,10 @@ func (o Options) validate() error {
 		return fmt.Errorf("cntk: %d iterations: want ≥ 1", o.MaxIter)
 	case o.ExactMax < 0:
 		return fmt.Errorf("cntk: exact-solve limit %d: want ≥ 0", o.ExactMax)
+	case o.Precond < 0 || int(o.Precond) >= len(precondNames):
+		return fmt.Errorf("cntk: unknown preconditioner %d", o.Precond)
+	case o.Tile < 0:
+		return fmt.Errorf("cntk: tile side %d: want ≥ 1 (0: the default)", o.Tile)
 	}
 	return nil
 }
@@ -59,9 +72,12 @@ type Stats struct {
 	Observed   int
 	Exact      bool    // dense Cholesky (else CG)
 	Iterations int     // CG iterations
-	Residual   float64 // CG's final worst relative residual
-	Converged  bool
-	Time       time.Duration
+	Residual   float64 // CG's final worst relative residual ‖b − Aα‖/‖b‖ over channels
+	Converged  bool    // Cholesky, or CG reached Options.Tol
+	Precond    Preconditioner
+	// PrecondTime is the time to build CG's preconditioner (part of Time).
+	PrecondTime time.Duration
+	Time        time.Duration
 }
 
 // CheckMask reports a mask that does not fit an h×w image or leaves
@@ -184,7 +200,7 @@ func solveObserved(ctx context.Context, k *Kernel, b []float64, c int, observed 
 	}
 	n := len(idx)
 	lambda := opt.Ridge * k.At(0, 0, 0, 0)
-	st := Stats{Observed: n}
+	st := Stats{Observed: n, Precond: opt.Precond}
 	report := func(f float64, s string) {
 		if opt.Progress != nil {
 			opt.Progress(f, s)
@@ -220,13 +236,26 @@ func solveObserved(ctx context.Context, k *Kernel, b []float64, c int, observed 
 		report(1, "solve")
 		return alpha, st, nil
 	}
-	// Conjugate gradients, one independent recurrence per right-hand side,
-	// products on the whole grid.
+	// Preconditioned conjugate gradients, one independent recurrence per
+	// right-hand side, products on the whole grid.
+	report(0, "preconditioner")
+	pstart := time.Now()
+	m, err := newPrecond(ctx, opt.Precond, k, idx, observed, lambda, opt.Tile)
+	if err != nil {
+		return nil, st, err
+	}
+	st.PrecondTime = time.Since(pstart)
 	g := len(b)
 	x := make([]float64, g)
 	r := append([]float64(nil), b...)
-	p := append([]float64(nil), b...)
+	z := r
+	if m != nil {
+		z = make([]float64, g)
+		m.apply(r, z, c)
+	}
+	p := append([]float64(nil), z...)
 	ap := make([]float64, g)
+	rz := make([]float64, c)
 	rr := make([]float64, c)
 	bn := make([]float64, c)
 	dot := func(u, v []float64, out []float64) {
@@ -239,22 +268,11 @@ func solveObserved(ctx context.Context, k *Kernel, b []float64, c int, observed 
 	}
 	dot(b, b, bn)
 	dot(r, r, rr)
-	done := func() (bool, float64) {
-		worst := 0.0
-		for ch := range c {
-			if bn[ch] > 0 {
-				worst = max(worst, math.Sqrt(rr[ch]/bn[ch]))
-			}
-		}
-		return worst <= opt.Tol, worst
-	}
+	dot(r, z, rz)
 	pap := make([]float64, c)
-	rrNew := make([]float64, c)
-	for it := 0; it < opt.MaxIter; it++ {
-		if ok, res := done(); ok {
-			st.Converged, st.Residual = true, res
-			break
-		}
+	rzNew := make([]float64, c)
+	st.Residual = relResidual(rr, bn)
+	for it := 0; it < opt.MaxIter && st.Residual > opt.Tol; it++ {
 		if err := k.apply(ctx, p, ap, c); err != nil {
 			return nil, st, err
 		}
@@ -276,29 +294,45 @@ func solveObserved(ctx context.Context, k *Kernel, b []float64, c int, observed 
 				if pap[ch] <= 0 {
 					continue
 				}
-				a := rr[ch] / pap[ch]
+				a := rz[ch] / pap[ch]
 				x[q*c+ch] += a * p[q*c+ch]
 				r[q*c+ch] -= a * ap[q*c+ch]
 			}
 		}
-		dot(r, r, rrNew)
+		if m != nil {
+			m.apply(r, z, c)
+		}
+		dot(r, z, rzNew)
+		dot(r, r, rr)
 		for _, q := range idx {
 			for ch := range c {
 				beta := 0.0
-				if rr[ch] > 0 {
-					beta = rrNew[ch] / rr[ch]
+				if rz[ch] > 0 {
+					beta = rzNew[ch] / rz[ch]
 				}
-				p[q*c+ch] = r[q*c+ch] + beta*p[q*c+ch]
+				p[q*c+ch] = z[q*c+ch] + beta*p[q*c+ch]
 			}
 		}
-		copy(rr, rrNew)
+		copy(rz, rzNew)
 		st.Iterations = it + 1
-		_, st.Residual = done()
-		report(float64(it+1)/float64(opt.MaxIter), "cg")
+		st.Residual = relResidual(rr, bn)
+		if opt.Trace != nil {
+			opt.Trace(st.Iterations, st.Residual)
+		}
+		report(progressCG(st.Residual, opt.Tol, it+1, opt.MaxIter), "cg")
 	}
-	if ok, res := done(); ok {
-		st.Converged, st.Residual = true, res
-	}
+	st.Converged = st.Residual <= opt.Tol
 	st.Time = time.Since(start)
 	return x, st, nil
+}
+
+// progressCG is the fraction of a CG solve done: the larger of the share of
+// the iteration cap used and of the way, in orders of magnitude, from a
+// relative residual of 1 to tol.
+func progressCG(res, tol float64, it, maxIter int) float64 {
+	f := float64(it) / float64(maxIter)
+	if res > 0 && res < 1 {
+		f = max(f, math.Log(res)/math.Log(tol))
+	}
+	return min(1, f)
 }

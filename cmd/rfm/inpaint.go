@@ -1,12 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"io"
+	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rfmkit/rfm/cntk"
+	"github.com/rfmkit/rfm/internal/atomicfile"
 	"github.com/rfmkit/rfm/internal/sysmem"
 	"github.com/rfmkit/rfm/plot"
 )
@@ -29,6 +35,11 @@ type inpaintOptions struct {
 	quiet                               bool
 	kernelName                          string
 	bandwidth                           float64
+	precond                             string
+	tile                                int
+	selS, selFilter, selRidge           listFlag
+	selHoldout                          float64
+	selCrop, selCrops                   int
 }
 
 func cmdInpaint(e *env, args []string) error {
@@ -118,8 +129,17 @@ func (o *inpaintOptions) register(f *flagSet) {
 	f.Section("Solve")
 	f.Float(&o.ridge, "ridge", 0, "add `L`·K(x, x) to the diagonal of K_OO")
 	f.Int(&o.exactMax, "exact-max", 4000, "factorise K_OO densely up to `N` observed pixels, else conjugate gradients")
-	f.Float(&o.tol, "tol", 1e-4, "conjugate gradients' relative residual `T` to stop at")
-	f.Int(&o.maxIter, "max-iter", 300, "at most `N` conjugate-gradient iterations")
+	f.Float(&o.tol, "tol", 1e-5, "stop conjugate gradients when the relative residual ‖b − Kα‖/‖b‖ is below `T`")
+	f.Int(&o.maxIter, "max-iter", 1000, "safety cap of `N` conjugate-gradient iterations (the summary says if the solve stopped there unconverged)")
+	f.String(&o.precond, "precond", "block", "conjugate gradients' preconditioner `NAME`: block (block Jacobi on square tiles), jacobi (diagonal), none")
+	f.Int(&o.tile, "tile", 0, "side in `PX` of the block preconditioner's tiles (0: 8)")
+	f.Section("Selection on observed pixels (cntk kernel)")
+	f.List(&o.selS, "select-s", "choose --s among `LIST` by predicting held-out observed pixels")
+	f.List(&o.selFilter, "select-filter", "choose --filter among `LIST` the same way")
+	f.List(&o.selRidge, "select-ridge", "choose --ridge among `LIST` the same way")
+	f.Float(&o.selHoldout, "select-holdout", 0.1, "share `F` of the observed pixels of each crop hidden and predicted (with --holes: as squares of --hole-size)")
+	f.Int(&o.selCrop, "select-crop", 128, "side `PX` of the crops the candidates are scored on")
+	f.Int(&o.selCrops, "select-crops", 4, "number `N` of crops, placed at random with --seed")
 	f.Section("Heatmaps")
 	f.String(&o.heatmap, "heatmap", "", "draw the weights of the observed pixels in the prediction of pixel `X,Y` (column, row) instead of inpainting")
 	f.List(&o.heatmapS, "heatmap-s", "numbers of down/upsamplings `LIST` to draw (default 1,2,3,4)")
@@ -143,7 +163,8 @@ func (o *inpaintOptions) maskSources() int {
 func (o *inpaintOptions) check() (cntk.CoordKind, cntk.Arch, cntk.Options, error) {
 	coord := cntk.CoordKind(-1)
 	arch := cntk.Arch{S: o.s, Filter: o.filter, Slope: o.slope}
-	opt := cntk.Options{Ridge: o.ridge, Tol: o.tol, MaxIter: o.maxIter, ExactMax: o.exactMax}
+	pc, pcErr := cntk.ParsePreconditioner(o.precond)
+	opt := cntk.Options{Ridge: o.ridge, Tol: o.tol, MaxIter: o.maxIter, ExactMax: o.exactMax, Precond: pc, Tile: o.tile}
 	fail := func(err error) (cntk.CoordKind, cntk.Arch, cntk.Options, error) { return coord, arch, opt, err }
 	switch o.kernelName {
 	case "cntk":
@@ -172,6 +193,14 @@ func (o *inpaintOptions) check() (cntk.CoordKind, cntk.Arch, cntk.Options, error
 		return fail(usagef("--max-iter %d: want ≥ 1", o.maxIter))
 	case o.exactMax < 0:
 		return fail(usagef("--exact-max %d: want ≥ 0", o.exactMax))
+	case pcErr != nil:
+		return fail(usagef("--precond %q: want block, jacobi or none", o.precond))
+	case o.tile < 0:
+		return fail(usagef("--tile %d: want ≥ 1 (0: the default)", o.tile))
+	case !(o.selHoldout > 0 && o.selHoldout < 1):
+		return fail(usagef("--select-holdout %g: want a share in (0, 1)", o.selHoldout))
+	case o.selCrop < 8 || o.selCrops < 1:
+		return fail(usagef("--select-crop %d --select-crops %d: want a side ≥ 8 and ≥ 1 crop", o.selCrop, o.selCrops))
 	case o.maskSources() > 1:
 		return fail(usagef("give one of --mask, --missing, --holes"))
 	case o.out == "":
@@ -243,6 +272,13 @@ func (o *inpaintOptions) run(e *env, coord cntk.CoordKind, arch cntk.Arch, opt c
 		return err
 	}
 	start := time.Now()
+	var sel []cntk.Score
+	if coord < 0 && len(o.selS)+len(o.selFilter)+len(o.selRidge) > 0 {
+		var err error
+		if arch, opt.Ridge, sel, err = o.selectArch(e, arch, p, opt, img, observed, bar); err != nil {
+			return fail(err)
+		}
+	}
 	var res *cntk.Image
 	var rep cntk.Report
 	var err error
@@ -259,27 +295,146 @@ func (o *inpaintOptions) run(e *env, coord cntk.CoordKind, arch cntk.Arch, opt c
 		return fail(err)
 	}
 	elapsed := time.Since(start)
-	if err := res.Save(e.ctx, o.out); err != nil {
-		return fail(err)
-	}
-	if err := cntk.MaskImage(observed, h, w).Save(e.ctx, maskOut); err != nil {
-		return fail(err)
-	}
 	r := cntk.NewRunReport(o.image, img, o.kernelName, o.bandwidth, arch, p, rep)
+	r.Ridge, r.Tol = opt.Ridge, opt.Tol
+	for _, sc := range sel {
+		r.Selection = append(r.Selection, cntk.SelectionScore{S: sc.S, Filter: sc.Filter, Ridge: sc.Ridge, PSNR: sc.PSNR})
+	}
 	r.PSNRMissing = cntk.PSNRMissing(img, res, observed)
 	r.PeakRSSBytes = sysmem.PeakRSS()
 	r.TotalSeconds = elapsed.Seconds()
+	// The result, its mask and the report are written as a set: all of
+	// them or, on any failure, none (earlier files restored).
+	outs := []outputFile{{o.out, res.WritePNG}, {maskOut, cntk.MaskImage(observed, h, w).WritePNG}}
+	if o.report != "" {
+		outs = append(outs, outputFile{o.report, r.WriteJSON})
+	}
+	if err := writeAll(e.ctx, outs); err != nil {
+		return fail(err)
+	}
 	how := "Cholesky"
 	if !rep.Exact {
-		how = fmt.Sprintf("CG %d iterations, residual %.2g", rep.Iterations, rep.Residual)
+		how = fmt.Sprintf("CG (%s preconditioner) %d iterations, residual %.2g", rep.Precond, rep.Iterations, rep.Residual)
 		if !rep.Converged {
-			how += " (not converged: raise --max-iter or --ridge)"
+			how += fmt.Sprintf(" (not converged to --tol %g: raise --max-iter or --ridge)", opt.Tol)
 		}
 	}
-	bar.Finish(fmt.Sprintf("inpainted %d×%d with %s: kernel %s in %s, solve over %d observed pixels by %s in %s; PSNR on the missing pixels %.2f dB; peak memory %s",
-		w, h, o.kernelName, sysmem.Human(uint64(rep.KernelBytes)), seconds(rep.KernelTime), rep.Observed, how, seconds(rep.Time), r.PSNRMissing, sysmem.Human(r.PeakRSSBytes)))
-	if o.report != "" {
-		return r.Write(e.ctx, o.report)
+	chosen := ""
+	if sel != nil {
+		chosen = fmt.Sprintf(" (chosen on held-out observed pixels: s = %d, filter %d, ridge %g)", arch.S, arch.Filter, opt.Ridge)
+	}
+	bar.Finish(fmt.Sprintf("inpainted %d×%d with %s%s: kernel %s in %s, solve over %d observed pixels by %s in %s; PSNR on the missing pixels %.2f dB; peak memory %s",
+		w, h, o.kernelName, chosen, sysmem.Human(uint64(rep.KernelBytes)), seconds(rep.KernelTime), rep.Observed, how, seconds(rep.Time), r.PSNRMissing, sysmem.Human(r.PeakRSSBytes)))
+	return nil
+}
+
+// selectArch chooses s, the filter and the ridge among the --select-*
+// lists (a missing list: the flag's own value) on held-out observed pixels.
+func (o *inpaintOptions) selectArch(e *env, arch cntk.Arch, p cntk.Prior, opt cntk.Options, img *cntk.Image, observed []bool, bar *progress) (cntk.Arch, float64, []cntk.Score, error) {
+	ints := func(name string, l listFlag, def int) ([]int, error) {
+		if len(l) == 0 {
+			return []int{def}, nil
+		}
+		var out []int
+		for _, v := range l {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				return nil, usagef("--%s %q: want whole numbers", name, v)
+			}
+			out = append(out, n)
+		}
+		return out, nil
+	}
+	ss, err := ints("select-s", o.selS, arch.S)
+	if err != nil {
+		return arch, 0, nil, err
+	}
+	fs, err := ints("select-filter", o.selFilter, arch.Filter)
+	if err != nil {
+		return arch, 0, nil, err
+	}
+	ridges := []float64{opt.Ridge}
+	if len(o.selRidge) > 0 {
+		ridges = nil
+		for _, v := range o.selRidge {
+			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil || !(x >= 0) || math.IsInf(x, 0) {
+				return arch, 0, nil, usagef("--select-ridge %q: want numbers ≥ 0", v)
+			}
+			ridges = append(ridges, x)
+		}
+	}
+	var cands []cntk.Candidate
+	for _, s := range ss {
+		for _, q := range fs {
+			a := cntk.Arch{S: s, Filter: q, Slope: arch.Slope}
+			if err := a.Validate(); err != nil {
+				return arch, 0, nil, usagef("--select-s %d --select-filter %d: %s", s, q, strings.TrimPrefix(err.Error(), "cntk: "))
+			}
+			for _, r := range ridges {
+				cands = append(cands, cntk.Candidate{S: s, Filter: q, Ridge: r})
+			}
+		}
+	}
+	so := cntk.SelectOptions{Holdout: o.selHoldout, Crop: o.selCrop, Crops: o.selCrops, Seed: o.seed, Solve: opt,
+		Progress: func(f float64, c cntk.Candidate) { bar.Update(f, "select") }}
+	if o.holes != 0 {
+		so.HoleSize = o.holeSize
+	}
+	best, scores, err := cntk.Select(e.ctx, img, observed, arch, p, cands, so)
+	if err != nil {
+		return arch, 0, nil, err
+	}
+	arch.S, arch.Filter = best.S, best.Filter
+	return arch, best.Ridge, scores, nil
+}
+
+// outputFile is one file of a command's output set.
+type outputFile struct {
+	path  string
+	write func(io.Writer) error
+}
+
+// writeAll writes a set of files so that a failure leaves none of them
+// changed: each is encoded in memory first, then written atomically in
+// turn; if one write fails, the files already written are put back as
+// they were (the earlier content restored, a new file removed).
+func writeAll(ctx context.Context, outs []outputFile) error {
+	data := make([][]byte, len(outs))
+	for i, f := range outs {
+		var b bytes.Buffer
+		if err := f.write(&b); err != nil {
+			return fmt.Errorf("write %s: %w", f.path, err)
+		}
+		data[i] = b.Bytes()
+	}
+	type saved struct {
+		old    []byte
+		exists bool
+	}
+	prev := make([]saved, len(outs))
+	for i, f := range outs {
+		if st, err := os.Stat(f.path); err == nil && st.Mode().IsRegular() {
+			old, err := os.ReadFile(f.path)
+			if err != nil {
+				return fmt.Errorf("write %s: cannot keep its current content to restore on failure: %w", f.path, unwrapPath(err))
+			}
+			prev[i] = saved{old, true}
+		}
+	}
+	for i, f := range outs {
+		err := atomicfile.Write(ctx, f.path, func(w io.Writer) error { _, err := w.Write(data[i]); return err })
+		if err == nil {
+			continue
+		}
+		for j := i - 1; j >= 0; j-- {
+			if prev[j].exists {
+				_ = atomicfile.Write(context.WithoutCancel(ctx), outs[j].path, func(w io.Writer) error { _, err := w.Write(prev[j].old); return err })
+			} else {
+				_ = os.Remove(outs[j].path)
+			}
+		}
+		return err
 	}
 	return nil
 }

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -169,6 +172,100 @@ func TestInpaintUsageDocumented(t *testing.T) {
 	for _, m := range found {
 		if m[1] != "h" && m[1] != "help" && !strings.Contains(string(doc), "`--"+m[1]) {
 			t.Errorf("flag --%s of rfm inpaint is not documented in USAGE.md", m[1])
+		}
+	}
+}
+
+// TestWriteAllRollsBack: when a later file of the set cannot be written,
+// the earlier ones are put back: a new file removed, an existing one given
+// its old content.
+func TestWriteAllRollsBack(t *testing.T) {
+	dir := t.TempDir()
+	text := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	old := filepath.Join(dir, "old.png")
+	if err := os.WriteFile(old, []byte("before"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fresh := filepath.Join(dir, "new.png")
+	bad := filepath.Join(dir, "missing-dir", "r.json")
+	err := writeAll(context.Background(), []outputFile{{old, text("after")}, {fresh, text("new")}, {bad, text("{}")}})
+	if err == nil {
+		t.Fatal("a write into a missing directory succeeded")
+	}
+	if b, _ := os.ReadFile(old); string(b) != "before" {
+		t.Errorf("the existing file holds %q after the failure, want %q", b, "before")
+	}
+	if _, err := os.Stat(fresh); err == nil {
+		t.Error("the new file was left behind")
+	}
+	// An encoding failure writes nothing at all.
+	fail := func(io.Writer) error { return errors.New("boom") }
+	if err := writeAll(context.Background(), []outputFile{{fresh, text("x")}, {old, fail}}); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("encoding error: %v", err)
+	}
+	if _, err := os.Stat(fresh); err == nil {
+		t.Error("a file was written although another could not be encoded")
+	}
+	if err := writeAll(context.Background(), []outputFile{{old, text("after")}, {fresh, text("new")}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(old); string(b) != "after" {
+		t.Errorf("old.png holds %q, want %q", b, "after")
+	}
+}
+
+// TestInpaintSelectAndPrecond: --select-* chooses among the candidates and
+// says so in the report; --precond and --tile reach the solve.
+func TestInpaintSelectAndPrecond(t *testing.T) {
+	dir := t.TempDir()
+	writeTestPNG(t, filepath.Join(dir, "img.png"), smoothRGB(32, 32))
+	r := rfmCmd(t, dir, "inpaint", "--image", "img.png", "--missing", "0.5", "--out", "out.png", "--report", "r.json",
+		"--select-s", "1,2", "--select-ridge", "0,100", "--select-crop", "16", "--select-crops", "2",
+		"--exact-max", "1", "--precond", "jacobi", "--tol", "1e-8")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "chosen on held-out observed pixels") || !strings.Contains(r.stderr, "jacobi preconditioner") {
+		t.Errorf("the summary does not say what was chosen and how it was solved: %s", r.stderr)
+	}
+	var rep cntk.RunReport
+	data, err := os.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Selection) != 4 || rep.Precond != "jacobi" || !rep.Converged || rep.Residual > 1e-8 || rep.Tol != 1e-8 {
+		t.Fatalf("report: %d candidates, precond %q, converged %v, residual %g, tol %g", len(rep.Selection), rep.Precond, rep.Converged, rep.Residual, rep.Tol)
+	}
+	best := rep.Selection[0]
+	for _, s := range rep.Selection {
+		if s.PSNR > best.PSNR {
+			best = s
+		}
+	}
+	if rep.S != best.S || rep.Ridge != best.Ridge {
+		t.Errorf("ran s = %d, ridge %g; the best held-out candidate was s = %d, ridge %g", rep.S, rep.Ridge, best.S, best.Ridge)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--precond", "multigrid"}, "--precond \"multigrid\""},
+		{[]string{"--tile", "-1"}, "--tile -1"},
+		{[]string{"--select-holdout", "1"}, "--select-holdout 1"},
+		{[]string{"--select-s", "x"}, "--select-s \"x\""},
+		{[]string{"--select-ridge", "-1"}, "--select-ridge \"-1\""},
+	} {
+		r := rfmCmd(t, dir, append([]string{"inpaint", "--image", "img.png", "--missing", "0.5", "--out", "bad.png", "--quiet"}, c.args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want exit 2 and %q", c.args, r.code, r.stderr, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "bad.png")); err == nil {
+			t.Errorf("%v: failed but wrote bad.png", c.args)
 		}
 	}
 }
