@@ -50,6 +50,7 @@ var (
 	finite         = describe.Finite
 	roundLabel     = describe.RoundLabel
 	writeJSON      = cli.WriteJSON
+	unwrapPath     = cli.UnwrapPath
 )
 
 func usagef(format string, args ...any) error { return cli.Usagef(format, args...) }

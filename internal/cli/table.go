@@ -228,14 +228,14 @@ func CheckOutPath(flagName, out string, inputs ...string) error {
 		return fmt.Errorf("--%s %s: directory %s does not exist", flagName, out, dir)
 	}
 	if err := modelfile.CheckWritable(out); err != nil {
-		return fmt.Errorf("--%s %s: cannot write there: %w", flagName, out, unwrapPath(err))
+		return fmt.Errorf("--%s %s: cannot write there: %w", flagName, out, UnwrapPath(err))
 	}
 	return nil
 }
 
-// unwrapPath drops the *PathError wrapper (its path is a temporary name the
+// UnwrapPath drops the *PathError wrapper (its path is a temporary name the
 // user never chose) and keeps the reason.
-func unwrapPath(err error) error {
+func UnwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
