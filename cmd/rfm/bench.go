@@ -18,6 +18,8 @@ Suites:
           prediction speed and test score (run 'rfm bench scale -h')
   serve   a load test of 'rfm serve' on loopback: throughput, latency
           percentiles and status counts (run 'rfm bench serve -h')
+  tabular the RFM paper's second tabular benchmark (Grinsztajn et al.) beside
+          its published columns (run 'rfm bench tabular -h')
 
 Example:
   rfm bench uci --data ../shared/data/uci121 --out results/
@@ -25,7 +27,7 @@ Example:
 	}
 	if len(args) == 0 {
 		usage(e.stderr)
-		return usagef("name a suite: uci, scale or serve")
+		return usagef("name a suite: uci, scale, serve or tabular")
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
@@ -47,10 +49,15 @@ Example:
 			return exitCode(code)
 		}
 		return nil
+	case "tabular":
+		if code := e.exit("bench tabular", cmdBenchTabular(e, args[1:])); code != exitOK {
+			return exitCode(code)
+		}
+		return nil
 	case scale.PeakCommand: // internal, run by bench scale: not listed
 		return runMeasured(e, args[1:])
 	}
-	return usagef("unknown benchmark suite %q; the suites are: uci, scale, serve", args[0])
+	return usagef("unknown benchmark suite %q; the suites are: uci, scale, serve, tabular", args[0])
 }
 
 // exitCode is an error whose message was already printed by a mounted
