@@ -43,6 +43,9 @@ type Options struct {
 	Budget time.Duration
 	// Force recomputes tasks already in OutDir/results.json.
 	Force bool
+	// ReportOnly computes nothing: it writes the summaries of the tasks
+	// already in results.json (with XGBoost's column when available).
+	ReportOnly bool
 	// XGBoost is a results file of scripts/xgboost_tabular.py to put
 	// beside ours in the summaries ("" : OutDir/xgboost.json if present).
 	XGBoost  string
@@ -267,26 +270,34 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		}
 	}
 	rep := &Report{Protocol: opt.Protocol, Size: opt.Size, Tag: tag, Jobs: opt.Jobs, Threads: opt.Threads}
-	var todo []Task
-	for _, t := range tasks {
-		if r, ok := store[t.ID()]; ok && r.Status == StatusOK && !opt.Force {
-			rep.Reused++
-			continue
-		}
-		todo = append(todo, t)
-	}
 	// Cheapest first: an interrupted or time-boxed run then holds as many
-	// finished tasks as it can.
+	// finished tasks as it can. The large size keeps only tasks with more
+	// training rows than the medium cap.
 	maxTrain, _ := MaxTrain(opt.Size)
+	mediumCap, _ := MaxTrain(SizeMedium)
 	costs := map[string]float64{}
-	for _, t := range todo {
+	var todo, kept []Task
+	for _, t := range tasks {
 		n, err := CountRows(t.Path)
 		if err != nil {
 			return nil, err
 		}
 		tr, _, _, reps := SplitSizes(n, maxTrain)
+		if opt.Size == SizeLarge && tr <= mediumCap {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %d training rows, not more than the medium cap: not a large task", t.ID(), tr))
+			continue
+		}
+		kept = append(kept, t)
 		costs[t.ID()] = float64(reps) * float64(tr) * float64(tr) * float64(tr)
+		if r, ok := store[t.ID()]; (ok && r.Status == StatusOK && !opt.Force) || opt.ReportOnly {
+			if ok {
+				rep.Reused++
+			}
+			continue
+		}
+		todo = append(todo, t)
 	}
+	tasks = kept
 	slices.SortStableFunc(todo, func(a, b Task) int { return cmp.Compare(costs[a.ID()], costs[b.ID()]) })
 	ru := &runner{opt: opt, store: store, path: path, start: start, total: len(todo)}
 	if err := ru.save(); err != nil {
@@ -456,7 +467,7 @@ func Evaluate(ctx context.Context, t Task, opt Options, splitsDir string, tell f
 	}
 	maxTrain, _ := MaxTrain(opt.Size)
 	n := tab.Rows()
-	if opt.Size == SizeLarge && n*7/10 <= 10000 {
+	if mediumCap, _ := MaxTrain(SizeMedium); opt.Size == SizeLarge && min(n*7/10, maxTrain) <= mediumCap {
 		return nil, fmt.Errorf("%d rows: the training split (%d rows) is not larger than the medium cap, so the task is not in the large benchmark", n, n*7/10)
 	}
 	splits, err := Splits(n, maxTrain, opt.Seed)

@@ -3,6 +3,7 @@ package tabular
 import (
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -349,5 +350,57 @@ func TestRankingMetricsOnAHandCheckedTable(t *testing.T) {
 	}
 	if s, _, err := rank(rows[3:], false); err != nil || s != nil {
 		t.Errorf("no task in the paper: got %v, %v; want nothing", s, err)
+	}
+}
+
+// TestRunResumesAndExportsTheSplits runs the paper protocol on a tiny
+// task, checks the exported split indices are those of Splits, and that a
+// second run reuses the result instead of computing it again.
+func TestRunResumesAndExportsTheSplits(t *testing.T) {
+	dir := t.TempDir()
+	rows := synthRows(200, false, 3)
+	writeGz(t, filepath.Join(dir, "data", "reg_cat", "toy.csv.gz"), []string{"x1", "x2", "c", "y"}, rows)
+	opt := Options{DataDir: filepath.Join(dir, "data"), OutDir: filepath.Join(dir, "out")}
+	rep, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Computed != 1 || len(rep.Results) != 1 || rep.Results[0].Status != StatusOK {
+		t.Fatalf("report %+v", rep)
+	}
+	r := rep.Results[0]
+	if r.Repeats != 5 || len(r.Splits) != 5 || len(r.Grid) != 10 || r.Train != 140 {
+		t.Fatalf("result: %d repeats, %d splits, %d grid points, %d training rows", r.Repeats, len(r.Splits), len(r.Grid), r.Train)
+	}
+	if !(r.Score > 0.5) {
+		t.Errorf("test R² %v on a task that is mostly x1 + c: want > 0.5", r.Score)
+	}
+	var sf SplitsFile
+	data, err := os.ReadFile(filepath.Join(opt.OutDir, SplitsDir, "reg_cat__toy.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &sf); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := Splits(200, 10000, 1)
+	if len(sf.Splits) != len(want) || !slices.Equal(sf.Splits[2].Test, want[2].Test) || sf.Target != "y" || sf.Classify {
+		t.Fatalf("exported splits differ from Splits(200, 10000, 1)")
+	}
+	for _, name := range []string{SummaryMDName, SummaryJSONName} {
+		if _, err := os.Stat(filepath.Join(opt.OutDir, name)); err != nil {
+			t.Error(err)
+		}
+	}
+	again, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Computed != 0 || again.Reused != 1 || again.Results[0].Score != r.Score {
+		t.Fatalf("second run computed %d, reused %d", again.Computed, again.Reused)
+	}
+	opt.Protocol = ProtocolTuned
+	if _, err := Run(context.Background(), opt); err == nil || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("a run of another protocol into the same folder: got %v, want a refusal naming --force", err)
 	}
 }

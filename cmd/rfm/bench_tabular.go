@@ -56,6 +56,7 @@ rfm bench tabular --data ../shared/data/tabular-benchmark --tasks pol,credit --o
 	f.String(&budget, "budget", "", "wall-time `DURATION` of the tuned protocol's search per task, shared by its splits (e.g. 10m; default none)")
 	f.String(&opt.OutDir, "out", "", "output `DIR` (default out/tabular-PROTOCOL-SIZE)")
 	f.Bool(&opt.Force, "force", false, "recompute tasks already in results.json")
+	f.Bool(&opt.ReportOnly, "report-only", false, "compute nothing: summarize the tasks already in OUT/results.json")
 	f.String(&opt.XGBoost, "xgboost", "", "results `FILE` of scripts/xgboost_tabular.py to show beside ours (default: OUT/xgboost.json when present)")
 	f.Section("Output")
 	f.Bool(&quiet, "quiet", false, "no progress output")
