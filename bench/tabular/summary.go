@@ -25,16 +25,16 @@ const (
 type TaskRow struct {
 	Task        string  `json:"task"`
 	Ours        float64 `json:"ours"`
-	PaperRFM    float64 `json:"paper_rfm"` // NaN when the paper has no row
-	Diff        float64 `json:"diff"`      // ours − paper (NaN without)
-	XGBoostOurs float64 `json:"xgboost_ours"`
+	PaperRFM    Opt     `json:"paper_rfm"` // NaN (null) when the paper has no row
+	Diff        Opt     `json:"diff"`      // ours − paper
+	XGBoostOurs Opt     `json:"xgboost_ours"`
 	// Published are the paper's baseline columns for the task.
-	Published   map[string]float64 `json:"published,omitempty"`
-	Train       int                `json:"train"`
-	PaperNTrain int                `json:"paper_n_train,omitempty"`
-	Repeats     int                `json:"repeats"`
-	Seconds     float64            `json:"seconds"`
-	Choice      string             `json:"choice"`
+	Published   map[string]Opt `json:"published,omitempty"`
+	Train       int            `json:"train"`
+	PaperNTrain int            `json:"paper_n_train,omitempty"`
+	Repeats     int            `json:"repeats"`
+	Seconds     float64        `json:"seconds"`
+	Choice      string         `json:"choice"`
 }
 
 // GroupSummary compares ours with the published columns over one group's
@@ -52,8 +52,8 @@ type GroupSummary struct {
 	RankedAll []metrics.Summary `json:"ranked_all,omitempty"`
 	// Means over every task of the group we computed.
 	OursMean    float64 `json:"ours_mean"`
-	XGBoostMean float64 `json:"xgboost_ours_mean"` // over tasks with both; NaN without
-	OursOnXGB   float64 `json:"ours_mean_on_xgboost_tasks"`
+	XGBoostMean Opt     `json:"xgboost_ours_mean"` // over tasks with both; NaN without
+	OursOnXGB   Opt     `json:"ours_mean_on_xgboost_tasks"`
 	XGBoostN    int     `json:"xgboost_tasks"`
 }
 
@@ -98,7 +98,7 @@ func rankValue(v float64) float64 {
 func Summarize(results []Result, size string, ref Reference, xgb *XGBoostFile) ([]GroupSummary, error) {
 	var out []GroupSummary
 	for _, g := range Groups() {
-		gs := GroupSummary{Group: g, Unit: "R²", XGBoostMean: math.NaN(), OursOnXGB: math.NaN()}
+		gs := GroupSummary{Group: g, Unit: "R²", XGBoostMean: Opt(math.NaN()), OursOnXGB: Opt(math.NaN())}
 		if strings.HasPrefix(g, "clf") {
 			gs.Unit = "accuracy %"
 		}
@@ -107,7 +107,7 @@ func Summarize(results []Result, size string, ref Reference, xgb *XGBoostFile) (
 			if r.Group != g || r.Status != StatusOK {
 				continue
 			}
-			row := TaskRow{Task: r.Name, Ours: r.Score, PaperRFM: math.NaN(), Diff: math.NaN(), XGBoostOurs: math.NaN(),
+			row := TaskRow{Task: r.Name, Ours: r.Score, PaperRFM: Opt(math.NaN()), Diff: Opt(math.NaN()), XGBoostOurs: Opt(math.NaN()),
 				Train: r.Train, Repeats: r.Repeats, Seconds: r.Seconds}
 			if len(r.Splits) > 0 {
 				c := r.Splits[0].Choice
@@ -117,17 +117,17 @@ func Summarize(results []Result, size string, ref Reference, xgb *XGBoostFile) (
 				}
 			}
 			if rr, ok := ref.Lookup(size, r.Task); ok {
-				row.PaperRFM = rr.Scores[ColumnPaperRFM]
-				row.Diff = r.Score - row.PaperRFM
+				row.PaperRFM = Opt(rr.Scores[ColumnPaperRFM])
+				row.Diff = Opt(r.Score) - row.PaperRFM
 				row.PaperNTrain = rr.NTrain
-				row.Published = map[string]float64{}
+				row.Published = map[string]Opt{}
 				for _, b := range Baselines {
-					row.Published[b] = rr.Scores[b]
+					row.Published[b] = Opt(rr.Scores[b])
 				}
 			}
 			if xgb != nil {
 				if x, ok := xgb.Results[r.Task]; ok {
-					row.XGBoostOurs = x.Score
+					row.XGBoostOurs = Opt(x.Score)
 					xo, xx = append(xo, r.Score), append(xx, x.Score)
 				}
 			}
@@ -139,7 +139,7 @@ func Summarize(results []Result, size string, ref Reference, xgb *XGBoostFile) (
 		}
 		gs.OursMean = mean(ours)
 		if len(xx) > 0 {
-			gs.XGBoostMean, gs.OursOnXGB, gs.XGBoostN = mean(xx), mean(xo), len(xx)
+			gs.XGBoostMean, gs.OursOnXGB, gs.XGBoostN = Opt(mean(xx)), Opt(mean(xo)), len(xx)
 		}
 		var err error
 		if gs.Ranked, gs.OursPlace, err = rank(gs.Rows, false); err != nil {
@@ -167,10 +167,10 @@ func rank(rows []TaskRow, all bool) ([]metrics.Summary, int, error) {
 		}
 		vals := []float64{rankValue(r.Ours)}
 		for _, b := range Baselines {
-			vals = append(vals, rankValue(r.Published[b]))
+			vals = append(vals, rankValue(float64(r.Published[b])))
 		}
 		if all {
-			vals = append(vals, rankValue(r.PaperRFM), rankValue(r.XGBoostOurs))
+			vals = append(vals, rankValue(float64(r.PaperRFM)), rankValue(float64(r.XGBoostOurs)))
 		}
 		t.Datasets = append(t.Datasets, r.Task)
 		t.Acc = append(t.Acc, vals)
@@ -221,7 +221,7 @@ func Finish(rep *Report, outDir, xgbPath string) error {
 		return err
 	}
 	js := filepath.Join(outDir, SummaryJSONName)
-	if err := writeJSON(js, jsonSafe(rep)); err != nil {
+	if err := writeJSON(js, rep); err != nil {
 		return err
 	}
 	rep.Files = append(rep.Files, md, js)
@@ -234,41 +234,6 @@ func Finish(rep *Report, outDir, xgbPath string) error {
 		rep.Files = append(rep.Files, pp)
 	}
 	return nil
-}
-
-// jsonSafe returns a copy of rep whose NaNs (no value) are encodable: the
-// JSON holds them as null through a round trip of the tables.
-func jsonSafe(rep *Report) any {
-	c := *rep
-	c.Groups = slices.Clone(rep.Groups)
-	for i := range c.Groups {
-		g := &c.Groups[i]
-		g.Rows = slices.Clone(g.Rows)
-		for j := range g.Rows {
-			r := &g.Rows[j]
-			r.PaperRFM, r.Diff, r.XGBoostOurs = zeroNaN(r.PaperRFM), zeroNaN(r.Diff), zeroNaN(r.XGBoostOurs)
-			if r.Published != nil {
-				p := map[string]float64{}
-				for k, v := range r.Published {
-					if !math.IsNaN(v) {
-						p[k] = v
-					}
-				}
-				r.Published = p
-			}
-		}
-		g.XGBoostMean, g.OursOnXGB = zeroNaN(g.XGBoostMean), zeroNaN(g.OursOnXGB)
-	}
-	return &c
-}
-
-// zeroNaN maps NaN (no value) to 0 for JSON, which has no NaN; the
-// fields that can be missing say so (paper_n_train 0, xgboost_tasks 0).
-func zeroNaN(v float64) float64 {
-	if math.IsNaN(v) {
-		return 0
-	}
-	return v
 }
 
 func writeText(path, s string) error {
@@ -333,22 +298,22 @@ func Markdown(rep *Report) string {
 			if r.PaperNTrain > 0 && r.PaperNTrain != r.Train {
 				train += fmt.Sprintf(" (paper %d)", r.PaperNTrain)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d | **%s** | %s | %s |", r.Task, train, r.Repeats, fmtScore(r.Ours, g.Unit), fmtScore(r.PaperRFM, g.Unit), fmtDiff(r.Diff, g.Unit))
+			fmt.Fprintf(&b, "| %s | %s | %d | **%s** | %s | %s |", r.Task, train, r.Repeats, fmtScore(r.Ours, g.Unit), fmtScore(float64(r.PaperRFM), g.Unit), fmtDiff(float64(r.Diff), g.Unit))
 			for _, c := range Baselines {
 				v := math.NaN()
 				if r.Published != nil {
-					v = r.Published[c]
+					v = float64(r.Published[c])
 				}
 				b.WriteString(" " + fmtScore(v, g.Unit) + " |")
 			}
 			if hasX {
-				b.WriteString(" " + fmtScore(r.XGBoostOurs, g.Unit) + " |")
+				b.WriteString(" " + fmtScore(float64(r.XGBoostOurs), g.Unit) + " |")
 			}
 			fmt.Fprintf(&b, " %.0f | %s |\n", r.Seconds, r.Choice)
 		}
 		fmt.Fprintf(&b, "\nMean of our RFM over the %d tasks: %s.", len(g.Rows), fmtScore(g.OursMean, g.Unit))
 		if hasX {
-			fmt.Fprintf(&b, " On the %d tasks XGBoost was run on (same splits, same machine): ours %s, XGBoost %s.", g.XGBoostN, fmtScore(g.OursOnXGB, g.Unit), fmtScore(g.XGBoostMean, g.Unit))
+			fmt.Fprintf(&b, " On the %d tasks XGBoost was run on (same splits, same machine): ours %s, XGBoost %s.", g.XGBoostN, fmtScore(float64(g.OursOnXGB), g.Unit), fmtScore(float64(g.XGBoostMean), g.Unit))
 		}
 		b.WriteString("\n\n")
 		writeRanking(&b, "Ranking among our RFM and the six published baselines", g.Ranked, g.Unit)
@@ -416,10 +381,10 @@ func writePlot(path string, rep *Report) error {
 		for _, r := range g.Rows {
 			ref := math.NaN()
 			if r.Published != nil {
-				ref = r.Published["XGBoost"]
+				ref = float64(r.Published["XGBoost"])
 			}
-			if !math.IsNaN(r.XGBoostOurs) {
-				ref = r.XGBoostOurs
+			if !math.IsNaN(float64(r.XGBoostOurs)) {
+				ref = float64(r.XGBoostOurs)
 			}
 			if math.IsNaN(ref) {
 				continue
@@ -437,4 +402,29 @@ func writePlot(path string, rep *Report) error {
 	}
 	title := fmt.Sprintf("Tabular benchmark (%s protocol, %s): RFM vs XGBoost per task", rep.Protocol, rep.Size)
 	return plot.Scatter(path, x, y, names, "XGBoost (ours where run, else published): accuracy or R²", "RFM (ours): accuracy or R²", title, true)
+}
+
+// Opt is a score that may be missing (NaN): null in JSON.
+type Opt float64
+
+// MarshalJSON writes NaN as null.
+func (o Opt) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(o)) || math.IsInf(float64(o), 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(o))
+}
+
+// UnmarshalJSON reads null as NaN.
+func (o *Opt) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*o = Opt(math.NaN())
+		return nil
+	}
+	var v float64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*o = Opt(v)
+	return nil
 }

@@ -301,8 +301,8 @@ func TestReferenceHoldsThePapersTables(t *testing.T) {
 // skipped by the averages).
 func TestRankingMetricsOnAHandCheckedTable(t *testing.T) {
 	nan := math.NaN()
-	pub := func(ft, gbt, rf, xgb float64) map[string]float64 {
-		return map[string]float64{"FT-Transformer": ft, "GradientBoostingTree": gbt, "RandomForest": rf, "ResNet": nan, "SAINT": nan, "XGBoost": xgb}
+	pub := func(ft, gbt, rf, xgb float64) map[string]Opt {
+		return map[string]Opt{"FT-Transformer": Opt(ft), "GradientBoostingTree": Opt(gbt), "RandomForest": Opt(rf), "ResNet": Opt(nan), "SAINT": Opt(nan), "XGBoost": Opt(xgb)}
 	}
 	rows := []TaskRow{
 		{Task: "a", Ours: 90, Published: pub(80, 85, 70, 90)},
@@ -391,6 +391,17 @@ func TestRunResumesAndExportsTheSplits(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(opt.OutDir, name)); err != nil {
 			t.Error(err)
 		}
+	}
+	var sum Report
+	data, err = os.ReadFile(filepath.Join(opt.OutDir, SummaryJSONName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Groups) != 1 || len(sum.Groups[0].Rows) != 1 || !math.IsNaN(float64(sum.Groups[0].Rows[0].PaperRFM)) {
+		t.Fatalf("summary.json: want one group with one task and no paper score (null), got %+v", sum.Groups)
 	}
 	again, err := Run(context.Background(), opt)
 	if err != nil {
