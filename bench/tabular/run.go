@@ -18,6 +18,7 @@ import (
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/internal/atomicfile"
 	"github.com/rfmkit/rfm/internal/linalg"
+	"github.com/rfmkit/rfm/internal/workers"
 )
 
 // Options configure a run. DataDir and OutDir are required; the rest has
@@ -363,37 +364,7 @@ func (r *runner) report(task, event, detail string, res *Result) {
 }
 
 func (r *runner) schedule(ctx context.Context, todo []Task, jobs int) error {
-	ch := make(chan Task)
-	var wg sync.WaitGroup
-	var firstErr error
-	var emu sync.Mutex
-	for range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for t := range ch {
-				if err := r.one(ctx, t); err != nil {
-					emu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					emu.Unlock()
-				}
-			}
-		}()
-	}
-	for _, t := range todo {
-		if ctx.Err() != nil {
-			break
-		}
-		ch <- t
-	}
-	close(ch)
-	wg.Wait()
-	if firstErr == nil {
-		firstErr = ctx.Err()
-	}
-	return firstErr
+	return workers.Run(ctx, todo, jobs, func(t Task) error { return r.one(ctx, t) })
 }
 
 // one computes a task; it returns an error only when the run must stop.
