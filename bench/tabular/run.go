@@ -447,7 +447,11 @@ func Evaluate(ctx context.Context, t Task, opt Options, splitsDir string, tell f
 	}
 	if splitsDir != "" {
 		sf := SplitsFile{Task: t.ID(), Path: t.Path, Rows: n, Size: opt.Size, MaxTrain: maxTrain, Seed: opt.Seed, Target: tab.Target, Classify: t.Classification(), Splits: splits}
-		if err := writeJSON(SplitsPath(splitsDir, t), sf); err != nil {
+		data, err := json.Marshal(sf) // compact: thousands of indices
+		if err != nil {
+			return nil, err
+		}
+		if err := writeBytes(SplitsPath(splitsDir, t), append(data, '\n')); err != nil {
 			return nil, err
 		}
 	}
