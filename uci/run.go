@@ -14,6 +14,7 @@ import (
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/internal/linalg"
+	"github.com/rfmkit/rfm/internal/workers"
 )
 
 // Options configure a benchmark run. The zero value of every field but
@@ -365,39 +366,9 @@ func (r *runner) schedule(ctx context.Context, todo []Entry) error {
 			return 0
 		})
 	}
-	run := func(tasks []task, workers, threads int) error {
+	run := func(tasks []task, n, threads int) error {
 		linalg.SetThreads(threads)
-		ch := make(chan task)
-		var wg sync.WaitGroup
-		var firstErr error
-		var emu sync.Mutex
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for t := range ch {
-					if err := r.one(ctx, t.e, t.cost); err != nil {
-						emu.Lock()
-						if firstErr == nil {
-							firstErr = err
-						}
-						emu.Unlock()
-					}
-				}
-			}()
-		}
-		for _, t := range tasks {
-			if ctx.Err() != nil {
-				break
-			}
-			ch <- t
-		}
-		close(ch)
-		wg.Wait()
-		if firstErr == nil {
-			firstErr = ctx.Err()
-		}
-		return firstErr
+		return workers.Run(ctx, tasks, n, func(t task) error { return r.one(ctx, t.e, t.cost) })
 	}
 	if err := run(small, jobs, max(1, r.opt.Threads/jobs)); err != nil {
 		return err

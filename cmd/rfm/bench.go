@@ -7,6 +7,15 @@ import (
 )
 
 // cmdBench dispatches 'rfm bench SUITE'.
+// benchSuites are the suites 'rfm bench' mounts, by name.
+var benchSuites = map[string]func(*env, []string) error{
+	"uci":     cmdBenchUCI,
+	"scale":   cmdBenchScale,
+	"serve":   cmdBenchServe,
+	"inpaint": cmdBenchInpaint,
+	"tabular": cmdBenchTabular,
+}
+
 func cmdBench(e *env, args []string) error {
 	usage := func(w io.Writer) {
 		io.WriteString(w, `Usage: rfm bench SUITE [flags]
@@ -20,6 +29,8 @@ Suites:
           percentiles and status counts (run 'rfm bench serve -h')
   inpaint CNTK image inpainting against a Laplace kernel and biharmonic
           inpainting: PSNR, SSIM, time, memory (run 'rfm bench inpaint -h')
+  tabular the RFM paper's second tabular benchmark (Grinsztajn et al.) beside
+          its published columns (run 'rfm bench tabular -h')
 
 Example:
   rfm bench uci --data ../shared/data/uci121 --out results/
@@ -27,37 +38,23 @@ Example:
 	}
 	if len(args) == 0 {
 		usage(e.stderr)
-		return usagef("name a suite: uci, scale, serve or inpaint")
+		return usagef("name a suite: uci, scale, serve, inpaint or tabular")
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
 		usage(e.stdout)
 		return nil
-	case "uci":
-		// Messages name the suite: "rfm bench uci: ...".
-		if code := e.exit("bench uci", cmdBenchUCI(e, args[1:])); code != exitOK {
-			return exitCode(code)
-		}
-		return nil
-	case "scale":
-		if code := e.exit("bench scale", cmdBenchScale(e, args[1:])); code != exitOK {
-			return exitCode(code)
-		}
-		return nil
-	case "serve":
-		if code := e.exit("bench serve", cmdBenchServe(e, args[1:])); code != exitOK {
-			return exitCode(code)
-		}
-		return nil
-	case "inpaint":
-		if code := e.exit("bench inpaint", cmdBenchInpaint(e, args[1:])); code != exitOK {
-			return exitCode(code)
-		}
-		return nil
 	case scale.PeakCommand: // internal, run by bench scale: not listed
 		return runMeasured(e, args[1:])
 	}
-	return usagef("unknown benchmark suite %q; the suites are: uci, scale, serve, inpaint", args[0])
+	if run, ok := benchSuites[args[0]]; ok {
+		// Messages name the suite: "rfm bench uci: ...".
+		if code := e.exit("bench "+args[0], run(e, args[1:])); code != exitOK {
+			return exitCode(code)
+		}
+		return nil
+	}
+	return usagef("unknown benchmark suite %q; the suites are: uci, scale, serve, inpaint, tabular", args[0])
 }
 
 // exitCode is an error whose message was already printed by a mounted

@@ -281,6 +281,7 @@ best cases. How the protocols work: [uci.md](uci.md).
 	r.xgboostSection(&b)
 	r.mnistSection(&b)
 	r.scaleSection(&b)
+	r.tabularSection(&b)
 	r.thyroidSection(&b)
 	if r.err != nil {
 		return nil, r.err

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rfmkit/rfm/bench/tabular"
+	"github.com/rfmkit/rfm/internal/linalg"
+)
+
+// cmdBenchTabular runs 'rfm bench tabular': the RFM paper's second
+// tabular benchmark (Grinsztajn et al.), package bench/tabular.
+func cmdBenchTabular(e *env, args []string) error {
+	var opt tabular.Options
+	var quiet, asJSON bool
+	var tasks, budget string
+	f := newFlagSet("bench tabular", "rfm bench tabular --data DIR [flags]",
+		`Reproduce the RFM paper's second tabular benchmark (Grinsztajn, Oyallon and
+Varoquaux 2022; the paper's figure 5 and tables 2-5) and compare our RFM with
+the paper's RFM and its six published baselines.
+
+DIR is the benchmark folder (clf_num, clf_cat, reg_num, reg_cat with one
+CSV.gz per task, target last). Each task gets the benchmark's random splits:
+train min(70%, 10 000 rows for medium / 50 000 for large), the rest 30/70
+validation/test (each at most 50 000), 1-5 splits by test size. Choices use
+the validation rows only; the score is test accuracy (%) or R², averaged over
+the splits. Results go to --out: results.json (a rerun skips the tasks already
+there), splits/ (the split indices, for scripts/xgboost_tabular.py),
+summary.md, summary.json and rfm_vs_xgboost.png.
+
+Protocols:
+  paper   the paper's: Laplace, L = 10, 5 RFM iterations, ridge in
+          {1e-4, 1e-3, 1e-2, 1e-1, 1}, rows projected to the unit sphere or
+          not; the grid point of the best mean validation score is kept
+  tuned   the search of 'rfm tune' in each split, scored on the validation
+          rows, within --trials configurations and --budget per task`,
+		`rfm bench tabular --data ../shared/data/tabular-benchmark --jobs 2 --float32
+rfm bench tabular --data ../shared/data/tabular-benchmark --protocol tuned --tasks clf_num/
+rfm bench tabular --data ../shared/data/tabular-benchmark --tasks pol,credit --out out/t`)
+	f.Section("Benchmark")
+	f.String(&opt.DataDir, "data", "", "benchmark `DIR` (required)")
+	f.String(&opt.Protocol, "protocol", tabular.ProtocolPaper, "`P`: "+strings.Join(tabular.Protocols(), ", "))
+	f.String(&opt.Size, "size", tabular.SizeMedium, "`SIZE`: medium (train ≤ 10 000 rows) or large (≤ 50 000; tasks with more than 10 000 training rows)")
+	f.String(&tasks, "tasks", "", "only these tasks: comma list of `NAMES` (GROUP/NAME, NAME, or GROUP/ for a whole group)")
+	f.Int(&opt.Jobs, "jobs", 1, "tasks run at once (`N`), sharing the threads")
+	f.Int(&opt.Threads, "threads", 0, "total BLAS threads (`N`; 0 = one per CPU)")
+	f.Bool(&opt.Float32, "float32", false, "store and factor the kernel matrices in float32")
+	f.Uint64(&opt.Seed, "seed", 1, "random `SEED` ≥ 1 of the splits and fits")
+	f.Int(&opt.Trials, "trials", 30, "configurations `N` the tuned protocol's search draws per split")
+	f.String(&budget, "budget", "", "wall-time `DURATION` of the tuned protocol's search per task, shared by its splits (e.g. 10m; default none)")
+	f.String(&opt.OutDir, "out", "", "output `DIR` (default out/tabular-PROTOCOL-SIZE)")
+	f.Bool(&opt.Force, "force", false, "recompute tasks already in results.json")
+	f.Bool(&opt.ReportOnly, "report-only", false, "compute nothing: summarize the tasks already in OUT/results.json")
+	f.String(&opt.XGBoost, "xgboost", "", "results `FILE` of scripts/xgboost_tabular.py to show beside ours (default: OUT/xgboost.json when present)")
+	f.Section("Output")
+	f.Bool(&quiet, "quiet", false, "no progress output")
+	f.Bool(&asJSON, "json", false, "print the report as JSON on stdout")
+	pos, err := f.Parse(args, e.stdout)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(pos) > 0:
+		return usagef("unexpected argument %q", pos[0])
+	case opt.DataDir == "":
+		return usagef("--data DIR is required (the tabular-benchmark folder)")
+	case !slices.Contains(tabular.Protocols(), opt.Protocol):
+		return usagef("--protocol %q: want one of %s", opt.Protocol, strings.Join(tabular.Protocols(), ", "))
+	case opt.Size != tabular.SizeMedium && opt.Size != tabular.SizeLarge:
+		return usagef("--size %q: want medium or large", opt.Size)
+	case opt.Jobs < 1 || opt.Jobs > linalg.MaxThreads:
+		return usagef("--jobs %d: want 1 to %d", opt.Jobs, linalg.MaxThreads)
+	case linalg.CheckThreads(opt.Threads) != nil:
+		return usagef("--threads %d: %v", opt.Threads, linalg.CheckThreads(opt.Threads))
+	case opt.Seed == 0:
+		return usagef("--seed 0: must be ≥ 1")
+	case opt.Trials < 1:
+		return usagef("--trials %d: must be ≥ 1", opt.Trials)
+	case (f.IsSet("trials") || budget != "") && opt.Protocol != tabular.ProtocolTuned:
+		return usagef("--trials and --budget apply to --protocol tuned only")
+	}
+	if budget != "" {
+		d, err := time.ParseDuration(budget)
+		if err != nil || d <= 0 {
+			return usagef("--budget %q: want a positive duration such as 10m or 1h", budget)
+		}
+		opt.Budget = d
+	}
+	if tasks != "" {
+		opt.Tasks = strings.Split(tasks, ",")
+		all, err := tabular.Discover(opt.DataDir)
+		if err != nil {
+			return err
+		}
+		if _, err := tabular.Select(all, opt.Tasks); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	if opt.OutDir == "" {
+		opt.OutDir = filepath.Join("out", "tabular-"+opt.Protocol+"-"+opt.Size)
+	}
+	if !quiet {
+		opt.Progress = tabularProgress(e.stderr)
+	}
+	rep, err := tabular.Run(e.ctx, opt)
+	if err != nil {
+		if errors.Is(err, context.Canceled) && e.ctx.Err() != nil {
+			fmt.Fprintf(e.stderr, "rfm bench tabular: interrupted; results so far are in %s (rerun the same command to resume)\n", filepath.Join(opt.OutDir, tabular.ResultsName))
+			return exitCode(exitInterrupt)
+		}
+		return err
+	}
+	if asJSON {
+		err = writeJSON(e.stdout, rep)
+	} else {
+		_, err = io.WriteString(e.stdout, tabular.Markdown(rep))
+	}
+	if err != nil {
+		return err
+	}
+	if rep.Failed > 0 {
+		return fmt.Errorf("%d task(s) failed (see %s); rerun to retry them", rep.Failed, filepath.Join(opt.OutDir, tabular.SummaryMDName))
+	}
+	return nil
+}
+
+// tabularProgress prints one line per task started or finished and per
+// fit, with the elapsed time.
+func tabularProgress(w io.Writer) func(tabular.Progress) {
+	return func(p tabular.Progress) {
+		el := p.Elapsed.Round(time.Second)
+		switch p.Event {
+		case "start":
+			fmt.Fprintf(w, "[%d/%d %s] %s: started\n", p.Done, p.Total, el, p.Task)
+		case "fit":
+			fmt.Fprintf(w, "[%d/%d %s] %s: %s\n", p.Done, p.Total, el, p.Task, p.Detail)
+		case "done":
+			fmt.Fprintf(w, "[%d/%d %s] %s: score %.4g (validation %.4g, %d split(s), %.0f s)\n", p.Done, p.Total, el, p.Task, p.Result.Score, p.Result.ValScore, p.Result.Repeats, p.Result.Seconds)
+		case "failed":
+			fmt.Fprintf(w, "[%d/%d %s] %s: failed: %s\n", p.Done, p.Total, el, p.Task, p.Result.Reason)
+		}
+	}
+}
