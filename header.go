@@ -75,10 +75,21 @@ type (
 	Chunked interface {
 		ChunkRows() int
 	}
+	// KernelMachine is a model whose predictions are those of one kernel
+	// machine (centres, M, kernel, coefficients: an exact or Nyström
+	// RFM), what a format writing out the kernel machine (ONNX export)
+	// can express. A tree (its routing) and an ensemble (its mean) are
+	// not one.
+	KernelMachine interface {
+		KernelMachine() *Model
+	}
 )
 
 // Kind is "rfm": an exact or Nyström RFM.
 func (m *Model) Kind() string { return "rfm" }
+
+// KernelMachine is the model itself (an RFM is one kernel machine).
+func (m *Model) KernelMachine() *Model { return m }
 
 // SubModels is the model itself (Composite).
 func (m *Model) SubModels() []*Model { return []*Model{m} }
