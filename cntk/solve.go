@@ -1,6 +1,7 @@
 package cntk
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,15 +29,9 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.ExactMax == 0 {
-		o.ExactMax = 4000
-	}
-	if o.Tol == 0 {
-		o.Tol = 1e-4
-	}
-	if o.MaxIter == 0 {
-		o.MaxIter = 300
-	}
+	o.ExactMax = cmp.Or(o.ExactMax, 4000)
+	o.Tol = cmp.Or(o.Tol, 1e-4)
+	o.MaxIter = cmp.Or(o.MaxIter, 300)
 	return o
 }
 
