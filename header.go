@@ -98,9 +98,7 @@ func (m *Model) SubModels() []*Model { return []*Model{m} }
 func (m *Model) Rounds() ([]Round, int) { return m.History, m.BestRound }
 
 func init() {
-	modelfile.RegisterKind(FileKind, func(f *modelfile.File) (modelfile.Model, map[string]json.RawMessage, error) {
-		return FromFile(f)
-	})
+	modelfile.Register(FileKind, FromFile)
 }
 
 // PackParts stores the models of a composite model (a tree's leaves, an
