@@ -1079,7 +1079,7 @@ func (s *search) chooseOneSE(top int) {
 	}
 	lowest := cands[0]
 	for _, c := range cands[1:] {
-		if c.Loss < lowest.Loss {
+		if metrics.MetricLoss.Better(c.Loss, lowest.Loss) {
 			lowest = c
 		}
 	}
@@ -1126,7 +1126,7 @@ func (s *search) chooseOneSE(top int) {
 		if c.Loss-lowest.Loss > s.pairedSE(c, lowest) || !(d.Loss-c.Loss > ch.Z*seD(c)) {
 			continue
 		}
-		if pick == nil || cx(c) < cx(pick) || cx(c) == cx(pick) && c.Loss < pick.Loss {
+		if pick == nil || cx(c) < cx(pick) || cx(c) == cx(pick) && metrics.MetricLoss.Better(c.Loss, pick.Loss) {
 			pick = c
 		}
 	}
