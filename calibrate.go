@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/rfmkit/rfm/metrics"
 )
 
 // CalibrationMethod is how a classifier's scores become probabilities.
@@ -267,12 +269,7 @@ func capAbove(s []float64, labels []int, c int, beta float64) float64 {
 // bisection on log β finds the cap.
 func capConfidence(s []float64, labels []int, c int, beta float64) float64 {
 	n := len(labels)
-	right := 0
-	for i, l := range labels {
-		if Argmax(s[i*c:i*c+c], 1, c)[0] == l {
-			right++
-		}
-	}
+	right, _ := metrics.Correct(labels, Argmax(s, n, c))
 	limit := float64(right+1) / float64(n+2)
 	row := make([]float64, c)
 	conf := func(b float64) float64 {

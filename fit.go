@@ -11,6 +11,7 @@ import (
 
 	"github.com/rfmkit/rfm/agop"
 	"github.com/rfmkit/rfm/kernel"
+	"github.com/rfmkit/rfm/metrics"
 	"github.com/rfmkit/rfm/solve"
 )
 
@@ -387,33 +388,31 @@ func ColumnMeans(x []float64, n, d int) []float64 {
 	return mu
 }
 
-// score evaluates outputs s (n×c, model space) against the dataset.
+// score evaluates outputs s (n×c, model space) against the dataset: a
+// classifier's accuracy, and the MSE of the outputs against the one-hot
+// classes or the standardized targets (NaN where a score has no value: no
+// rows, or a NaN output).
 func (f *fitter) score(s []float64, ds *Dataset, mean, std []float64) (acc, loss float64) {
-	c := f.c
-	n := ds.N
+	c, n := f.c, ds.N
+	target := make([]float64, n*c)
 	if f.task == Classification {
-		pred := Argmax(s, n, c)
-		hit := 0
 		for i, l := range ds.Labels {
-			if pred[i] == l {
-				hit++
-			}
-			for k := 0; k < c; k++ {
-				t := 0.0
-				if k == l {
-					t = 1
-				}
-				e := s[i*c+k] - t
-				loss += e * e
-			}
+			target[i*c+l] = 1
 		}
-		return float64(hit) / float64(n), loss / float64(n*c)
+		var err error
+		if acc, err = metrics.Accuracy(ds.Labels, Argmax(s, n, c)); err != nil {
+			acc = math.NaN()
+		}
+	} else {
+		for i := range target {
+			target[i] = (ds.Y[i] - mean[i%c]) / std[i%c]
+		}
 	}
-	for i := 0; i < n*c; i++ {
-		e := s[i] - (ds.Y[i]-mean[i%c])/std[i%c]
-		loss += e * e
+	loss, err := metrics.MSE(target, s)
+	if err != nil {
+		loss = math.NaN()
 	}
-	return 0, loss / float64(n*c)
+	return acc, loss
 }
 
 // better reports whether round r beats the best so far (first strict optimum).
@@ -426,9 +425,9 @@ func (f *fitter) better(r, best Round) bool {
 		}
 	}
 	if sel == SelectAccuracy {
-		return r.ValAccuracy > best.ValAccuracy
+		return metrics.MetricAccuracy.Better(r.ValAccuracy, best.ValAccuracy)
 	}
-	return r.ValLoss < best.ValLoss
+	return metrics.MetricLoss.Better(r.ValLoss, best.ValLoss)
 }
 
 func (f *fitter) run(ctx context.Context, tr, va *Dataset) (*Model, error) {

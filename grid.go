@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"time"
+
+	"github.com/rfmkit/rfm/metrics"
 )
 
 // GridSearch fits configurations one after the other on the same training
@@ -95,7 +97,7 @@ func (g *GridSearch) Run(ctx context.Context, grid []Config, train, valid *Datas
 func Best(trials []Trial, lo, hi int) (trial, round int, ok bool) {
 	for i, t := range trials {
 		for r := max(lo, 0); r <= hi && r < len(t.Scores); r++ {
-			if !ok || t.Scores[r] > trials[trial].Scores[round] {
+			if !ok || metrics.MetricAccuracy.Better(t.Scores[r], trials[trial].Scores[round]) {
 				trial, round, ok = i, r, true
 			}
 		}

@@ -75,10 +75,21 @@ type (
 	Chunked interface {
 		ChunkRows() int
 	}
+	// KernelMachine is a model whose predictions are those of one kernel
+	// machine (centres, M, kernel, coefficients: an exact or Nyström
+	// RFM), what a format writing out the kernel machine (ONNX export)
+	// can express. A tree (its routing) and an ensemble (its mean) are
+	// not one.
+	KernelMachine interface {
+		KernelMachine() *Model
+	}
 )
 
 // Kind is "rfm": an exact or Nyström RFM.
 func (m *Model) Kind() string { return "rfm" }
+
+// KernelMachine is the model itself (an RFM is one kernel machine).
+func (m *Model) KernelMachine() *Model { return m }
 
 // SubModels is the model itself (Composite).
 func (m *Model) SubModels() []*Model { return []*Model{m} }
@@ -87,9 +98,7 @@ func (m *Model) SubModels() []*Model { return []*Model{m} }
 func (m *Model) Rounds() ([]Round, int) { return m.History, m.BestRound }
 
 func init() {
-	modelfile.RegisterKind(FileKind, func(f *modelfile.File) (modelfile.Model, map[string]json.RawMessage, error) {
-		return FromFile(f)
-	})
+	modelfile.Register(FileKind, FromFile)
 }
 
 // PackParts stores the models of a composite model (a tree's leaves, an

@@ -96,13 +96,9 @@ func (m *Model) SaveFile(path string, extra map[string]json.RawMessage) error {
 // FromFile unpacks a model and the caller's extra sections, checking that
 // every array has the size the metadata implies.
 func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
-	var meta fileMeta
-	if err := f.DecodeMeta(FileKind, "an RFM model", "model", &meta); err != nil {
+	meta, m, err := modelfile.DecodeSection(f, FileKind, "an RFM model", "model", func(x *fileMeta) *Model { return x.Model })
+	if err != nil {
 		return nil, nil, err
-	}
-	m := meta.Model
-	if m == nil {
-		return nil, nil, errors.New("model metadata has no model section")
 	}
 	if m.N < 1 || m.D < 1 || m.Outputs < 1 {
 		return nil, nil, fmt.Errorf("model metadata: bad sizes n=%d d=%d outputs=%d", m.N, m.D, m.Outputs)
@@ -139,7 +135,6 @@ func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
 		}
 		return a.F64, nil
 	}
-	var err error
 	if m.Centers, err = get("centers", m.N*dm, true); err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,7 @@
 package cntk
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -37,15 +38,9 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.ExactMax == 0 {
-		o.ExactMax = 4000
-	}
-	if o.Tol == 0 {
-		o.Tol = 1e-4
-	}
-	if o.MaxIter == 0 {
-		o.MaxIter = 1000
-	}
+	o.ExactMax = cmp.Or(o.ExactMax, 4000)
+	o.Tol = cmp.Or(o.Tol, 1e-4)
+	o.MaxIter = cmp.Or(o.MaxIter, 1000)
 	return o
 }
 

@@ -76,7 +76,9 @@ type Validation struct {
 // chosen on these rows, so biased upward, and the mean's is not. On
 // Arora's UCI sets, replacing such a mean by its best member lowered the
 // test accuracy (docs/tuning.md, results/), so rfm tune keeps the mean and reports this.
-func (v *Validation) BelowFloor() bool { return v != nil && v.Accuracy < v.Floor }
+func (v *Validation) BelowFloor() bool {
+	return v != nil && metrics.MetricAccuracy.Better(v.Floor, v.Accuracy)
+}
 
 // New builds an ensemble of members (at least one, at most MaxMembers, of
 // the same task, features and outputs), without a calibration.

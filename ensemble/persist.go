@@ -2,7 +2,6 @@ package ensemble
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/rfmkit/rfm"
@@ -34,9 +33,7 @@ type fileEnsemble struct {
 }
 
 func init() {
-	modelfile.RegisterKind(FileKind, func(f *modelfile.File) (modelfile.Model, map[string]json.RawMessage, error) {
-		return FromFile(f)
-	})
+	modelfile.Register(FileKind, FromFile)
 }
 
 // ToFile packs the ensemble (and the caller's extra JSON sections) into a
@@ -65,13 +62,9 @@ func (m *Model) ToFile(extra map[string]json.RawMessage) (*modelfile.File, error
 // FromFile unpacks an ensemble and the caller's extra sections, checking
 // that every member loads and agrees with the others.
 func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
-	var meta fileMeta
-	if err := f.DecodeMeta(FileKind, "an ensemble model", "ensemble", &meta); err != nil {
+	meta, own, err := modelfile.DecodeSection(f, FileKind, "an ensemble model", "ensemble", func(x *fileMeta) *fileEnsemble { return x.Model })
+	if err != nil {
 		return nil, nil, err
-	}
-	own := meta.Model
-	if own == nil {
-		return nil, nil, errors.New("ensemble metadata has no ensemble section")
 	}
 	k := len(meta.MemberMeta)
 	if k == 0 || k > MaxMembers {

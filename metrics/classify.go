@@ -23,8 +23,18 @@ const LogLossEps = 1e-15
 
 // Accuracy returns the fraction of positions where yPred equals yTrue.
 func Accuracy(yTrue, yPred []int) (float64, error) {
-	if err := checkPair(len(yTrue), len(yPred), "yTrue", "yPred"); err != nil {
+	hit, err := Correct(yTrue, yPred)
+	if err != nil {
 		return 0, fmt.Errorf("accuracy: %w", err)
+	}
+	return float64(hit) / float64(len(yTrue)), nil
+}
+
+// Correct returns how many positions of yPred equal yTrue (Accuracy's
+// numerator).
+func Correct(yTrue, yPred []int) (int, error) {
+	if err := checkPair(len(yTrue), len(yPred), "yTrue", "yPred"); err != nil {
+		return 0, err
 	}
 	hit := 0
 	for i, t := range yTrue {
@@ -32,7 +42,7 @@ func Accuracy(yTrue, yPred []int) (float64, error) {
 			hit++
 		}
 	}
-	return float64(hit) / float64(len(yTrue)), nil
+	return hit, nil
 }
 
 // ConfusionMatrix returns the c×c matrix whose entry [t][p] counts the samples

@@ -1,7 +1,15 @@
 // Package metrics scores predictions and aggregates benchmark results.
 //
-// It has two halves:
+// It has three parts:
 //
+//   - Scores by name (Metric: accuracy, log-loss, brier, auc, mse, rmse,
+//     mae, r2, loss) that know which way is better. Every choice of "the
+//     best" in the module (the round a fit keeps, rfm.Best over a grid, the
+//     tree's routing temperature, tune's trials and 1-SE rule, UCI's
+//     averaged selection) compares through Metric.Better: strict, so a tie
+//     keeps the first score seen, and a NaN is never better (Compare, Best
+//     and Check refuse a NaN with an error wrapping ErrNaN). Order ranks by
+//     one metric, then the next on a tie (tune: accuracy, then loss).
 //   - Prediction metrics on plain slices: Accuracy, ConfusionMatrix, LogLoss,
 //     AUC / MacroAUC, MSE, MAE, R2, and the Classification and Regression
 //     reports that compute them all at once (the CLI's `eval --json`).

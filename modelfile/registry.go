@@ -60,3 +60,31 @@ func Decode(f *File) (Model, map[string]json.RawMessage, error) {
 	}
 	return dec(f)
 }
+
+// Register is RegisterKind for a kind's own unpacking function, which
+// returns its concrete model type (rfm.FromFile, tree.FromFile, …).
+func Register[M Model](kind string, fromFile func(*File) (M, map[string]json.RawMessage, error)) {
+	RegisterKind(kind, func(f *File) (Model, map[string]json.RawMessage, error) {
+		m, extra, err := fromFile(f)
+		if err != nil {
+			return nil, nil, err
+		}
+		return m, extra, nil
+	})
+}
+
+// DecodeSection is the first step of a kind's unpacking: DecodeMeta into
+// a new metadata document of type M, and the document's own section of
+// the model (what section returns from it), which must be there: a
+// missing one is an error ("tree metadata has no tree section").
+func DecodeSection[M, S any](f *File, kind, what, name string, section func(*M) *S) (*M, *S, error) {
+	meta := new(M)
+	if err := f.DecodeMeta(kind, what, name, meta); err != nil {
+		return nil, nil, err
+	}
+	s := section(meta)
+	if s == nil {
+		return nil, nil, fmt.Errorf("%s metadata has no %s section", name, name)
+	}
+	return meta, s, nil
+}

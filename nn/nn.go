@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -110,21 +111,11 @@ func DefaultConfig() Config {
 // WithDefaults returns c with its zero optional settings filled in:
 // Adam's β₁ = 0.9, β₂ = 0.999, ε = 1e-8 and the leaky slope 0.01.
 func (c Config) WithDefaults() Config {
-	if c.Beta1 == 0 {
-		c.Beta1 = 0.9
-	}
-	if c.Beta2 == 0 {
-		c.Beta2 = 0.999
-	}
-	if c.Epsilon == 0 {
-		c.Epsilon = 1e-8
-	}
-	if c.LeakySlope == 0 {
-		c.LeakySlope = 0.01
-	}
-	if c.Alpha == 0 {
-		c.Alpha = 0.99
-	}
+	c.Beta1 = cmp.Or(c.Beta1, 0.9)
+	c.Beta2 = cmp.Or(c.Beta2, 0.999)
+	c.Epsilon = cmp.Or(c.Epsilon, 1e-8)
+	c.LeakySlope = cmp.Or(c.LeakySlope, 0.01)
+	c.Alpha = cmp.Or(c.Alpha, 0.99)
 	return c
 }
 

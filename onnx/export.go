@@ -38,8 +38,9 @@ type Layout struct {
 // ErrUnsupported is wrapped by Export for models it cannot express.
 var ErrUnsupported = errors.New("cannot be exported to ONNX")
 
-// unsupportedKinds says why a model kind other than an RFM does not export
-// (a format with one %w for ErrUnsupported).
+// unsupportedKinds says why a model kind that is not one kernel machine
+// (rfm.KernelMachine) does not export (a format with one %w for
+// ErrUnsupported); a kind not listed gets a general reason.
 var unsupportedKinds = map[string]string{
 	"tree":     "a tree of RFMs %w (its routing of rows to leaves is not expressed); export an exact or Nyström model",
 	"ensemble": "an ensemble of RFMs %w; export one RFM (rfm tune without --ensemble)",
@@ -63,7 +64,7 @@ func Export(m *predictor.Model) ([]byte, *Layout, error) {
 	if err := m.NeedPipeline(); err != nil {
 		return nil, nil, err
 	}
-	rm, ok := m.Fitted.(*rfm.Model)
+	km, ok := m.Fitted.(rfm.KernelMachine)
 	if !ok {
 		why, known := unsupportedKinds[m.Kind()]
 		if !known {
@@ -71,6 +72,7 @@ func Export(m *predictor.Model) ([]byte, *Layout, error) {
 		}
 		return nil, nil, fmt.Errorf("%s: "+why, m.Name, ErrUnsupported)
 	}
+	rm := km.KernelMachine()
 	spec := rm.KernelUsed
 	switch spec.Kind {
 	case kernel.Laplace, kernel.GenLaplace, kernel.Gaussian, kernel.LpLaplace:

@@ -130,12 +130,9 @@ func intAttr(name string, v int64) attr { return attr{name: name, kind: attrInt,
 
 // node is a NodeProto.
 type node struct {
-	op      string
-	domain  string
-	name    string
-	inputs  []string
-	outputs []string
-	attrs   []attr
+	op, domain, name string
+	inputs, outputs  []string
+	attrs            []attr
 }
 
 func (n *node) encode() msg {

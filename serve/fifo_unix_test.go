@@ -4,11 +4,11 @@ package serve
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rfmkit/rfm/internal/testutil"
 )
 
 // A named pipe swapped in at the model path never blocks the reloader:
@@ -16,10 +16,7 @@ import (
 // the next valid file (seen by the watcher, or on SIGHUP) is loaded.
 func TestWatchSurvivesFIFO(t *testing.T) {
 	ts, dir, path, next, first := watchedServer(t)
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	fifo := testutil.FIFO(t, dir, "fifo")
 	if err := os.Rename(fifo, path); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package tree
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -33,9 +32,7 @@ type fileTree struct {
 }
 
 func init() {
-	modelfile.RegisterKind(FileKind, func(f *modelfile.File) (modelfile.Model, map[string]json.RawMessage, error) {
-		return FromFile(f)
-	})
+	modelfile.Register(FileKind, FromFile)
 }
 
 // maxOutputs bounds the classes of a tree file: a tree whose leaves are all
@@ -84,13 +81,9 @@ func (m *Model) ToFile(extra map[string]json.RawMessage) (*modelfile.File, error
 // FromFile unpacks a tree and the caller's extra sections, checking that
 // the nodes form a tree over the leaves and every leaf model loads.
 func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
-	var meta fileMeta
-	if err := f.DecodeMeta(FileKind, "a tree model", "tree", &meta); err != nil {
+	meta, m, err := modelfile.DecodeSection(f, FileKind, "a tree model", "tree", func(x *fileMeta) *Model { return x.Model })
+	if err != nil {
 		return nil, nil, err
-	}
-	m := meta.Model
-	if m == nil {
-		return nil, nil, errors.New("tree metadata has no tree section")
 	}
 	if m.D < 1 || m.Outputs < 1 || len(m.Nodes) == 0 || len(m.Leaves) == 0 || len(meta.LeafMeta) != len(m.Leaves) {
 		return nil, nil, fmt.Errorf("tree metadata: bad sizes d=%d outputs=%d nodes=%d leaves=%d (%d leaf models)", m.D, m.Outputs, len(m.Nodes), len(m.Leaves), len(meta.LeafMeta))

@@ -93,7 +93,11 @@ func (m *Model) predictSoft(ctx context.Context, x []float64, n int, t float64) 
 // the first best and says so in the notes.
 func (m *Model) chooseTemperature(ctx context.Context, ds *rfm.Dataset, held []int) error {
 	val := ds.Subset(held)
-	best, bestScore := 0.0, math.Inf(-1)
+	metric := metrics.MetricMSE
+	if m.Task == rfm.Classification {
+		metric = metrics.MetricAccuracy
+	}
+	best, bestScore := 0.0, metric.Worst()
 	var parts []string
 	for _, t := range Temperatures {
 		var s []float64
@@ -108,7 +112,7 @@ func (m *Model) chooseTemperature(ctx context.Context, ds *rfm.Dataset, held []i
 		}
 		score, text := m.validationScore(val, s)
 		parts = append(parts, fmt.Sprintf("%g: %s", t, text))
-		if score > bestScore {
+		if metric.Better(score, bestScore) {
 			best, bestScore = t, score
 		}
 	}
@@ -121,8 +125,8 @@ func (m *Model) chooseTemperature(ctx context.Context, ds *rfm.Dataset, held []i
 	return nil
 }
 
-// validationScore is higher for better predictions s of val: accuracy, or
-// minus the mean squared error.
+// validationScore scores predictions s of val: accuracy, or the mean
+// squared error of a regression (NaN when it has none: a NaN prediction).
 func (m *Model) validationScore(val *rfm.Dataset, s []float64) (float64, string) {
 	c := m.Outputs
 	if m.Task == rfm.Classification {
@@ -130,10 +134,9 @@ func (m *Model) validationScore(val *rfm.Dataset, s []float64) (float64, string)
 		acc, _ := metrics.Accuracy(val.Labels, metrics.ArgmaxRows(s, val.N, c))
 		return acc, fmt.Sprintf("accuracy %.4f", acc)
 	}
-	mse := 0.0
-	for i, v := range s {
-		mse += (v - val.Y[i]) * (v - val.Y[i])
+	mse, err := metrics.MSE(val.Y, s)
+	if err != nil {
+		mse = math.NaN()
 	}
-	mse /= float64(len(s))
-	return -mse, fmt.Sprintf("MSE %.4g", mse)
+	return mse, fmt.Sprintf("MSE %.4g", mse)
 }

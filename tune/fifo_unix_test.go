@@ -5,19 +5,17 @@ package tune
 import (
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rfmkit/rfm/internal/testutil"
 )
 
 // A named pipe as the trials table is refused at once, for reading
 // (--resume) and for writing (--trials-out); a missing table is empty.
 func TestTrialsFileFIFORefused(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "trials.csv")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	fifo := testutil.FIFO(t, dir, "trials.csv")
 	done := make(chan error, 2)
 	go func() {
 		_, err := ReadTrials(fifo)

@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -85,6 +86,14 @@ func DefaultSpace() Space {
 // low-res-spect 92.67 → 92.29%, ozone 97.36 → 97.28%.
 const LpMaxFeatures = 64
 
+// orDefault is s, or d when s is nil (an unset list of choices).
+func orDefault[S ~[]E, E any](s, d S) S {
+	if s == nil {
+		return d
+	}
+	return s
+}
+
 // withDefaults fills the zero fields from DefaultSpace (d features) and
 // checks ranges.
 func (s Space) withDefaults(features int, task rfm.Task) (Space, error) {
@@ -97,41 +106,15 @@ func (s Space) withDefaults(features int, task rfm.Task) (Space, error) {
 	if s.Kernels == nil && features <= LpMaxFeatures {
 		s.Kernels = append(def.Kernels, kernel.LpLaplace)
 	}
-	if s.Power == ([2]float64{}) {
-		s.Power = def.Power
-	}
 	d := def
 	if s.Bandwidth == ([2]float64{}) {
 		s.Bandwidth = d.Bandwidth
 		s.BandwidthAbsolute = false
 	}
-	if s.Ridge == ([2]float64{}) {
-		s.Ridge = d.Ridge
-	}
-	if s.Exponent == ([2]float64{}) {
-		s.Exponent = d.Exponent
-	}
-	if s.Kernels == nil {
-		s.Kernels = d.Kernels
-	}
-	if s.Diag == nil {
-		s.Diag = d.Diag
-	}
-	if s.AGOPPower == nil {
-		s.AGOPPower = d.AGOPPower
-	}
-	if s.MNorm == nil {
-		s.MNorm = d.MNorm
-	}
-	if s.Centered == nil {
-		s.Centered = d.Centered
-	}
-	if s.NormalizeRows == nil {
-		s.NormalizeRows = d.NormalizeRows
-	}
-	if s.Iters == nil {
-		s.Iters = d.Iters
-	}
+	s.Power, s.Ridge, s.Exponent = cmp.Or(s.Power, d.Power), cmp.Or(s.Ridge, d.Ridge), cmp.Or(s.Exponent, d.Exponent)
+	s.Kernels, s.Diag, s.AGOPPower = orDefault(s.Kernels, d.Kernels), orDefault(s.Diag, d.Diag), orDefault(s.AGOPPower, d.AGOPPower)
+	s.MNorm, s.Centered = orDefault(s.MNorm, d.MNorm), orDefault(s.Centered, d.Centered)
+	s.NormalizeRows, s.Iters = orDefault(s.NormalizeRows, d.NormalizeRows), orDefault(s.Iters, d.Iters)
 	for _, r := range []struct {
 		name string
 		v    [2]float64

@@ -35,6 +35,7 @@ import (
 	"github.com/rfmkit/rfm/ensemble"
 	"github.com/rfmkit/rfm/internal/linalg"
 	"github.com/rfmkit/rfm/kernel"
+	"github.com/rfmkit/rfm/metrics"
 )
 
 // Options of a search.
@@ -336,13 +337,15 @@ func (c *Choice) String() string {
 }
 
 // Better reports whether a scores better than b: classification by
-// accuracy, then lower loss; regression by loss.
+// accuracy, then lower loss; regression by loss (a tie is not better).
 func Better(task rfm.Task, a, b *Trial) bool {
-	if task == rfm.Classification && a.Accuracy != b.Accuracy {
-		return a.Accuracy > b.Accuracy
+	if task == rfm.Classification {
+		return byAccuracyThenLoss.Better([]float64{a.Accuracy, a.Loss}, []float64{b.Accuracy, b.Loss})
 	}
-	return a.Loss < b.Loss
+	return metrics.MetricLoss.Better(a.Loss, b.Loss)
 }
+
+var byAccuracyThenLoss = metrics.Order{metrics.MetricAccuracy, metrics.MetricLoss}
 
 type split struct {
 	train []int // rows of Data
@@ -1013,7 +1016,7 @@ func (s *search) finish() error {
 // alone (a proper score), RuleBest accuracy first for classification.
 func (s *search) better(a, b *Trial) bool {
 	if s.opt.Rule == RuleOneSE {
-		return a.Loss < b.Loss
+		return metrics.MetricLoss.Better(a.Loss, b.Loss)
 	}
 	return Better(s.task, a, b)
 }
@@ -1096,7 +1099,7 @@ func (s *search) chooseOneSE(top int) {
 	}
 	lowest := cands[0]
 	for _, c := range cands[1:] {
-		if c.Loss < lowest.Loss {
+		if metrics.MetricLoss.Better(c.Loss, lowest.Loss) {
 			lowest = c
 		}
 	}
@@ -1143,7 +1146,7 @@ func (s *search) chooseOneSE(top int) {
 		if c.Loss-lowest.Loss > s.pairedSE(c, lowest) || !(d.Loss-c.Loss > ch.Z*seD(c)) {
 			continue
 		}
-		if pick == nil || cx(c) < cx(pick) || cx(c) == cx(pick) && c.Loss < pick.Loss {
+		if pick == nil || cx(c) < cx(pick) || cx(c) == cx(pick) && metrics.MetricLoss.Better(c.Loss, pick.Loss) {
 			pick = c
 		}
 	}

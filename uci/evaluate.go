@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/metrics"
 )
 
 // Result statuses.
@@ -221,12 +222,12 @@ func averaged(grid []Setting, x, y *selection) (*selection, error) {
 		h := make([]float64, n)
 		for r := range h {
 			h[r] = (x.history[i][r] + y.history[i][r]) / 2
-			if h[r] > bestR {
+			if metrics.MetricAccuracy.Better(h[r], bestR) {
 				bestR = h[r]
 				out.rfm = Choice{Setting: s, Round: r, ValAccuracy: 100 * h[r]}
 			}
 		}
-		if h[0] > bestL {
+		if metrics.MetricAccuracy.Better(h[0], bestL) {
 			bestL = h[0]
 			out.laplace = Choice{Setting: s, Round: 0, ValAccuracy: 100 * h[0]}
 		}

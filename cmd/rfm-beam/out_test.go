@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/rfmkit/rfm/internal/testutil"
@@ -88,10 +87,7 @@ func readAll(t *testing.T, path string) string {
 func TestFIFOInputsRefused(t *testing.T) {
 	dir := t.TempDir()
 	glob := writeShards(t, dir, []int{50})
-	fifo := filepath.Join(dir, "part9.csv")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	fifo := testutil.FIFO(t, dir, "part9.csv")
 	ctx := context.Background()
 	if _, err := expand(ctx, glob); err == nil || !strings.Contains(err.Error(), fifo+" is not a regular file") {
 		t.Errorf("a glob matching a FIFO: %v", err)

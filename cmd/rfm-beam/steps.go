@@ -212,20 +212,8 @@ func topFromSample(ctx context.Context, spec FitSpec, header []string, sample []
 	if err != nil {
 		return nil, fmt.Errorf("the sample: %w", err)
 	}
-	col, err := t.TargetColumn(spec.Target)
-	if err != nil {
-		return nil, err
-	}
-	tg, err := dataset.FitTarget(col, cmp.Or(spec.Task, dataset.TaskAuto))
-	if err != nil {
-		return nil, err
-	}
-	features := t.NamesExcept(spec.Target)
-	if len(features) == 0 {
-		return nil, fmt.Errorf("no feature columns besides the target %q", spec.Target)
-	}
 	scaling := dataset.Scaling(cmp.Or(spec.Scaling, string(dataset.ScaleStandard)))
-	p, err := dataset.FitPipelineScaled(t, features, scaling)
+	tg, p, err := predictor.FitEncoding(t, spec.Target, cmp.Or(spec.Task, dataset.TaskAuto), scaling)
 	if err != nil {
 		return nil, err
 	}

@@ -294,11 +294,13 @@ func cmdFit(e *env, args []string) error {
 		bar.Abort()
 		return o.eng.fitError(err, train.N)
 	}
-	// What a fit prints depends on what it made.
-	model, ok := fr.Model.(*rfm.Model)
+	// What a fit prints depends on what it made: one kernel machine's
+	// rounds, or the tree's leaves.
+	km, ok := fr.Model.(rfm.KernelMachine)
 	if !ok {
 		return fitTree(e, &o, bar, cfg, why, fr, train, valid, p, tg)
 	}
+	model := km.KernelMachine()
 	info := trainingInfo{Data: o.data, Rows: train.N, Validation: describe.Validation(vinfo, cfg, tg), Version: versionString()}
 	if err := saveModel(e.ctx, o.out, model, p, tg, info); err != nil {
 		bar.Abort()

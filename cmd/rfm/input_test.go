@@ -10,9 +10,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rfmkit/rfm/internal/testutil"
 )
 
 // Hostile inputs end in one clear line and exit code 1, at once: binary
@@ -145,10 +146,7 @@ func interruptAndWait(t *testing.T, dir string, cmd *exec.Cmd, errb *bytes.Buffe
 // A FIFO that no writer ever opens: the open waits, and Ctrl-C ends it.
 func TestInterruptFIFOWithoutWriter(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "in.csv")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testutil.FIFO(t, dir, "in.csv")
 	cmd, errb := startRead(t, dir, nil, "--data", "in.csv")
 	waitBlockedIn(t, cmd.Process.Pid, "wait_for_partner")
 	interruptAndWait(t, dir, cmd, errb)

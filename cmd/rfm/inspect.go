@@ -147,7 +147,7 @@ rfm inspect --model digits.rfm --plots figs --image-shape 28x28`)
 
 // rfmModel is the RFM of a model file that holds one (inspect's and its
 // figures' subject).
-func rfmModel(lm *loadedModel) *rfm.Model { return lm.Fitted.(*rfm.Model) }
+func rfmModel(lm *loadedModel) *rfm.Model { return lm.Fitted.(rfm.KernelMachine).KernelMachine() }
 
 func inspectModel(lm *loadedModel, top, eig int) (*inspectJSON, error) {
 	m := rfmModel(lm)

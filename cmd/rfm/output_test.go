@@ -8,8 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
+
+	"github.com/rfmkit/rfm/internal/testutil"
 )
 
 // Rows from standard input (--data -) predict the same as from the file;
@@ -47,10 +48,7 @@ func TestOutputTargetsAndStdin(t *testing.T) {
 		t.Fatalf("predictions from stdin differ from the file's:\n%s\nvs\n%s", fromStdin, fromFile.stdout)
 	}
 
-	fifo := filepath.Join(dir, "pipe.csv")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := testutil.FIFO(t, dir, "pipe.csv")
 	got := make(chan []byte)
 	go func() {
 		b, _ := os.ReadFile(fifo)

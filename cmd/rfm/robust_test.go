@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -111,10 +110,7 @@ func TestFIFOOutWithoutReader(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "train.csv"), churnCSV(60, 1))
 	mustRun(t, dir, "fit", "--data", "train.csv", "--target", "churn", "--out", "m.rfm", "--iters", "0", "--quiet")
-	fifo := filepath.Join(dir, "pipe")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := testutil.FIFO(t, dir, "pipe")
 	// The signal must come after main has set up its handler (before,
 	// Go's default action kills the process): wait a little, and should
 	// the signal still have come too early (the process died of it, which

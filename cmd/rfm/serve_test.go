@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/rfmkit/rfm/bench/serveload"
+	"github.com/rfmkit/rfm/internal/testutil"
 	"time"
 )
 
@@ -164,10 +165,7 @@ func TestBenchServeSmall(t *testing.T) {
 // writer).
 func TestModelFIFORefused(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "m.rfm")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := testutil.FIFO(t, dir, "m.rfm")
 	data := filepath.Join(dir, "d.csv")
 	writeFile(t, data, "x,y\n1,2\n3,4\n")
 	for _, args := range [][]string{

@@ -41,6 +41,7 @@ import (
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/internal/atomicfile"
 	"github.com/rfmkit/rfm/kernel"
+	"github.com/rfmkit/rfm/metrics"
 	"github.com/rfmkit/rfm/mnist"
 	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/plot"
@@ -298,14 +299,12 @@ func run(ctx context.Context, o options) (*report, error) {
 		if err != nil {
 			return nil, err
 		}
-		hit := 0
-		for i, p := range pred {
-			if p == test.Y[i] {
-				hit++
-			}
+		acc, err := metrics.Accuracy(test.Y, pred)
+		if err != nil {
+			return nil, fmt.Errorf("%s on the test digits: %w", c.name, err)
 		}
 		f := final{Name: c.name, Setting: c.t.Setting, Round: c.round, ValAccuracy: c.t.Val[c.val],
-			TestAccuracy: float64(hit) / float64(test.N), Seconds: time.Since(start).Seconds()}
+			TestAccuracy: acc, Seconds: time.Since(start).Seconds()}
 		rep.Final = append(rep.Final, f)
 		if c.name == "RFM" {
 			rfmModel = m

@@ -6,20 +6,17 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rfmkit/rfm/internal/testutil"
 )
 
 // A named pipe nobody reads: the write waits for a reader, and a cancelled
 // context ends the wait with context.Canceled (it used to block in open(2)
 // for ever, deaf to Ctrl-C).
 func TestPipeWithoutReaderIsInterruptible(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "p")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := testutil.FIFO(t, t.TempDir(), "p")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- Write(ctx, fifo, text("never read")) }()
@@ -41,10 +38,7 @@ func TestPipeWithoutReaderIsInterruptible(t *testing.T) {
 
 // A reader that arrives late gets the whole output.
 func TestPipeLateReader(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "p")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := testutil.FIFO(t, t.TempDir(), "p")
 	done := make(chan error, 1)
 	go func() { done <- Write(context.Background(), fifo, text("late but whole")) }()
 	time.Sleep(100 * time.Millisecond) // let the writer wait first (either order must work)

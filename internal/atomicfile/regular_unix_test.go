@@ -7,19 +7,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rfmkit/rfm/internal/testutil"
 )
 
 // A FIFO with no writer, a device and a directory are refused at once;
 // a regular file opens and reads (blocking, as usual).
 func TestOpenRegular(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "pipe")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	fifo := testutil.FIFO(t, dir, "pipe")
 	file := filepath.Join(dir, "f")
 	if err := os.WriteFile(file, []byte("data"), 0o644); err != nil {
 		t.Fatal(err)
