@@ -320,6 +320,27 @@ type Choice struct {
 	Candidates int `json:"candidates"`
 }
 
+// MarshalJSON writes the choice with a score that does not exist (the
+// defaults' loss and margin when the defaults were cut before the top
+// rung) as null: encoding/json refuses NaN.
+func (c Choice) MarshalJSON() ([]byte, error) {
+	type plain Choice // no methods: no recursion
+	orNull := func(v float64) *float64 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return &v
+	}
+	return json.Marshal(struct {
+		plain
+		LowestLoss  *float64 `json:"lowest_loss"`
+		DefaultLoss *float64 `json:"default_loss"`
+		ChosenLoss  *float64 `json:"chosen_loss"`
+		Margin      *float64 `json:"margin_over_defaults"`
+		SE          *float64 `json:"margin_se"`
+	}{plain(c), orNull(c.LowestLoss), orNull(c.DefaultLoss), orNull(c.ChosenLoss), orNull(c.Margin), orNull(c.SE)})
+}
+
 // String is the choice in a sentence, for the model's note.
 func (c *Choice) String() string {
 	se := fmt.Sprintf("vs %.2g × SE %.2g over %d folds", c.Z, c.SE, c.Folds)
