@@ -23,6 +23,9 @@ type StudyOptions struct {
 	// Compare also fits a Laplace kernel machine, an RFM (the defaults) and
 	// AGOP-HyperBF (an RFM with the Gaussian kernel of the same bandwidth).
 	Compare bool
+	// Rounds is the AGOP updates of the compared RFM and AGOP-HyperBF
+	// (0: the RFM default, 5); each still chooses its round on a holdout.
+	Rounds int
 	// Validation, if > 0, holds out this fraction of the training rows
 	// (seeded, stratified by class) and scores every model on it instead
 	// of test, which is not used (it may be nil): the split to choose
@@ -152,7 +155,7 @@ func Study(ctx context.Context, train, test *rfm.Dataset, opt StudyOptions) (*St
 		}
 	}
 	if opt.Compare {
-		if err := compareKernelMachines(ctx, res, train, test, m.L, cfg.Seed, score, opt.Progress); err != nil {
+		if err := compareKernelMachines(ctx, res, train, test, m.L, cfg.Seed, opt.Rounds, score, opt.Progress); err != nil {
 			return nil, err
 		}
 	}
@@ -161,7 +164,7 @@ func Study(ctx context.Context, train, test *rfm.Dataset, opt StudyOptions) (*St
 
 // compareKernelMachines fits Laplace, RFM and AGOP-HyperBF on train and
 // records their test scores and chosen rounds beside GD-HyperBF's.
-func compareKernelMachines(ctx context.Context, res *StudyResult, train, test *rfm.Dataset, bandwidth float64, seed uint64,
+func compareKernelMachines(ctx context.Context, res *StudyResult, train, test *rfm.Dataset, bandwidth float64, seed uint64, rounds int,
 	score func([]float64) float64, progress func(StudyProgress)) error {
 	res.Compare = map[string]float64{"GD-HyperBF": res.Epochs[len(res.Epochs)-1].TestScore}
 	res.Rounds = map[string]int{}
@@ -177,6 +180,9 @@ func compareKernelMachines(ctx context.Context, res *StudyResult, train, test *r
 	gauss := rfm.DefaultConfig()
 	gauss.Seed = seed
 	gauss.Kernel = kernel.Spec{Kind: kernel.Gaussian, Bandwidth: math.Sqrt(bandwidth / 2)}
+	if rounds > 0 {
+		rf.Iters, gauss.Iters = rounds, rounds
+	}
 	for _, c := range []struct {
 		name string
 		cfg  rfm.Config

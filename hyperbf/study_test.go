@@ -88,6 +88,14 @@ func TestStudyValidation(t *testing.T) {
 	if res.Epochs[1].LR != 0.01 || !(res.Epochs[2].LR < 0.01) {
 		t.Errorf("learning rates %v, %v under the cosine schedule", res.Epochs[1].LR, res.Epochs[2].LR)
 	}
+	// Compared on the validation rows with one AGOP update at most.
+	res, err = Study(context.Background(), tr, nil, StudyOptions{Config: Config{Centers: 20, Epochs: 1, Seed: 1}, Validation: 0.25, Compare: true, Rounds: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Compare) != 4 || res.Rounds["RFM"] > 1 || res.Rounds["AGOP-HyperBF"] > 1 || !(res.Compare["RFM"] > 50) {
+		t.Errorf("compare %v, rounds %v (want ≤ 1)", res.Compare, res.Rounds)
+	}
 	for _, v := range []float64{1, -0.1} {
 		if _, err := Study(context.Background(), tr, nil, StudyOptions{Config: Config{Centers: 5}, Validation: v}); err == nil {
 			t.Errorf("validation %v accepted", v)

@@ -21,7 +21,7 @@ func cmdHyperBF(e *env, args []string) error {
 		mnistDir, cifarDir        string
 		pixels, schedule          string
 		centers, epochs, batch    int
-		measureRows, rank         int
+		measureRows, rank, rounds int
 		lr, bandwidth, validation float64
 		compare, asJSON           bool
 		seed                      uint64
@@ -69,6 +69,7 @@ rfm hyperbf --data cifar10 --rank 256 --centers 2000 --validation 0.2`)
 	f.Int(&measureRows, "measure-rows", 1000, "training rows `N` on which WᵀW is compared with the AGOP each epoch (0: none)")
 	f.Uint64(&seed, "seed", 1, "random `SEED`")
 	f.Bool(&compare, "compare", false, "also fit Laplace, RFM and AGOP-HyperBF (RFM with the Gaussian kernel)")
+	f.Int(&rounds, "compare-rounds", 0, "AGOP updates `N` of the compared RFM and AGOP-HyperBF (0: the RFM default, 5)")
 	f.Section("Output")
 	f.Bool(&asJSON, "json", false, "print the result as JSON on stdout")
 	f.Int(&common.threads, "threads", 0, "threads for the linear algebra (`N`; 0 = one per CPU, at most 256)")
@@ -84,8 +85,8 @@ rfm hyperbf --data cifar10 --rank 256 --centers 2000 --validation 0.2`)
 		return usagef("--data %s takes its own test set and labels; --test and --target are for tables", data)
 	case !images && (data == "" || (test == "" && validation == 0) || target == ""):
 		return usagef("--data, --test and --target are required")
-	case centers < 1 || rank < 0:
-		return usagef("--centers %d: must be at least 1 (and --rank ≥ 0)", centers)
+	case centers < 1 || rank < 0 || rounds < 0:
+		return usagef("--centers %d: must be at least 1 (and --rank, --compare-rounds ≥ 0)", centers)
 	case epochs < 0 || batch < 1:
 		return usagef("--epochs must be ≥ 0 and --batch ≥ 1")
 	case !(lr > 0) || math.IsInf(lr, 0) || !(bandwidth >= 0) || math.IsInf(bandwidth, 0):
@@ -115,7 +116,7 @@ rfm hyperbf --data cifar10 --rank 256 --centers 2000 --validation 0.2`)
 		return usagef("--centers %d: the training table has %d rows", centers, tr.N)
 	}
 	cfg := hyperbf.Config{Centers: centers, Bandwidth: bandwidth, Rank: rank, LR: lr, Schedule: schedule, Epochs: epochs, BatchSize: batch, Seed: seed}
-	res, err := hyperbf.Study(e.ctx, tr, te, hyperbf.StudyOptions{Config: cfg, MeasureRows: measureRows, Compare: compare, Validation: validation,
+	res, err := hyperbf.Study(e.ctx, tr, te, hyperbf.StudyOptions{Config: cfg, MeasureRows: measureRows, Compare: compare, Rounds: rounds, Validation: validation,
 		Progress: func(p hyperbf.StudyProgress) {
 			if p.Fitting != "" {
 				fmt.Fprintf(e.stderr, "hyperbf: fitting %s ...\n", p.Fitting)
