@@ -206,6 +206,12 @@ type Config struct {
 	Seed      uint64 // centres and batch order
 	// FixW and FixCenters keep W = I or the centres at their rows.
 	FixW, FixCenters bool
+	// RelativeLR scales the Adam steps of the centres and of W by the
+	// root mean square of their initial values: Adam's steps have the
+	// size of the learning rate in every coordinate, which for W's
+	// entries (about 1/√d for a row of unit norm) or image pixels is a
+	// large relative change; the coefficients keep the plain rate.
+	RelativeLR bool
 }
 
 // The learning-rate schedules: the rate of epoch e of E is LR times
@@ -400,6 +406,7 @@ type Trainer struct {
 	epoch int             // epochs begun
 	rate  float64         // this epoch's learning rate
 	mom   [3][2][]float64 // C, T, W: first and second moments
+	scale [3]float64      // C, T, W: multipliers of the rate
 }
 
 // NewTrainer prepares gradient descent of m.
@@ -413,6 +420,12 @@ func NewTrainer(m *Model, cfg Config) *Trainer {
 	t := &Trainer{Model: m, cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x4c))}
 	for i, p := range [][]float64{m.C, m.T, m.W} {
 		t.mom[i] = [2][]float64{make([]float64, len(p)), make([]float64, len(p))}
+		t.scale[i] = 1
+		if cfg.RelativeLR && i > 0 {
+			if rms := math.Sqrt(dot(p, p) / float64(len(p))); rms > 0 {
+				t.scale[i] = rms
+			}
+		}
 	}
 	return t
 }
@@ -449,6 +462,6 @@ func (t *Trainer) apply(g *Grads) {
 		if (i == 1 && t.cfg.FixCenters) || (i == 2 && t.cfg.FixW) {
 			continue
 		}
-		nn.AdamStep(params[i], grads[i], t.mom[i][0], t.mom[i][1], t.rate, 0.9, 0.999, 1e-8, t.step)
+		nn.AdamStep(params[i], grads[i], t.mom[i][0], t.mom[i][1], t.rate*t.scale[i], 0.9, 0.999, 1e-8, t.step)
 	}
 }

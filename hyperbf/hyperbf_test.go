@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/rfmkit/rfm/internal/testutil"
@@ -220,5 +221,38 @@ func TestScheduleAndCheck(t *testing.T) {
 	}
 	if rates[0] != 0.02 || math.Abs(rates[1]-0.002) > 1e-15 {
 		t.Errorf("rates %v, want [0.02 0.002]", rates)
+	}
+}
+
+// With RelativeLR, Adam's first step moves each entry of W by about the
+// rate times the RMS of W's initial entries (1/√d for W = I), not by the
+// rate; the coefficients keep the plain rate.
+func TestRelativeLR(t *testing.T) {
+	const n, d = 30, 4
+	x, y := testutil.NormalRows(n, d, 3, 1), testutil.NormalRows(n, 1, 4, 1)
+	for _, rel := range []bool{false, true} {
+		cfg := Config{Centers: 6, LR: 0.01, BatchSize: n, Seed: 1, RelativeLR: rel}
+		m := mustInit(t, cfg, x, y, n, d, 1)
+		w0, c0 := slices.Clone(m.W), slices.Clone(m.C)
+		if _, err := NewTrainer(m, cfg).Epoch(context.Background(), x, y, n); err != nil {
+			t.Fatal(err)
+		}
+		want := 0.01
+		if rel {
+			want = 0.01 / math.Sqrt(d) // RMS of the 4×4 identity's entries
+		}
+		biggest := func(a, b []float64) float64 {
+			v := 0.0
+			for i := range a {
+				v = max(v, math.Abs(a[i]-b[i]))
+			}
+			return v
+		}
+		if got := biggest(m.W, w0); got > want*1.001 || got < want*0.9 {
+			t.Errorf("relative %v: the largest step of W is %v, want about %v", rel, got, want)
+		}
+		if got := biggest(m.C, c0); got > 0.01*1.001 || got < 0.009 {
+			t.Errorf("relative %v: the largest step of c is %v, want about 0.01", rel, got)
+		}
 	}
 }

@@ -23,7 +23,7 @@ func cmdHyperBF(e *env, args []string) error {
 		centers, epochs, batch    int
 		measureRows, rank, rounds int
 		lr, bandwidth, validation float64
-		compare, asJSON           bool
+		compare, asJSON, relative bool
 		seed                      uint64
 		common                    commonFlags
 	)
@@ -63,6 +63,7 @@ rfm hyperbf --data cifar10 --rank 256 --centers 2000 --validation 0.2`)
 	f.Float(&bandwidth, "bandwidth", 0, "L of exp(−s/L) (`L`; 0: the median squared distance between rows)")
 	f.Int(&rank, "rank", 0, "rows `R` of W (0: d, W = I; fewer: W starts as the top R principal directions)")
 	f.Float(&lr, "lr", 1e-3, "Adam learning `RATE`")
+	f.Bool(&relative, "relative-lr", false, "scale the steps of the centres and of W by the RMS of their initial values")
 	f.String(&schedule, "lr-schedule", "constant", "learning-rate `S` over the epochs: constant, cosine or step (×0.1 at half, ×0.01 at three quarters)")
 	f.Int(&epochs, "epochs", 20, "passes over the training rows `N`")
 	f.Int(&batch, "batch", 256, "rows per step `N`")
@@ -115,7 +116,7 @@ rfm hyperbf --data cifar10 --rank 256 --centers 2000 --validation 0.2`)
 	if centers > tr.N {
 		return usagef("--centers %d: the training table has %d rows", centers, tr.N)
 	}
-	cfg := hyperbf.Config{Centers: centers, Bandwidth: bandwidth, Rank: rank, LR: lr, Schedule: schedule, Epochs: epochs, BatchSize: batch, Seed: seed}
+	cfg := hyperbf.Config{Centers: centers, Bandwidth: bandwidth, Rank: rank, LR: lr, RelativeLR: relative, Schedule: schedule, Epochs: epochs, BatchSize: batch, Seed: seed}
 	res, err := hyperbf.Study(e.ctx, tr, te, hyperbf.StudyOptions{Config: cfg, MeasureRows: measureRows, Compare: compare, Rounds: rounds, Validation: validation,
 		Progress: func(p hyperbf.StudyProgress) {
 			if p.Fitting != "" {
