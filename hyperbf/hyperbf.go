@@ -206,11 +206,12 @@ type Config struct {
 	Seed      uint64 // centres and batch order
 	// FixW and FixCenters keep W = I or the centres at their rows.
 	FixW, FixCenters bool
-	// RelativeLR scales the Adam steps of the centres and of W by the
-	// root mean square of their initial values: Adam's steps have the
-	// size of the learning rate in every coordinate, which for W's
-	// entries (about 1/√d for a row of unit norm) or image pixels is a
-	// large relative change; the coefficients keep the plain rate.
+	// RelativeLR scales the Adam steps of the coefficients, the centres
+	// and W by the root mean square of each one's initial values: Adam's
+	// steps have the size of the learning rate in every coordinate, which
+	// for W's entries (about 1/√d for a row of unit norm), image pixels or
+	// thousands of small solved coefficients moving together is a large
+	// change of the function.
 	RelativeLR bool
 }
 
@@ -421,7 +422,7 @@ func NewTrainer(m *Model, cfg Config) *Trainer {
 	for i, p := range [][]float64{m.C, m.T, m.W} {
 		t.mom[i] = [2][]float64{make([]float64, len(p)), make([]float64, len(p))}
 		t.scale[i] = 1
-		if cfg.RelativeLR && i > 0 {
+		if cfg.RelativeLR {
 			if rms := math.Sqrt(dot(p, p) / float64(len(p))); rms > 0 {
 				t.scale[i] = rms
 			}
