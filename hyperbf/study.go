@@ -54,11 +54,12 @@ type StudyEpoch struct {
 	Seconds      float64       `json:"seconds"`
 }
 
-// StudyResult is what Study measured. Data and Test name the files; the
-// caller fills them in.
+// StudyResult is what Study measured. Data, Test and Pixels name the files
+// and their scaling; the caller fills them in.
 type StudyResult struct {
 	Data    string  `json:"data"`
 	Test    string  `json:"test"`
+	Pixels  string  `json:"pixels,omitempty"` // the images' pixel scaling (ScalePixels), filled in by the caller
 	Rows    int     `json:"train_rows"`
 	Centers int     `json:"centers"`
 	Rank    int     `json:"rank"` // rows of W

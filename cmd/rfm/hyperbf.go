@@ -130,6 +130,9 @@ rfm hyperbf --data cifar10 --rank 256 --centers 2000 --validation 0.2`)
 		return err
 	}
 	res.Data, res.Test = data, test
+	if images {
+		res.Pixels = pixels
+	}
 	if asJSON {
 		return writeJSON(e.stdout, res)
 	}

@@ -46,7 +46,7 @@ func TestHyperBFImages(t *testing.T) {
 		if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 			t.Fatal(err)
 		}
-		if res.Scored != c.scored || res.ScoredRows != c.rows || res.Rows+map[string]int{"test": 0, "validation": 10}[c.scored] != 40 || res.Data != "cifar10" || len(res.Epochs) != 1 {
+		if res.Scored != c.scored || res.ScoredRows != c.rows || res.Rows+map[string]int{"test": 0, "validation": 10}[c.scored] != 40 || res.Data != "cifar10" || res.Pixels != c.args[1] || len(res.Epochs) != 1 {
 			t.Errorf("%v: %+v", c.args, res)
 		}
 	}
