@@ -16,6 +16,14 @@
 // AGOP-HyperBF beside it. Reading and encoding tables, and printing, are the
 // command's.
 //
+// W may have fewer rows than inputs (Config.Rank: started at the top
+// principal directions), which makes wide images such as CIFAR-10's
+// affordable; the learning rate can follow a schedule (Schedules) and be
+// scaled per parameter group (Config.RelativeLR); ScalePixels prepares
+// image sets, and StudyOptions.Validation scores on a held-out share of
+// the training rows, to choose settings without the test set
+// (docs/hyperbf.md).
+//
 // It is for the science tools (rfm hyperbf), not a production model.
 package hyperbf
 

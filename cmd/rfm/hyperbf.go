@@ -86,8 +86,10 @@ rfm hyperbf --data cifar10 --rank 256 --centers 2000 --validation 0.2`)
 		return usagef("--data %s takes its own test set and labels; --test and --target are for tables", data)
 	case !images && (data == "" || (test == "" && validation == 0) || target == ""):
 		return usagef("--data, --test and --target are required")
-	case centers < 1 || rank < 0 || rounds < 0:
-		return usagef("--centers %d: must be at least 1 (and --rank, --compare-rounds ≥ 0)", centers)
+	case centers < 1:
+		return usagef("--centers %d: must be at least 1", centers)
+	case rank < 0 || rounds < 0:
+		return usagef("--rank %d and --compare-rounds %d must be ≥ 0", rank, rounds)
 	case epochs < 0 || batch < 1:
 		return usagef("--epochs must be ≥ 0 and --batch ≥ 1")
 	case !(lr > 0) || math.IsInf(lr, 0) || !(bandwidth >= 0) || math.IsInf(bandwidth, 0):
