@@ -167,12 +167,46 @@ func shapeString(shape []int) string {
 	return "(" + strings.Join(s, ", ") + ")"
 }
 
-// decodeNPY parses the NPY format (versions 1.0, 2.0, 3.0): magic, version,
-// header length, a Python dict literal header, then the raw data.
-// held is what the caller already holds against the budget besides b.
-// With headerOnly, b may end after the header: only the shape is checked
-// (against MaxColumns and the budget), before the data is read.
-func decodeNPY(b []byte, name string, lim *limits, held uint64, headerOnly bool) (*npyArray, error) {
+// NPYHeader is the header of an NPY array: its dtype descriptor (such as
+// "|u1" or "<f8"), its storage order and its shape; Data is what follows
+// the header (DecodeNPYRaw checks its length against the shape).
+type NPYHeader struct {
+	Descr   string
+	Fortran bool
+	Shape   []int
+	Data    []byte
+	start   int // offset of Data in the file
+}
+
+// DecodeNPYRaw parses an NPY file of any number of dimensions (versions
+// 1.0 to 3.0) without converting its values: the header, and the data
+// checked to be exactly the shape's size in a supported numeric dtype.
+// name labels the file in errors.
+func DecodeNPYRaw(b []byte, name string) (*NPYHeader, error) {
+	h, err := parseNPYHeader(b, name)
+	if err != nil {
+		return nil, err
+	}
+	_, size, err := npyDtype(h.Descr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	want := uint64(size)
+	for _, s := range h.Shape {
+		if s != 0 && want > (1<<62)/uint64(s) {
+			return nil, fmt.Errorf("%s: shape %s is too large", name, shapeString(h.Shape))
+		}
+		want *= uint64(s)
+	}
+	if uint64(len(h.Data)) != want {
+		return nil, fmt.Errorf("%s: data is %d bytes but shape %s of %s needs %d", name, len(h.Data), shapeString(h.Shape), h.Descr, want)
+	}
+	return h, nil
+}
+
+// parseNPYHeader reads the magic, version, header length and the Python
+// dict literal of the header.
+func parseNPYHeader(b []byte, name string) (*NPYHeader, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %s", name, fmt.Sprintf(format, args...))
 	}
@@ -230,6 +264,23 @@ func decodeNPY(b []byte, name string, lim *limits, held uint64, headerOnly bool)
 		}
 		shape[i] = n
 	}
+	return &NPYHeader{Descr: descr, Fortran: fortran, Shape: shape, Data: b[start+hlen:], start: start + hlen}, nil
+}
+
+// decodeNPY parses the NPY format (versions 1.0, 2.0, 3.0): magic, version,
+// header length, a Python dict literal header, then the raw data.
+// held is what the caller already holds against the budget besides b.
+// With headerOnly, b may end after the header: only the shape is checked
+// (against MaxColumns and the budget), before the data is read.
+func decodeNPY(b []byte, name string, lim *limits, held uint64, headerOnly bool) (*npyArray, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%s: %s", name, fmt.Sprintf(format, args...))
+	}
+	h, err := parseNPYHeader(b, name)
+	if err != nil {
+		return nil, err
+	}
+	descr, fortran, shape, start := h.Descr, h.Fortran, h.Shape, h.start
 	conv, size, err := npyDtype(descr)
 	if err != nil {
 		return nil, bad("%v", err)
@@ -257,12 +308,12 @@ func decodeNPY(b []byte, name string, lim *limits, held uint64, headerOnly bool)
 			return nil, bad("the array has %d columns; at most %d are supported", cols, MaxColumns)
 		}
 		if uint64(rows) > (1<<62)/uint64(cols)/uint64(size) ||
-			!lim.cellsFit(held+uint64(start+hlen)+uint64(rows)*uint64(cols)*uint64(size), uint64(rows)*uint64(cols)) {
+			!lim.cellsFit(held+uint64(start)+uint64(rows)*uint64(cols)*uint64(size), uint64(rows)*uint64(cols)) {
 			return nil, lim.budgetError(name, fmt.Sprintf("the array of shape %s", shapeString(shape)))
 		}
-		return &npyArray{shape: shape, rows: rows, need: uint64(start+hlen) + uint64(rows)*uint64(cols)*uint64(size)}, nil
+		return &npyArray{shape: shape, rows: rows, need: uint64(start) + uint64(rows)*uint64(cols)*uint64(size)}, nil
 	}
-	data := b[start+hlen:]
+	data := b[start:]
 	if cols > len(data)/size/rows { // rows*cols*size > len(data), without overflow
 		return nil, bad("truncated data: shape %s of %s needs more than the %d bytes present", shapeString(shape), descr, len(data))
 	}

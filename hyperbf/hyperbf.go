@@ -16,6 +16,14 @@
 // AGOP-HyperBF beside it. Reading and encoding tables, and printing, are the
 // command's.
 //
+// W may have fewer rows than inputs (Config.Rank: started at the top
+// principal directions), which makes wide images such as CIFAR-10's
+// affordable; the learning rate can follow a schedule (Schedules) and be
+// scaled per parameter group (Config.RelativeLR); ScalePixels prepares
+// image sets, and StudyOptions.Validation scores on a held-out share of
+// the training rows, to choose settings without the test set
+// (docs/hyperbf.md).
+//
 // It is for the science tools (rfm hyperbf), not a production model.
 package hyperbf
 
@@ -33,13 +41,14 @@ import (
 // Model is a HyperBF network with K outputs on d inputs and m centres.
 type Model struct {
 	D, K, M int
+	R       int       // rows of W (d: a square W; fewer: a metric of rank R)
 	L       float64   // bandwidth
-	W       []float64 // d×d, row-major: the metric is WᵀW
+	W       []float64 // R×d, row-major: the metric is WᵀW
 	T       []float64 // m×d centres
 	C       []float64 // m×K coefficients
 }
 
-// pass holds one evaluation on n rows: Z = XWᵀ, T' = TWᵀ, the kernel G
+// pass holds one evaluation on n rows: Z = XWᵀ (n×R), T' = TWᵀ (m×R), the kernel G
 // (n×m) and the outputs F = GC (n×K).
 type pass struct {
 	n     int
@@ -48,13 +57,13 @@ type pass struct {
 }
 
 func (m *Model) forward(x []float64, n int) *pass {
-	d, mm := m.D, m.M
-	p := &pass{n: n, z: make([]float64, n*d), tw: make([]float64, mm*d), g: make([]float64, n*mm), f: make([]float64, n*m.K)}
-	linalg.Gemm(false, true, n, d, d, 1, x, d, m.W, d, 0, p.z, d)
-	linalg.Gemm(false, true, mm, d, d, 1, m.T, d, m.W, d, 0, p.tw, d)
+	d, mm, r := m.D, m.M, m.R
+	p := &pass{n: n, z: make([]float64, n*r), tw: make([]float64, mm*r), g: make([]float64, n*mm), f: make([]float64, n*m.K)}
+	linalg.Gemm(false, true, n, r, d, 1, x, d, m.W, d, 0, p.z, r)
+	linalg.Gemm(false, true, mm, r, d, 1, m.T, d, m.W, d, 0, p.tw, r)
 	// ‖z − t'‖² = ‖z‖² + ‖t'‖² − 2 z·t'.
-	linalg.Gemm(false, true, n, mm, d, -2, p.z, d, p.tw, d, 0, p.g, mm)
-	zn, tn := rowNorms(p.z, n, d), rowNorms(p.tw, mm, d)
+	linalg.Gemm(false, true, n, mm, r, -2, p.z, r, p.tw, r, 0, p.g, mm)
+	zn, tn := rowNorms(p.z, n, r), rowNorms(p.tw, mm, r)
 	inv := 1 / m.L
 	for i := 0; i < n; i++ {
 		row := p.g[i*mm : (i+1)*mm]
@@ -95,9 +104,10 @@ type Grads struct{ C, T, W []float64 }
 //	     = 2 [Zᵀ(D_r X − E T) + T'ᵀ(D_c T − EᵀX)]
 //	∂/∂T = −2 (EᵀX − D_c T) WᵀW
 //
-// with D_r, D_c the row and column sums of E as diagonals.
+// with D_r, D_c the row and column sums of E as diagonals (∂/∂T is formed
+// as ((D_c T − EᵀX) Wᵀ) W, which costs m·d·R rather than m·d²).
 func (m *Model) Loss(x, y []float64, n int) (float64, *Grads) {
-	d, mm, k := m.D, m.M, m.K
+	d, mm, k, r := m.D, m.M, m.K, m.R
 	p := m.forward(x, n)
 	ef := make([]float64, n*k)
 	loss := 0.0
@@ -107,7 +117,7 @@ func (m *Model) Loss(x, y []float64, n int) (float64, *Grads) {
 		ef[i] = 2 * r / float64(n*k)
 	}
 	loss /= float64(n * k)
-	g := &Grads{C: make([]float64, mm*k), T: make([]float64, mm*d), W: make([]float64, d*d)}
+	g := &Grads{C: make([]float64, mm*k), T: make([]float64, mm*d), W: make([]float64, r*d)}
 	linalg.Gemm(true, false, mm, k, n, 1, p.g, mm, ef, k, 0, g.C, k)
 	e := make([]float64, n*mm)
 	linalg.Gemm(false, true, n, mm, k, 1, ef, k, m.C, k, 0, e, mm)
@@ -136,11 +146,11 @@ func (m *Model) Loss(x, y []float64, n int) (float64, *Grads) {
 		}
 	}
 	linalg.Gemm(true, false, mm, d, n, -1, e, mm, x, d, 1, a2, d)
-	linalg.Gemm(true, false, d, d, n, 2, p.z, d, a1, d, 0, g.W, d)
-	linalg.Gemm(true, false, d, d, mm, 2, p.tw, d, a2, d, 1, g.W, d)
-	wtw := make([]float64, d*d)
-	linalg.Gemm(true, false, d, d, d, 1, m.W, d, m.W, d, 0, wtw, d)
-	linalg.Gemm(false, false, mm, d, d, 2, a2, d, wtw, d, 0, g.T, d)
+	linalg.Gemm(true, false, r, d, n, 2, p.z, r, a1, d, 0, g.W, d)
+	linalg.Gemm(true, false, r, d, mm, 2, p.tw, r, a2, d, 1, g.W, d)
+	a2w := make([]float64, mm*r)
+	linalg.Gemm(false, true, mm, r, d, 1, a2, d, m.W, d, 0, a2w, r)
+	linalg.Gemm(false, false, mm, d, r, 2, a2w, r, m.W, d, 0, g.T, d)
 	return loss, g
 }
 
@@ -148,19 +158,20 @@ func (m *Model) Loss(x, y []float64, n int) (float64, *Grads) {
 func (m *Model) Metric() []float64 {
 	d := m.D
 	out := make([]float64, d*d)
-	linalg.Gemm(true, false, d, d, d, 1, m.W, d, m.W, d, 0, out, d)
+	linalg.Gemm(true, false, d, d, m.R, 1, m.W, d, m.W, d, 0, out, d)
 	return out
 }
 
 // AGOP returns the average over n rows of x of Σ_k ∇f_k ∇f_kᵀ (d×d), with
 // ∇f_k(x) = −(2/L) WᵀW Σ_α c_αk G_α(x)(x − t_α).
 func (m *Model) AGOP(x []float64, n int) []float64 {
-	d, mm, k := m.D, m.M, m.K
+	d, mm, k, r := m.D, m.M, m.K, m.R
 	p := m.forward(x, n)
 	// u_ik = Σ_α c_αk G_iα (x_i − t_α) = F_ik x_i − (G diag(c_k) T)_i.
 	u := make([]float64, n*d)
+	uw := make([]float64, n*r)
 	gc := make([]float64, n*mm)
-	acc := make([]float64, d*d)
+	acc := make([]float64, r*r)
 	for c := 0; c < k; c++ {
 		for i := 0; i < n; i++ {
 			for a := 0; a < mm; a++ {
@@ -171,15 +182,16 @@ func (m *Model) AGOP(x []float64, n int) []float64 {
 			}
 		}
 		linalg.Gemm(false, false, n, d, mm, -1, gc, mm, m.T, d, 1, u, d)
-		linalg.Gemm(true, false, d, d, n, 1/float64(n), u, d, u, d, 1, acc, d)
+		// acc += (UWᵀ)ᵀ(UWᵀ)/n, R×R.
+		linalg.Gemm(false, true, n, r, d, 1, u, d, m.W, d, 0, uw, r)
+		linalg.Gemm(true, false, r, r, n, 1/float64(n), uw, r, uw, r, 1, acc, r)
 	}
-	// AGOP = (2/L)² WᵀW · acc · WᵀW.
-	wtw := m.Metric()
-	tmp := make([]float64, d*d)
-	linalg.Gemm(false, false, d, d, d, 1, wtw, d, acc, d, 0, tmp, d)
+	// AGOP = (2/L)² Wᵀ · acc · W.
+	tmp := make([]float64, r*d)
+	linalg.Gemm(false, false, r, d, r, 1, acc, r, m.W, d, 0, tmp, d)
 	out := make([]float64, d*d)
 	s := 4 / (m.L * m.L)
-	linalg.Gemm(false, false, d, d, d, s, tmp, d, wtw, d, 0, out, d)
+	linalg.Gemm(true, false, d, d, r, s, m.W, d, tmp, d, 0, out, d)
 	return out
 }
 
@@ -189,18 +201,79 @@ type Config struct {
 	Bandwidth float64 // L; 0: the median squared distance between rows
 	Ridge     float64 // of the initial least-squares solve for c (default 1e-3)
 	LR        float64 // Adam learning rate (default 1e-3)
-	Epochs    int
+	// Schedule is how the learning rate moves over the epochs: Constant
+	// (""), Cosine or Step (see Schedules).
+	Schedule string
+	Epochs   int
+	// Rank is the rows of W: 0 or d, a square W = I; 0 < Rank < d, W's rows
+	// are the top Rank principal directions of the training rows (the
+	// metric starts as the Euclidean distance in their span), which makes
+	// wide inputs such as CIFAR-10's 3 072 pixels affordable.
+	Rank      int
 	BatchSize int    // default 256
 	Seed      uint64 // centres and batch order
 	// FixW and FixCenters keep W = I or the centres at their rows.
 	FixW, FixCenters bool
+	// RelativeLR scales the Adam steps of the coefficients, the centres
+	// and W by the root mean square of each one's initial values: Adam's
+	// steps have the size of the learning rate in every coordinate, which
+	// for W's entries (about 1/√d for a row of unit norm), image pixels or
+	// thousands of small solved coefficients moving together is a large
+	// change of the function.
+	RelativeLR bool
 }
 
-// Init draws a model: m centres among the n rows of x, W = I, the
-// bandwidth, and c by ridge least squares on the kernel features.
+// The learning-rate schedules: the rate of epoch e of E is LR times
+// 1 (Constant), ½(1 + cos(π(e−1)/E)) (Cosine), or 1, then 0.1 from
+// halfway and 0.01 from three quarters of the epochs (Step).
+const (
+	Constant = "constant"
+	Cosine   = "cosine"
+	Step     = "step"
+)
+
+// Schedules lists the learning-rate schedules.
+var Schedules = []string{Constant, Cosine, Step}
+
+// rateFactor is the schedule's multiplier of the learning rate in epoch e
+// (1-based) of epochs.
+func rateFactor(schedule string, e, epochs int) float64 {
+	f := float64(e-1) / float64(max(epochs, 1))
+	switch schedule {
+	case Cosine:
+		return 0.5 * (1 + math.Cos(math.Pi*f))
+	case Step:
+		switch {
+		case f >= 0.75:
+			return 0.01
+		case f >= 0.5:
+			return 0.1
+		}
+	}
+	return 1
+}
+
+// Check reports a configuration Init or the trainer cannot use.
+func (cfg Config) Check() error {
+	switch {
+	case !(cfg.Bandwidth >= 0) || math.IsInf(cfg.Bandwidth, 0) || !(cfg.Ridge >= 0) || math.IsInf(cfg.Ridge, 0):
+		return fmt.Errorf("hyperbf: bandwidth %v and ridge %v must be finite numbers ≥ 0", cfg.Bandwidth, cfg.Ridge)
+	case !(cfg.LR >= 0) || math.IsInf(cfg.LR, 0):
+		return fmt.Errorf("hyperbf: learning rate %v must be a finite number > 0", cfg.LR)
+	case cfg.Rank < 0:
+		return fmt.Errorf("hyperbf: rank %d must be ≥ 0", cfg.Rank)
+	case cfg.Schedule != "" && !slices.Contains(Schedules, cfg.Schedule):
+		return fmt.Errorf("hyperbf: learning-rate schedule %q: want one of %v", cfg.Schedule, Schedules)
+	}
+	return nil
+}
+
+// Init draws a model: m centres among the n rows of x, W = I (or the top
+// principal directions, see Config.Rank), the bandwidth, and c by ridge
+// least squares on the kernel features.
 func Init(cfg Config, x, y []float64, n, d, k int) (*Model, error) {
-	if !(cfg.Bandwidth >= 0) || math.IsInf(cfg.Bandwidth, 0) || !(cfg.Ridge >= 0) || math.IsInf(cfg.Ridge, 0) {
-		return nil, fmt.Errorf("hyperbf: bandwidth %v and ridge %v must be finite numbers ≥ 0", cfg.Bandwidth, cfg.Ridge)
+	if err := cfg.Check(); err != nil {
+		return nil, err
 	}
 	if cfg.Centers < 1 || cfg.Centers > n {
 		return nil, fmt.Errorf("hyperbf: %d centres for %d rows", cfg.Centers, n)
@@ -210,15 +283,24 @@ func Init(cfg Config, x, y []float64, n, d, k int) (*Model, error) {
 	}
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x4b))
 	rows := r.Perm(n)[:cfg.Centers]
-	m := &Model{D: d, K: k, M: cfg.Centers, L: cfg.Bandwidth, W: make([]float64, d*d), T: make([]float64, cfg.Centers*d), C: make([]float64, cfg.Centers*k)}
-	for j := 0; j < d; j++ {
-		m.W[j*d+j] = 1
+	m := &Model{D: d, K: k, M: cfg.Centers, R: d, L: cfg.Bandwidth, T: make([]float64, cfg.Centers*d), C: make([]float64, cfg.Centers*k)}
+	if cfg.Rank > 0 && cfg.Rank < d {
+		w, err := principalDirections(x, n, d, cfg.Rank)
+		if err != nil {
+			return nil, err
+		}
+		m.R, m.W = cfg.Rank, w
+	} else {
+		m.W = make([]float64, d*d)
+		for j := 0; j < d; j++ {
+			m.W[j*d+j] = 1
+		}
 	}
 	for a, i := range rows {
 		copy(m.T[a*d:(a+1)*d], x[i*d:(i+1)*d])
 	}
 	if m.L == 0 {
-		m.L = medianSqDist(x, n, d, r)
+		m.L = medianSqDist(m.project(x, n), n, m.R, r)
 	}
 	ridge := cfg.Ridge
 	if ridge == 0 {
@@ -240,6 +322,59 @@ func Init(cfg Config, x, y []float64, n, d, k int) (*Model, error) {
 	linalg.CholSolve(mm, k, a, mm, b, k)
 	copy(m.C, b)
 	return m, nil
+}
+
+// project returns XWᵀ (n×R); x itself when W is the identity.
+func (m *Model) project(x []float64, n int) []float64 {
+	if m.R == m.D && isIdentity(m.W, m.D) {
+		return x
+	}
+	z := make([]float64, n*m.R)
+	linalg.Gemm(false, true, n, m.R, m.D, 1, x, m.D, m.W, m.D, 0, z, m.R)
+	return z
+}
+
+func isIdentity(w []float64, d int) bool {
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			if v := w[i*d+j]; (i == j && v != 1) || (i != j && v != 0) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// principalDirections returns the top r eigenvectors of the covariance of
+// the n rows of x as the rows of an r×d matrix.
+func principalDirections(x []float64, n, d, r int) ([]float64, error) {
+	mean := make([]float64, d)
+	for i := 0; i < n; i++ {
+		for j, v := range x[i*d : (i+1)*d] {
+			mean[j] += v / float64(n)
+		}
+	}
+	xc := make([]float64, n*d)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			xc[i*d+j] = x[i*d+j] - mean[j]
+		}
+	}
+	cov := make([]float64, d*d)
+	linalg.Gemm(true, false, d, d, n, 1/float64(n), xc, d, xc, d, 0, cov, d)
+	_, vecs, ok := linalg.EigSym(d, cov)
+	if !ok {
+		return nil, fmt.Errorf("hyperbf: the eigendecomposition of the %d×%d covariance for the rank-%d metric did not converge", d, d, r)
+	}
+	// Eigenvalues ascend; eigenvector j is column j of vecs.
+	w := make([]float64, r*d)
+	for a := 0; a < r; a++ {
+		col := d - 1 - a
+		for j := 0; j < d; j++ {
+			w[a*d+j] = vecs[j*d+col]
+		}
+	}
+	return w, nil
 }
 
 // medianSqDist is the median of the non-zero squared distances between
@@ -277,7 +412,10 @@ type Trainer struct {
 	cfg   Config
 	rng   *rand.Rand
 	step  int
+	epoch int             // epochs begun
+	rate  float64         // this epoch's learning rate
 	mom   [3][2][]float64 // C, T, W: first and second moments
+	scale [3]float64      // C, T, W: multipliers of the rate
 }
 
 // NewTrainer prepares gradient descent of m.
@@ -291,14 +429,32 @@ func NewTrainer(m *Model, cfg Config) *Trainer {
 	t := &Trainer{Model: m, cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x4c))}
 	for i, p := range [][]float64{m.C, m.T, m.W} {
 		t.mom[i] = [2][]float64{make([]float64, len(p)), make([]float64, len(p))}
+		t.scale[i] = 1
+		if cfg.RelativeLR {
+			if rms := math.Sqrt(dot(p, p) / float64(len(p))); rms > 0 {
+				t.scale[i] = rms
+			}
+		}
 	}
 	return t
 }
 
-// Epoch makes one pass over the rows in seeded random batches and returns
+// Rate is the learning rate of the last epoch begun (the configured rate
+// before the first).
+func (t *Trainer) Rate() float64 {
+	if t.epoch == 0 {
+		return t.cfg.LR
+	}
+	return t.rate
+}
+
+// Epoch makes one pass over the rows in seeded random batches, at the
+// schedule's learning rate for this epoch (of cfg.Epochs), and returns
 // the mean batch loss.
 func (t *Trainer) Epoch(ctx context.Context, x, y []float64, n int) (float64, error) {
 	m := t.Model
+	t.epoch++
+	t.rate = t.cfg.LR * rateFactor(t.cfg.Schedule, t.epoch, t.cfg.Epochs)
 	return nn.Batches(ctx, t.rng.Perm(n), x, y, m.D, m.K, t.cfg.BatchSize, func(bx, by []float64, rows int) float64 {
 		loss, g := m.Loss(bx, by, rows)
 		t.apply(g)
@@ -315,6 +471,6 @@ func (t *Trainer) apply(g *Grads) {
 		if (i == 1 && t.cfg.FixCenters) || (i == 2 && t.cfg.FixW) {
 			continue
 		}
-		nn.AdamStep(params[i], grads[i], t.mom[i][0], t.mom[i][1], t.cfg.LR, 0.9, 0.999, 1e-8, t.step)
+		nn.AdamStep(params[i], grads[i], t.mom[i][0], t.mom[i][1], t.rate*t.scale[i], 0.9, 0.999, 1e-8, t.step)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/rfmkit/rfm"
@@ -22,6 +23,14 @@ type StudyOptions struct {
 	// Compare also fits a Laplace kernel machine, an RFM (the defaults) and
 	// AGOP-HyperBF (an RFM with the Gaussian kernel of the same bandwidth).
 	Compare bool
+	// Rounds is the AGOP updates of the compared RFM and AGOP-HyperBF
+	// (0: the RFM default, 5); each still chooses its round on a holdout.
+	Rounds int
+	// Validation, if > 0, holds out this fraction of the training rows
+	// (seeded, stratified by class) and scores every model on it instead
+	// of test, which is not used (it may be nil): the split to choose
+	// settings on without looking at the test set.
+	Validation float64
 	// Progress, if set, is called after each epoch is measured (Epoch set)
 	// and before each compared model is fitted (Fitting set).
 	Progress func(StudyProgress)
@@ -37,23 +46,31 @@ type StudyProgress struct {
 type StudyEpoch struct {
 	Epoch     int     `json:"epoch"`
 	TrainLoss float64 `json:"train_mse,omitempty"` // the epoch's mean batch loss (none at epoch 0)
-	TestScore float64 `json:"test_score"`          // accuracy % (classification) or MSE
+	TestScore float64 `json:"test_score"`          // accuracy % (classification) or MSE, on the scored set
+	LR        float64 `json:"lr,omitempty"`        // the epoch's learning rate (none at epoch 0)
 	// Alignment of the learned metric WᵀW with the AGOP of the function
 	// the network computes, on the measurement rows.
 	MetricVsAGOP nn.Comparison `json:"metric_vs_agop"`
 	Seconds      float64       `json:"seconds"`
 }
 
-// StudyResult is what Study measured. Data and Test name the files; the
-// caller fills them in.
+// StudyResult is what Study measured. Data, Test and Pixels name the files
+// and their scaling; the caller fills them in.
 type StudyResult struct {
-	Data    string             `json:"data"`
-	Test    string             `json:"test"`
-	Rows    int                `json:"train_rows"`
-	Centers int                `json:"centers"`
-	L       float64            `json:"bandwidth"`
-	Epochs  []StudyEpoch       `json:"epochs"`
-	Compare map[string]float64 `json:"compare,omitempty"` // model → test score
+	Data    string  `json:"data"`
+	Test    string  `json:"test"`
+	Pixels  string  `json:"pixels,omitempty"` // the images' pixel scaling (ScalePixels), filled in by the caller
+	Rows    int     `json:"train_rows"`
+	Centers int     `json:"centers"`
+	Rank    int     `json:"rank"` // rows of W
+	L       float64 `json:"bandwidth"`
+	// Scored is what the scores are on: "test", or "validation" (a held-out
+	// share of the training rows; Rows is then what was trained on).
+	Scored     string             `json:"scored"`
+	ScoredRows int                `json:"scored_rows"`
+	Config     Config             `json:"config"`
+	Epochs     []StudyEpoch       `json:"epochs"`
+	Compare    map[string]float64 `json:"compare,omitempty"` // model → test score
 	// Rounds are the RFM round (AGOP updates) each compared kernel machine
 	// chose on its holdout.
 	Rounds map[string]int `json:"rounds,omitempty"`
@@ -69,6 +86,20 @@ var CompareOrder = []string{"Laplace", "RFM", "AGOP-HyperBF", "GD-HyperBF"}
 // computes. With opt.Compare it fits the kernel machines beside it.
 func Study(ctx context.Context, train, test *rfm.Dataset, opt StudyOptions) (*StudyResult, error) {
 	cfg := opt.Config
+	scored := "test"
+	if !(opt.Validation >= 0 && opt.Validation < 1) {
+		return nil, fmt.Errorf("hyperbf: validation fraction %v must be in [0, 1)", opt.Validation)
+	}
+	if opt.Validation > 0 {
+		tr, va := rfm.Holdout(train.N, train.Labels, opt.Validation, cfg.Seed)
+		if len(tr) == 0 || len(va) == 0 {
+			return nil, fmt.Errorf("hyperbf: a validation fraction of %v leaves %d training and %d validation rows", opt.Validation, len(tr), len(va))
+		}
+		train, test, scored = train.Subset(tr), train.Subset(va), "validation"
+	}
+	if test == nil {
+		return nil, fmt.Errorf("hyperbf: no test set and no validation fraction")
+	}
 	classify := train.Labels != nil
 	k, ytr := 1, train.Y
 	if classify {
@@ -82,13 +113,13 @@ func Study(ctx context.Context, train, test *rfm.Dataset, opt StudyOptions) (*St
 		mse, _ := nn.MSE(out, test.Y)
 		return mse
 	}
-	metric := MetricName(train)
+	metric := strings.Replace(MetricName(train), "test", scored, 1)
 	start := time.Now()
 	m, err := Init(cfg, train.X, ytr, train.N, train.D, k)
 	if err != nil {
 		return nil, err
 	}
-	res := &StudyResult{Rows: train.N, Centers: cfg.Centers, L: m.L, Metric: metric}
+	res := &StudyResult{Rows: train.N, Centers: cfg.Centers, Rank: m.R, L: m.L, Metric: metric, Scored: scored, ScoredRows: test.N, Config: cfg}
 	// The AGOP is measured on a seeded sample of the training rows (a
 	// class-sorted file's first rows would be one class).
 	mrows := min(opt.MeasureRows, train.N)
@@ -113,7 +144,7 @@ func Study(ctx context.Context, train, test *rfm.Dataset, opt StudyOptions) (*St
 				return nil, fmt.Errorf("training diverged by epoch %d (a test prediction is %v); lower --lr (now %g)", ep, v, cfg.LR)
 			}
 		}
-		rec := StudyEpoch{Epoch: ep, TrainLoss: loss, TestScore: score(out), Seconds: time.Since(start).Seconds()}
+		rec := StudyEpoch{Epoch: ep, TrainLoss: loss, LR: trainer.Rate() * float64(min(ep, 1)), TestScore: score(out), Seconds: time.Since(start).Seconds()}
 		if mrows > 0 {
 			if rec.MetricVsAGOP, err = nn.Compare(m.Metric(), m.AGOP(mx, mrows), train.D); err != nil {
 				return nil, err
@@ -125,7 +156,7 @@ func Study(ctx context.Context, train, test *rfm.Dataset, opt StudyOptions) (*St
 		}
 	}
 	if opt.Compare {
-		if err := compareKernelMachines(ctx, res, train, test, m.L, cfg.Seed, score, opt.Progress); err != nil {
+		if err := compareKernelMachines(ctx, res, train, test, m.L, cfg.Seed, opt.Rounds, score, opt.Progress); err != nil {
 			return nil, err
 		}
 	}
@@ -134,7 +165,7 @@ func Study(ctx context.Context, train, test *rfm.Dataset, opt StudyOptions) (*St
 
 // compareKernelMachines fits Laplace, RFM and AGOP-HyperBF on train and
 // records their test scores and chosen rounds beside GD-HyperBF's.
-func compareKernelMachines(ctx context.Context, res *StudyResult, train, test *rfm.Dataset, bandwidth float64, seed uint64,
+func compareKernelMachines(ctx context.Context, res *StudyResult, train, test *rfm.Dataset, bandwidth float64, seed uint64, rounds int,
 	score func([]float64) float64, progress func(StudyProgress)) error {
 	res.Compare = map[string]float64{"GD-HyperBF": res.Epochs[len(res.Epochs)-1].TestScore}
 	res.Rounds = map[string]int{}
@@ -150,6 +181,9 @@ func compareKernelMachines(ctx context.Context, res *StudyResult, train, test *r
 	gauss := rfm.DefaultConfig()
 	gauss.Seed = seed
 	gauss.Kernel = kernel.Spec{Kind: kernel.Gaussian, Bandwidth: math.Sqrt(bandwidth / 2)}
+	if rounds > 0 {
+		rf.Iters, gauss.Iters = rounds, rounds
+	}
 	for _, c := range []struct {
 		name string
 		cfg  rfm.Config

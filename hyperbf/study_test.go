@@ -66,3 +66,42 @@ func TestStudyClassification(t *testing.T) {
 		t.Errorf("test accuracy %v%%, want better than chance", a)
 	}
 }
+
+// With a validation share, Study trains on the rest of the training rows,
+// scores on the held-out ones and needs no test set.
+func TestStudyValidation(t *testing.T) {
+	tr := synthset.Regression(t, synth.Product, 200, 5, 5)
+	tr.Labels, tr.Classes = make([]int, tr.N), 2
+	for i, v := range tr.Y {
+		if v > 0 {
+			tr.Labels[i] = 1
+		}
+	}
+	tr.Y, tr.Outputs = nil, 0
+	res, err := Study(context.Background(), tr, nil, StudyOptions{Config: Config{Centers: 20, LR: 0.01, Epochs: 2, Seed: 1, Schedule: Cosine}, Validation: 0.25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Scored != "validation" || res.Rows+res.ScoredRows != 200 || res.ScoredRows < 40 || res.ScoredRows > 60 || res.Metric != "validation accuracy %" {
+		t.Fatalf("scored %q on %d rows, trained on %d, metric %q", res.Scored, res.ScoredRows, res.Rows, res.Metric)
+	}
+	if res.Epochs[1].LR != 0.01 || !(res.Epochs[2].LR < 0.01) {
+		t.Errorf("learning rates %v, %v under the cosine schedule", res.Epochs[1].LR, res.Epochs[2].LR)
+	}
+	// Compared on the validation rows with one AGOP update at most.
+	res, err = Study(context.Background(), tr, nil, StudyOptions{Config: Config{Centers: 20, Epochs: 1, Seed: 1}, Validation: 0.25, Compare: true, Rounds: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Compare) != 4 || res.Rounds["RFM"] > 1 || res.Rounds["AGOP-HyperBF"] > 1 || !(res.Compare["RFM"] > 50) {
+		t.Errorf("compare %v, rounds %v (want ≤ 1)", res.Compare, res.Rounds)
+	}
+	for _, v := range []float64{1, -0.1} {
+		if _, err := Study(context.Background(), tr, nil, StudyOptions{Config: Config{Centers: 5}, Validation: v}); err == nil {
+			t.Errorf("validation %v accepted", v)
+		}
+	}
+	if _, err := Study(context.Background(), tr, nil, StudyOptions{Config: Config{Centers: 5}}); err == nil {
+		t.Error("no test set and no validation share accepted")
+	}
+}
