@@ -37,6 +37,9 @@ type tuneOptions struct {
 	trialsOut  string
 	plots      string
 	scales     listFlag
+	// large says why the table is fitted as a large one (tune.TreeFinal);
+	// empty otherwise.
+	large string
 }
 
 // tuneJSON is what 'rfm tune --json' prints.
@@ -203,6 +206,9 @@ func cmdTune(e *env, args []string) error {
 	res, fits, cached, searchTime, err := o.search(e, opt, tg, n)
 	if err != nil {
 		return err
+	}
+	if o.large != "" {
+		return o.finishLarge(e, opt, res, pipelines, tg, n, fits, cached, searchTime)
 	}
 	classification := tg.IsClassification()
 	bar := newProgress(e.stderr, e.tty(), o.common.quiet)
@@ -400,9 +406,10 @@ func (o *tuneOptions) prepareSearch(e *env, f *flagSet, opt *tune.Options, t *da
 		}
 		opt.FinalCenters = fc.Centers
 	}
+	o.large = large
 	if large != "" && !o.common.quiet {
-		fmt.Fprintf(e.stderr, "tune: %s, so the search fits stratified samples of at most %d rows (--max-rows) and the saved model is fitted on all %d rows by Nyström on %d centres (--final-centers)\n",
-			large, opt.MaxRows, n, opt.FinalCenters)
+		fmt.Fprintf(e.stderr, "tune: %s, so the search fits stratified samples of at most %d rows (--max-rows); the saved model is rfm fit's default tree, a tree of the best configuration, or (on at most %d rows) a Nyström fit on %d centres (--final-centers), whichever the validation rows prefer, the default tree unless beaten beyond the noise\n",
+			large, opt.MaxRows, tune.NystromProbeRows, opt.FinalCenters)
 	}
 	pipelines := map[string]*dataset.Pipeline{}
 	opt.Data = map[string]*rfm.Dataset{}
