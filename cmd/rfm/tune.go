@@ -115,8 +115,10 @@ gives them three times the rows, up to every training row (or --max-rows of
 them: on a large table the search then stays cheap, and only the final fit
 sees every row). A table that --solver auto would fit by a tree (more than 25 000
 rows, or an exact solve that does not fit in memory) is searched on samples of
-4 000 rows and its model fitted by Nyström on 10 000 centres (fewer if they do
-not fit) unless --max-rows or --final-centers says otherwise; tune says so.
+4 000 rows unless --max-rows or --final-centers says otherwise; its model is then
+rfm fit's default tree, a tree whose leaves fit the best configuration, or (up to
+120 000 rows) a Nyström fit on 10 000 centres, chosen on the validation rows (the
+default tree unless beaten there beyond the noise); tune says so.
 Fits run side by side as far as threads and memory allow. Every fit is scored on validation rows
 it does not train on (a seeded holdout, --folds K, or --valid; below 2 000 rows
 5 folds by default): the selection never sees a test file. The round of each fit
