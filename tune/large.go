@@ -45,6 +45,13 @@ type TreeChoice struct {
 	TunedSE   float64 `json:"tuned_se"`
 	NystromSE float64 `json:"nystrom_se"`
 	Z         float64 `json:"z"`
+	// Forest is the trees of the forest tried (0: none); ForestLoss its
+	// loss on every validation row, ForestTreeLoss its first tree's alone,
+	// ForestSE the standard error of their difference.
+	Forest         int     `json:"forest_trees,omitempty"`
+	ForestLoss     float64 `json:"forest_loss,omitempty"`
+	ForestTreeLoss float64 `json:"forest_tree_loss,omitempty"`
+	ForestSE       float64 `json:"forest_se,omitempty"`
 	// Why says why a candidate was not tried.
 	Why string `json:"why,omitempty"`
 }
@@ -59,6 +66,9 @@ func (c *TreeChoice) String() string {
 		s += fmt.Sprintf(", Nyström %.4g ± %.2g", c.NystromLoss, c.NystromSE)
 	}
 	s += fmt.Sprintf("); the default tree protected, replaced only by a margin over %g standard errors: %s kept", c.Z, c.Kept)
+	if c.Forest > 1 {
+		s += fmt.Sprintf("; a forest of %d trees on all validation rows: loss %.4g against its first tree's %.4g (SE %.2g)", c.Forest, c.ForestLoss, c.ForestTreeLoss, c.ForestSE)
+	}
 	if c.Why != "" {
 		s += "; " + c.Why
 	}
@@ -147,7 +157,7 @@ func TreeFinal(ctx context.Context, opt Options, res *Result, progress func(stag
 	}
 	if sameAsBase && !nystrom {
 		ch.Why = joinWhy("the search kept the defaults", ch.Why)
-		return growTree(ctx, opt.Data[opt.BaseScaling], opt.BaseScaling, defCfg, ch, report("final tree"))
+		return finalTree(ctx, opt, split, opt.BaseScaling, defCfg, ch, report)
 	}
 	// The probe: the default routing, its leaves fitted by each candidate.
 	rtr, rva := split(opt.BaseScaling)
@@ -202,7 +212,7 @@ func TreeFinal(ctx context.Context, opt Options, res *Result, progress func(stag
 				right++
 			}
 		}
-		ch.NystromLoss = mean(nl)
+		ch.NystromLoss = avg(nl)
 		if nva.Labels != nil {
 			ch.NystromAcc = float64(right) / float64(len(nl))
 		}
@@ -215,20 +225,67 @@ func TreeFinal(ctx context.Context, opt Options, res *Result, progress func(stag
 			return &TreeFinalResult{Model: nm, Scaling: best.Scaling, Config: ncfg, Choice: ch}, nil
 		}
 	}
-	return growTree(ctx, opt.Data[keepScaling], keepScaling, keepCfg, ch, report("final tree"))
+	return finalTree(ctx, opt, split, keepScaling, keepCfg, ch, report)
 }
 
-// growTree fits the chosen tree on every row.
-func growTree(ctx context.Context, ds *rfm.Dataset, scaling string, cfg rfm.Config, ch *TreeChoice, progress func(rfm.Progress)) (*TreeFinalResult, error) {
-	var tp func(tree.Progress)
-	if progress != nil {
-		tp = func(p tree.Progress) { progress(rfm.Progress{Stage: "tree", Fraction: p.Fraction}) }
+// finalTree fits the chosen tree configuration on every row: one tree, or
+// (Options.Forest > 1) a forest when a forest fitted on the training rows
+// beats its own first tree on the validation rows by more than TreeZ
+// standard errors of the paired per-row differences.
+func finalTree(ctx context.Context, opt Options, split func(string) (tr, va *rfm.Dataset), scaling string, cfg rfm.Config, ch *TreeChoice,
+	report func(string) func(rfm.Progress)) (*TreeFinalResult, error) {
+	treeProgress := func(stage string) func(tree.Progress) {
+		p := report(stage)
+		if p == nil {
+			return nil
+		}
+		return func(tp tree.Progress) { p(rfm.Progress{Stage: "tree", Fraction: tp.Fraction}) }
 	}
-	m, plan, err := tree.Fit(ctx, cfg, ds, tp)
+	all := opt.Data[scaling]
+	if opt.Forest > 1 {
+		tr, va := split(scaling)
+		fr, err := tree.FitForest(ctx, cfg, tr, opt.Forest, treeProgress(fmt.Sprintf("forest of %d on the training rows", opt.Forest)))
+		if err != nil {
+			return nil, fmt.Errorf("the forest alternative: %w", err)
+		}
+		one, err := rowLosses(ctx, fr.Trees[0], va)
+		if err != nil {
+			return nil, err
+		}
+		mean, err := rowLosses(ctx, fr, va)
+		if err != nil {
+			return nil, err
+		}
+		margin, se := pairedMargin(one, mean)
+		ch.Forest, ch.ForestTreeLoss, ch.ForestLoss, ch.ForestSE = opt.Forest, avg(one), avg(mean), se
+		if margin > TreeZ*se {
+			ch.Kept += fmt.Sprintf(", as a forest of %d trees", opt.Forest)
+			f, err := tree.FitForest(ctx, cfg, all, opt.Forest, treeProgress(fmt.Sprintf("final forest of %d", opt.Forest)))
+			if err != nil {
+				return nil, err
+			}
+			return &TreeFinalResult{Model: f, Scaling: scaling, Config: f.Config, Choice: ch}, nil
+		}
+	}
+	m, plan, err := tree.Fit(ctx, cfg, all, treeProgress("final tree"))
 	if err != nil {
 		return nil, err
 	}
 	return &TreeFinalResult{Model: m, Scaling: scaling, Config: m.Config, Choice: ch, Plan: plan}, nil
+}
+
+// rowLosses is a model's tree.RowLoss on every row of ds.
+func rowLosses(ctx context.Context, m rfm.Fitted, ds *rfm.Dataset) ([]float64, error) {
+	s, err := m.Predict(ctx, ds.X, ds.N)
+	if err != nil {
+		return nil, err
+	}
+	c := ds.NumOutputs()
+	out := make([]float64, ds.N)
+	for i := range out {
+		out[i], _ = tree.RowLoss(s[i*c:i*c+c], ds, i)
+	}
+	return out, nil
 }
 
 func joinWhy(a, b string) string {
@@ -263,7 +320,7 @@ func pairedMargin(a, b []float64) (margin, se float64) {
 	return margin, math.Sqrt(ss/float64(n-1)) / math.Sqrt(float64(n))
 }
 
-func mean(v []float64) float64 {
+func avg(v []float64) float64 {
 	s := 0.0
 	for _, x := range v {
 		s += x

@@ -78,3 +78,37 @@ func TestPairedMargin(t *testing.T) {
 		t.Errorf("one row: SE %v, want +Inf", se)
 	}
 }
+
+// With Options.Forest the forest is tried on the validation rows and kept
+// only when it beats its first tree there beyond the noise; either way the
+// choice records both losses, and the final model is what was kept.
+func TestTreeFinalForest(t *testing.T) {
+	ctx := context.Background()
+	ds := classes(t, 900, 4)
+	opt := options(ds, 4)
+	opt.Base.Calibrate = rfm.CalibrateNone
+	opt.Base.LeafSize = 250
+	opt.Base.Iters = 1
+	opt.Forest = 3
+	res := mustRun(t, opt)
+	tf, err := TreeFinal(ctx, opt, res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := tf.Choice
+	if ch.Forest != 3 || !(ch.ForestLoss > 0) || !(ch.ForestTreeLoss > 0) || !(ch.ForestSE > 0) {
+		t.Fatalf("forest not scored: %+v", ch)
+	}
+	pays := ch.ForestTreeLoss-ch.ForestLoss > TreeZ*ch.ForestSE
+	f, isForest := tf.Model.(*tree.Forest)
+	if pays != isForest {
+		t.Fatalf("forest loss %.4g, its tree's %.4g (SE %.2g): kept a %s", ch.ForestLoss, ch.ForestTreeLoss, ch.ForestSE, tf.Model.Kind())
+	}
+	if isForest && len(f.Trees) != 3 {
+		t.Errorf("a forest of %d trees, want 3", len(f.Trees))
+	}
+	opt.Forest = tree.MaxTrees + 1
+	if err := opt.Check(); err == nil {
+		t.Errorf("Forest %d accepted", opt.Forest)
+	}
+}

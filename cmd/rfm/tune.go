@@ -33,6 +33,7 @@ type tuneOptions struct {
 	finalCtrs  int
 	repeats    int
 	ensemble   int
+	forest     int
 	resume     bool
 	trialsOut  string
 	plots      string
@@ -159,6 +160,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	f.Int(&o.finalCtrs, "final-centers", 0, "fit the saved model by Nyström on `M` centres when it has more rows than M (the search stays exact on --max-rows samples; 0: the search's solver, or 10 000 with --max-rows 4 000 on a table --solver auto would fit by a tree)")
 	f.List(&o.scales, "scales", "column scalings `LIST` to search (default: standard,none,minmax,robust; --scale fixes one)")
 	f.Int(&o.ensemble, "ensemble", 1, "save the mean of the `K` best configurations (1: the best alone)")
+	f.Int(&o.forest, "forest", 1, "on a table fitted by a tree, also try a forest of `K` trees of other seeds (their mean), kept only when it beats one tree on the validation rows (1: one tree)")
 	f.Bool(&o.resume, "resume", false, "read the trials table and fit only the trials it has not scored")
 	f.String(&o.trialsOut, "trials-out", "", "trials table `FILE` (CSV, default: the model file + .trials.csv)")
 	f.String(&o.plots, "plots", "", "write PNG figures into `DIR`: the score against trials, bandwidth and ridge")
@@ -455,12 +457,12 @@ func finalWhat(k int) string {
 // validates, for its messages.
 var tuneFlags = map[string]string{"Budget": "--time", "Trials": "--trials", "Folds": "--folds", "Repeats": "--repeats",
 	"Jobs": "--jobs", "Eta": "--eta", "LocalAfter": "--local-after", "MinRows": "--min-rows", "MaxRows": "--max-rows",
-	"FinalCenters": "--final-centers"}
+	"FinalCenters": "--final-centers", "Forest": "--forest"}
 
 // searchOptions turns the flags into the search: the model flags given on
 // the command line fix their settings, the others are searched.
 func (o *tuneOptions) searchOptions(f *flagSet, base rfm.Config) (tune.Options, error) {
-	opt := tune.Options{Base: base, BaseScaling: o.scale, Trials: o.trials, Folds: o.folds, Jobs: o.jobs, Eta: o.eta, LocalAfter: o.localAfter, MinRows: o.minRows, MaxRows: o.maxRows, FinalCenters: o.finalCtrs, Repeats: o.repeats,
+	opt := tune.Options{Base: base, BaseScaling: o.scale, Trials: o.trials, Folds: o.folds, Jobs: o.jobs, Eta: o.eta, LocalAfter: o.localAfter, MinRows: o.minRows, MaxRows: o.maxRows, FinalCenters: o.finalCtrs, Repeats: o.repeats, Forest: o.forest,
 		Rule: tune.RuleOneSE}
 	switch {
 	case o.data == "":
