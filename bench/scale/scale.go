@@ -588,7 +588,9 @@ func readPeak(path string) (int64, error) {
 func (b *bench) runXGBoost(s *set, python, script string) Run {
 	r := Run{Set: s.name, Method: "xgboost", Train: s.n, Test: s.nTest, Metric: s.metric}
 	pred := filepath.Join(b.out, fmt.Sprintf("%s-xgboost.pred.csv", s.name))
-	args := []string{script, "--train", s.train, "--test", s.test, "--target", s.target, "--task", s.task, "--out", pred, "--seed", strconv.FormatUint(b.seed, 10)}
+	args := []string{script, "--train", s.train, "--test", s.test, "--target", s.target, "--task", s.task, "--out", pred, "--seed", strconv.FormatUint(b.seed, 10),
+		// A grid as wide as the tuned RFM's search budget allows.
+		"--budget", strconv.FormatFloat(b.tuneTime.Seconds(), 'f', 0, 64)}
 	var out bytes.Buffer
 	secs, rss, errText, err := b.measure(&out, python, args...)
 	if err != nil {

@@ -46,8 +46,9 @@ validation rows of the training file); xgboost needs --xgboost.
 DIR is the folder of the large tables (../shared/data/large). Results go to
 --out: results.tsv (a rerun skips what is there; --force redoes it),
 summary.md, summary.json and scale_time.png, scale_score.png. With --xgboost,
-XGBoost (Debian's python3-xgboost, hist method, a small grid chosen on a
-validation split of the training rows) runs on the same files for comparison.`,
+XGBoost (Debian's python3-xgboost, hist method, a small grid and then a wider
+one for as long as --tune-time, chosen on a validation split of the training
+rows) runs on the same files for comparison.`,
 		`rfm bench scale --data ../shared/data/large --out out/scale
 rfm bench scale --sets synth --sizes 10000,100000,1000000 --out out/scale-synth
 rfm bench scale --sets ijcnn1 --xgboost --out out/scale`)
