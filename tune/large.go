@@ -35,15 +35,15 @@ type TreeChoice struct {
 	ValidRows int `json:"probe_validation_rows"`
 	// Losses on those rows (the Brier score, or the MSE of the outputs),
 	// and accuracies for classification; NaN when not fitted.
-	DefaultLoss float64 `json:"default_loss"`
-	TunedLoss   float64 `json:"tuned_loss"`
-	NystromLoss float64 `json:"nystrom_loss"`
+	DefaultLoss float64 `json:"default_loss,omitempty"`
+	TunedLoss   float64 `json:"tuned_loss,omitempty"`
+	NystromLoss float64 `json:"nystrom_loss,omitempty"`
 	DefaultAcc  float64 `json:"default_accuracy,omitempty"`
 	TunedAcc    float64 `json:"tuned_accuracy,omitempty"`
 	NystromAcc  float64 `json:"nystrom_accuracy,omitempty"`
 	// SE of the tuned-minus-default and Nyström-minus-tree differences.
-	TunedSE   float64 `json:"tuned_se"`
-	NystromSE float64 `json:"nystrom_se"`
+	TunedSE   float64 `json:"tuned_se,omitempty"`
+	NystromSE float64 `json:"nystrom_se,omitempty"`
 	Z         float64 `json:"z"`
 	// Forest is the trees of the forest tried (0: none); ForestLoss its
 	// loss on every validation row, ForestTreeLoss its first tree's alone,
@@ -56,8 +56,31 @@ type TreeChoice struct {
 	Why string `json:"why,omitempty"`
 }
 
+// MarshalJSON leaves out the losses of candidates not fitted (NaN, which
+// JSON cannot hold).
+func (c *TreeChoice) MarshalJSON() ([]byte, error) {
+	type plain TreeChoice
+	cp := plain(*c)
+	for _, v := range []*float64{&cp.DefaultLoss, &cp.TunedLoss, &cp.NystromLoss, &cp.TunedSE, &cp.NystromSE} {
+		if math.IsNaN(*v) || math.IsInf(*v, 0) {
+			*v = 0
+		}
+	}
+	return json.Marshal(cp)
+}
+
 // String is the choice in a sentence, for the model's note.
 func (c *TreeChoice) String() string {
+	if c.Leaves == 0 {
+		s := "large table: " + c.Kept + " kept"
+		if c.Why != "" {
+			s += " (" + c.Why + ")"
+		}
+		if c.Forest > 1 {
+			s += fmt.Sprintf("; a forest of %d trees on all validation rows: loss %.4g against its first tree's %.4g (SE %.2g)", c.Forest, c.ForestLoss, c.ForestTreeLoss, c.ForestSE)
+		}
+		return s
+	}
 	s := fmt.Sprintf("large table: the final model chosen on %d validation rows of %d probed leaves of the default tree's routing (losses: default tree %.4g", c.ValidRows, c.Leaves, c.DefaultLoss)
 	if !math.IsNaN(c.TunedLoss) {
 		s += fmt.Sprintf(", tuned tree %.4g ± %.2g", c.TunedLoss, c.TunedSE)

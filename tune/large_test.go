@@ -2,7 +2,9 @@ package tune
 
 import (
 	"context"
+	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/rfmkit/rfm"
@@ -110,5 +112,21 @@ func TestTreeFinalForest(t *testing.T) {
 	opt.Forest = tree.MaxTrees + 1
 	if err := opt.Check(); err == nil {
 		t.Errorf("Forest %d accepted", opt.Forest)
+	}
+}
+
+// A choice whose candidates were not all fitted (NaN losses) still goes
+// into JSON, without them, and says what was kept.
+func TestTreeChoiceJSON(t *testing.T) {
+	c := &TreeChoice{Kept: "default tree", DefaultLoss: math.NaN(), TunedLoss: math.NaN(), NystromLoss: math.NaN(), Z: TreeZ, Why: "the search kept the defaults"}
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(b); strings.Contains(s, "loss") || !strings.Contains(s, `"kept":"default tree"`) {
+		t.Errorf("JSON %s", s)
+	}
+	if s := c.String(); !strings.Contains(s, "default tree kept") || strings.Contains(s, "NaN") {
+		t.Errorf("note %q", s)
 	}
 }
