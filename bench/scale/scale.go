@@ -223,7 +223,8 @@ func (r Run) Describe() string {
 // 'rfm fit' does by default (5 rounds; the planner's leaf size, 10 000 rows
 // where memory allows) in float32 for the exact solves; Nyström with 2
 // rounds and 20 CG iterations (each round is a full CG solve over all n).
-// --quick: small leaves, 1 round, 8 CG iterations.
+// --quick: small leaves, 1 round, 8 CG iterations, a search of 2
+// configurations.
 func (b *bench) methodFlags(n int) map[string][]string {
 	seed := strconv.FormatUint(b.seed, 10)
 	if b.quick {
@@ -231,7 +232,7 @@ func (b *bench) methodFlags(n int) map[string][]string {
 			"tree":    {"--solver", "tree", "--leaf-size", "1000", "--iters", "1", "--float32", "--seed", seed},
 			"nystrom": {"--solver", "nystrom", "--iters", "1", "--cg-iters", "8", "--seed", seed},
 			"exact":   {"--solver", "exact", "--iters", "1", "--float32", "--seed", seed},
-			"tuned":   {"--time", b.tuneTime.String(), "--leaf-size", "1000", "--iters", "1", "--float32", "--seed", seed},
+			"tuned":   {"--time", "0", "--trials", "2", "--leaf-size", "1000", "--iters", "1", "--float32", "--seed", seed},
 		}
 	}
 	m := map[string][]string{
