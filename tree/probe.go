@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/rfmkit/rfm"
+	"gonum.org/v1/gonum/stat"
 )
 
 // ProbeCandidate is a leaf configuration that Probe scores, with its own
@@ -35,7 +36,7 @@ type ProbeResult struct {
 }
 
 // MeanLoss is candidate k's mean loss over the scored rows.
-func (r *ProbeResult) MeanLoss(k int) float64 { return mean(r.Loss[k]) }
+func (r *ProbeResult) MeanLoss(k int) float64 { return stat.Mean(r.Loss[k], nil) }
 
 // Accuracy is candidate k's share of scored rows classified right (0 for
 // regression).
@@ -50,17 +51,6 @@ func (r *ProbeResult) Accuracy(k int) float64 {
 		}
 	}
 	return float64(right) / float64(len(r.Rows))
-}
-
-func mean(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
 }
 
 // Probe grows a few root-to-leaf paths of the tree route would grow on

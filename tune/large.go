@@ -8,6 +8,7 @@ import (
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/tree"
+	"gonum.org/v1/gonum/stat"
 )
 
 // ProbeLeaves is how many leaves of the default tree's routing TreeFinal
@@ -235,7 +236,7 @@ func TreeFinal(ctx context.Context, opt Options, res *Result, progress func(stag
 				right++
 			}
 		}
-		ch.NystromLoss = avg(nl)
+		ch.NystromLoss = stat.Mean(nl, nil)
 		if nva.Labels != nil {
 			ch.NystromAcc = float64(right) / float64(len(nl))
 		}
@@ -280,7 +281,7 @@ func finalTree(ctx context.Context, opt Options, split func(string) (tr, va *rfm
 			return nil, err
 		}
 		margin, se := pairedMargin(one, mean)
-		ch.Forest, ch.ForestTreeLoss, ch.ForestLoss, ch.ForestSE = opt.Forest, avg(one), avg(mean), se
+		ch.Forest, ch.ForestTreeLoss, ch.ForestLoss, ch.ForestSE = opt.Forest, stat.Mean(one, nil), stat.Mean(mean, nil), se
 		if margin > TreeZ*se {
 			ch.Kept += fmt.Sprintf(", as a forest of %d trees", opt.Forest)
 			f, err := tree.FitForest(ctx, cfg, all, opt.Forest, treeProgress(fmt.Sprintf("final forest of %d", opt.Forest)))
@@ -341,12 +342,4 @@ func pairedMargin(a, b []float64) (margin, se float64) {
 		ss += d * d
 	}
 	return margin, math.Sqrt(ss/float64(n-1)) / math.Sqrt(float64(n))
-}
-
-func avg(v []float64) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(max(1, len(v)))
 }

@@ -271,10 +271,7 @@ func cmdTune(e *env, args []string) error {
 		TrialsFile: o.trialsOut, Figures: figures, Seconds: searchTime.Seconds(), FinalSecond: finalTime.Seconds(),
 		Choice: res.Choice, TrialCap: res.TrialCap,
 	}
-	if d := res.Default; d != nil {
-		s := trialJSON(d, d.Accuracy, d.Loss, d.Round, classification).tuneScore
-		out.Default = &s
-	}
+	out.Default = baseScore(res, classification)
 	if o.common.json {
 		return writeJSON(e.stdout, out)
 	}
@@ -560,6 +557,17 @@ func (o *tuneOptions) searchOptions(f *flagSet, base rfm.Config) (tune.Options, 
 	}
 	opt.Space = sp
 	return opt, nil
+}
+
+// baseScore is the base configuration's score at the top rung (nil when
+// it was cut).
+func baseScore(res *tune.Result, classification bool) *tuneScore {
+	d := res.Default
+	if d == nil {
+		return nil
+	}
+	s := trialJSON(d, d.Accuracy, d.Loss, d.Round, classification).tuneScore
+	return &s
 }
 
 func trialJSON(t *tune.Trial, acc, loss float64, round int, classification bool) tuneTrialJSON {

@@ -67,10 +67,7 @@ func (o *tuneOptions) finishLarge(e *env, opt tune.Options, res *tune.Result, pi
 		}
 		out.Tree = &s
 	}
-	if d := res.Default; d != nil {
-		s := trialJSON(d, d.Accuracy, d.Loss, d.Round, classification).tuneScore
-		out.Default = &s
-	}
+	out.Default = baseScore(res, classification)
 	if o.common.json {
 		return writeJSON(e.stdout, out)
 	}
