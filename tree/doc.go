@@ -12,5 +12,12 @@
 // A tree is saved as one model file of kind "rfm.Tree" that holds the
 // routing nodes and every leaf model (see modelfile/FORMAT.md).
 //
+// A Forest averages the outputs of a few trees grown with other seeds
+// (FitForest; a forest of one is its tree), saved as kind "rfm.Forest".
+// Probe grows a few root-to-leaf paths of a tree and scores candidate leaf
+// configurations on the validation rows those leaves receive: what rfm
+// tune compares configurations on for a large table (package tune,
+// TreeFinal).
+//
 // It does not read tables or know about the command line.
 package tree

@@ -36,6 +36,7 @@ import (
 	"github.com/rfmkit/rfm/internal/linalg"
 	"github.com/rfmkit/rfm/kernel"
 	"github.com/rfmkit/rfm/metrics"
+	"github.com/rfmkit/rfm/tree"
 )
 
 // Options of a search.
@@ -101,6 +102,10 @@ type Options struct {
 	Cache map[string]Trial
 	// Done, if set, is told each trial as it ends (one call at a time).
 	Done func(Trial)
+	// Forest, when > 1, makes TreeFinal also try a forest of that many
+	// trees (tree.FitForest) of the chosen tree configuration, kept only
+	// when it beats the tree on the validation rows (0 or 1: one tree).
+	Forest int
 	// Rule is how the configuration is chosen among those scored at the
 	// top rung. RuleBest (the zero value, the UCI protocol's) keeps the
 	// best score; RuleOneSE (the rfm tune command's) selects on the
@@ -227,6 +232,8 @@ func (o *Options) Check() error {
 		return bad("MaxRows", o.MaxRows, fmt.Sprintf("0 (every row) or N ≥ the first rung's rows (%d)", minRows))
 	case o.FinalCenters < 0:
 		return bad("FinalCenters", o.FinalCenters, finalCentersWant)
+	case o.Forest < 0 || o.Forest > tree.MaxTrees:
+		return bad("Forest", o.Forest, fmt.Sprintf("0 or 1 (one tree) to %d trees", tree.MaxTrees))
 	}
 	return nil
 }

@@ -53,7 +53,12 @@ type set struct {
 }
 
 // Sets are the data sets Bench knows.
-var Sets = []string{"synth", "ijcnn1", "kdd", "flights"}
+var Sets = []string{"synth", "a9a", "ijcnn1", "kdd", "flights"}
+
+// Methods are the methods Bench knows, in the order it runs them: tuned is
+// 'rfm tune' (Options.TuneTime of search, then its final model), the others
+// 'rfm fit' with a solver, and XGBoost.
+var Methods = []string{"exact", "nystrom", "tree", "tuned", "xgboost"}
 
 // Options say what Bench runs and where.
 type Options struct {
@@ -72,6 +77,12 @@ type Options struct {
 	// XGBoost also runs Script (with Python) on the same splits.
 	XGBoost        bool
 	Script, Python string
+	// Methods, when set, are the methods to run (of Methods; XGBoost still
+	// needs the XGBoost option); nil: all.
+	Methods []string
+	// TuneTime is the search budget of the tuned method ('rfm tune
+	// --time'; 0: 10m).
+	TuneTime time.Duration
 	// Progress, if set, is called after each run that was computed (not
 	// the ones reused from results.tsv).
 	Progress func(Run)
@@ -91,6 +102,14 @@ func (o *Options) Check() error {
 		if !slices.Contains(Sets, name) {
 			return fmt.Errorf("scale: unknown set %q (known: %s)", name, strings.Join(Sets, ", "))
 		}
+	}
+	for _, m := range o.Methods {
+		if !slices.Contains(Methods, m) {
+			return fmt.Errorf("scale: unknown method %q (known: %s)", m, strings.Join(Methods, ", "))
+		}
+	}
+	if o.TuneTime < 0 {
+		return fmt.Errorf("scale: tune time %v: must be ≥ 0", o.TuneTime)
 	}
 	return nil
 }
@@ -117,7 +136,10 @@ func Bench(ctx context.Context, o Options) ([]Run, error) {
 			done[r.Set+"/"+r.Method] = r
 		}
 	}
-	b := &bench{ctx: ctx, exe: o.Exe, out: o.OutDir, seed: o.Seed, quick: o.Quick, exactRows: o.ExactRows}
+	b := &bench{ctx: ctx, exe: o.Exe, out: o.OutDir, seed: o.Seed, quick: o.Quick, exactRows: o.ExactRows, tuneTime: o.TuneTime}
+	if b.tuneTime == 0 {
+		b.tuneTime = 10 * time.Minute
+	}
 	var all []Run
 	for _, name := range o.Sets {
 		list, err := b.sets(name, o.Sizes, o.DataDir)
@@ -125,11 +147,10 @@ func Bench(ctx context.Context, o Options) ([]Run, error) {
 			return nil, err
 		}
 		for _, s := range list {
-			methods := []string{"exact", "nystrom", "tree"}
-			if o.XGBoost {
-				methods = append(methods, "xgboost")
-			}
-			for _, m := range methods {
+			for _, m := range Methods {
+				if o.Methods != nil && !slices.Contains(o.Methods, m) || m == "xgboost" && !o.XGBoost {
+					continue
+				}
 				flags, ok := s.methods[m]
 				if !ok && m != "xgboost" {
 					continue
@@ -186,6 +207,7 @@ type bench struct {
 	seed      uint64
 	quick     bool
 	exactRows int
+	tuneTime  time.Duration
 }
 
 // Describe is the run in one line: its rows, times, memory and score, or
@@ -201,7 +223,8 @@ func (r Run) Describe() string {
 // 'rfm fit' does by default (5 rounds; the planner's leaf size, 10 000 rows
 // where memory allows) in float32 for the exact solves; Nyström with 2
 // rounds and 20 CG iterations (each round is a full CG solve over all n).
-// --quick: small leaves, 1 round, 8 CG iterations.
+// --quick: small leaves, 1 round, 8 CG iterations, a search of 2
+// configurations.
 func (b *bench) methodFlags(n int) map[string][]string {
 	seed := strconv.FormatUint(b.seed, 10)
 	if b.quick {
@@ -209,11 +232,14 @@ func (b *bench) methodFlags(n int) map[string][]string {
 			"tree":    {"--solver", "tree", "--leaf-size", "1000", "--iters", "1", "--float32", "--seed", seed},
 			"nystrom": {"--solver", "nystrom", "--iters", "1", "--cg-iters", "8", "--seed", seed},
 			"exact":   {"--solver", "exact", "--iters", "1", "--float32", "--seed", seed},
+			"tuned":   {"--time", "0", "--trials", "2", "--leaf-size", "1000", "--iters", "1", "--float32", "--seed", seed},
 		}
 	}
 	m := map[string][]string{
 		"tree":  {"--solver", "tree", "--float32", "--seed", seed},
 		"exact": {"--solver", "exact", "--float32", "--seed", seed},
+		// rfm tune as a user runs it, with the tree's --float32.
+		"tuned": {"--time", b.tuneTime.String(), "--float32", "--seed", seed},
 	}
 	if n <= 300000 {
 		m["nystrom"] = []string{"--solver", "nystrom", "--iters", "2", "--cg-iters", "20", "--seed", seed}
@@ -260,6 +286,9 @@ func (b *bench) realSet(name, dir string) (*set, error) {
 	var src string
 	var keep func(line int, fields []string) (train, test bool)
 	switch name {
+	case "a9a":
+		src = filepath.Join(dir, "a9a_adult.csv.gz")
+		keep = func(line int, _ []string) (bool, bool) { return line <= 32561, line > 32561 }
 	case "ijcnn1":
 		src = filepath.Join(dir, "ijcnn1.csv.gz")
 		keep = func(line int, _ []string) (bool, bool) { return line <= 49990, line > 49990 }
@@ -428,7 +457,11 @@ func (b *bench) exactSubset(s *set) error {
 func (b *bench) run(s *set, method string, flags []string) Run {
 	r := Run{Set: s.name, Method: method, Train: s.n, Test: s.nTest, Metric: s.metric}
 	model := filepath.Join(b.out, fmt.Sprintf("%s-%s.rfm", s.name, method))
-	args := []string{"fit", "--target", s.target, "--task", s.task, "--out", model, "--quiet"}
+	cmd := "fit"
+	if method == "tuned" {
+		cmd = "tune"
+	}
+	args := []string{cmd, "--target", s.target, "--task", s.task, "--out", model, "--quiet"}
 	if !slices.Contains(flags, "--data") {
 		args = append(args, "--data", s.train)
 	}
@@ -556,7 +589,9 @@ func readPeak(path string) (int64, error) {
 func (b *bench) runXGBoost(s *set, python, script string) Run {
 	r := Run{Set: s.name, Method: "xgboost", Train: s.n, Test: s.nTest, Metric: s.metric}
 	pred := filepath.Join(b.out, fmt.Sprintf("%s-xgboost.pred.csv", s.name))
-	args := []string{script, "--train", s.train, "--test", s.test, "--target", s.target, "--task", s.task, "--out", pred, "--seed", strconv.FormatUint(b.seed, 10)}
+	args := []string{script, "--train", s.train, "--test", s.test, "--target", s.target, "--task", s.task, "--out", pred, "--seed", strconv.FormatUint(b.seed, 10),
+		// A grid as wide as the tuned RFM's search budget allows.
+		"--budget", strconv.FormatFloat(b.tuneTime.Seconds(), 'f', 0, 64)}
 	var out bytes.Buffer
 	secs, rss, errText, err := b.measure(&out, python, args...)
 	if err != nil {

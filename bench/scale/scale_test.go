@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -24,7 +25,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(code)
 	}
-	if len(os.Args) > 1 && (os.Args[1] == "fit" || os.Args[1] == "predict") {
+	if len(os.Args) > 1 && (os.Args[1] == "fit" || os.Args[1] == "tune" || os.Args[1] == "predict") {
 		if err := fakeChild(os.Args[1], os.Args[2:]); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
 			os.Exit(1)
@@ -46,7 +47,16 @@ func fakeChild(cmd string, args []string) error {
 		}
 		return ""
 	}
-	if cmd == "fit" {
+	if cmd == "fit" || cmd == "tune" {
+		// A fit that is handed the poisoned test file fails (the
+		// search must never see test rows).
+		if p := os.Getenv("SCALE_TEST_POISON"); p != "" {
+			for _, a := range args {
+				if filepath.Clean(a) == filepath.Clean(p) {
+					return fmt.Errorf("%s was given the test file %s", cmd, p)
+				}
+			}
+		}
 		if _, err := os.Stat(flag("--data")); err != nil {
 			return err
 		}
@@ -92,7 +102,7 @@ func TestBenchSynthetic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(runs) != 6 || len(reported) != 6 {
+	if len(runs) != 8 || len(reported) != 8 {
 		t.Fatalf("%d runs, %d reported", len(runs), len(reported))
 	}
 	for _, r := range runs {
@@ -109,12 +119,55 @@ func TestBenchSynthetic(t *testing.T) {
 		t.Errorf("exact subset: %v, %d lines", err, strings.Count(string(subset), "\n"))
 	}
 	reported = nil
-	if again, err := Bench(context.Background(), opt); err != nil || len(again) != 6 || len(reported) != 0 {
+	if again, err := Bench(context.Background(), opt); err != nil || len(again) != 8 || len(reported) != 0 {
 		t.Errorf("rerun: %v, %d runs, %d computed again", err, len(again), len(reported))
 	}
 	opt.Force = true
-	if _, err := Bench(context.Background(), opt); err != nil || len(reported) != 6 {
+	if _, err := Bench(context.Background(), opt); err != nil || len(reported) != 8 {
 		t.Errorf("forced rerun: %v, %d computed", err, len(reported))
+	}
+}
+
+// The tuned method's search never reads the test rows: its child 'rfm
+// tune' is given the training file only. The test file is poisoned (its
+// targets are not numbers, and a child handed its path fails): the tune
+// and fit children succeed, and only the scoring of the predictions, which
+// reads the test targets back, fails.
+func TestTunedNeverReadsTest(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(out, "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	test := filepath.Join(out, "data", "synth-test.csv")
+	var poison strings.Builder
+	poison.WriteString("x0,y\n")
+	for range 2000 {
+		poison.WriteString("1,poison\n")
+	}
+	if err := os.WriteFile(test, []byte(poison.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SCALE_TEST_POISON", test)
+	opt := Options{Exe: exe, OutDir: out, Sets: []string{"synth"}, Sizes: []int{200}, ExactRows: 250, Quick: true, Seed: 1,
+		Methods: []string{"tree", "tuned"}}
+	runs, err := Bench(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 {
+		t.Fatalf("%d runs, want tree and tuned", len(runs))
+	}
+	for _, r := range runs {
+		if r.FitSeconds <= 0 || !strings.Contains(r.Error, "poison") {
+			t.Errorf("%s: fit %.3g s, error %q; want a fit and a scoring error on the poisoned targets", r.Method, r.FitSeconds, r.Error)
+		}
+	}
+	if !strings.Contains(runs[1].Flags, "--time") {
+		t.Errorf("tuned flags %q: want rfm tune's --time", runs[1].Flags)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // cmdBenchScale runs 'rfm bench scale': exact, Nyström and tree fits of
@@ -14,10 +15,10 @@ import (
 // own), with their time, memory, prediction speed and test score.
 func cmdBenchScale(e *env, args []string) error {
 	var (
-		dataDir, outDir, sets, sizes, xgbScript, python string
-		exactRows                                       int
-		quick, force, xgb, asJSON                       bool
-		seed                                            uint64
+		dataDir, outDir, sets, sizes, xgbScript, python, methods, tuneTime string
+		exactRows                                                          int
+		quick, force, xgb, asJSON                                          bool
+		seed                                                               uint64
 	)
 	f := newFlagSet("bench scale", "rfm bench scale [--data DIR] [flags]",
 		`Measure the solvers beyond one exact kernel matrix: for each data set, an
@@ -30,23 +31,32 @@ Sets:
   synth     low-rank regression y = x0·x1·1[x5 > 0] in d = 20 (SPEC §7), at
             each of --sizes, tested on 20 000 rows: the curves of time and
             MSE against n
+  a9a       32 561 train / 16 281 test (the LIBSVM split of UCI Adult), accuracy
   ijcnn1    49 990 train / 91 701 test (the LIBSVM split), accuracy
   kdd       KDD'99: 494 021 train, the 311 029-row corrected test, accuracy
             (test classes absent from training count as errors)
   flights   3 M flights of 2001: months 1–5 train, month 6 test, RMSE of the
             arrival delay in minutes
 
+Methods: exact, nystrom and tree are 'rfm fit' with that solver; tuned is
+'rfm tune --time --tune-time' as a user runs it (its search, then its final
+model: on a large table the default tree, a tuned tree or Nyström, chosen on
+validation rows of the training file); xgboost needs --xgboost.
+
 DIR is the folder of the large tables (../shared/data/large). Results go to
 --out: results.tsv (a rerun skips what is there; --force redoes it),
 summary.md, summary.json and scale_time.png, scale_score.png. With --xgboost,
-XGBoost (Debian's python3-xgboost, hist method, a small grid chosen on a
-validation split of the training rows) runs on the same files for comparison.`,
+XGBoost (Debian's python3-xgboost, hist method, a small grid and then a wider
+one for as long as --tune-time, chosen on a validation split of the training
+rows) runs on the same files for comparison.`,
 		`rfm bench scale --data ../shared/data/large --out out/scale
 rfm bench scale --sets synth --sizes 10000,100000,1000000 --out out/scale-synth
 rfm bench scale --sets ijcnn1 --xgboost --out out/scale`)
 	f.Section("Benchmark")
 	f.String(&dataDir, "data", "../shared/data/large", "folder `DIR` of the large tables")
-	f.String(&sets, "sets", "synth,ijcnn1,kdd,flights", "comma list of `SETS`: synth, ijcnn1, kdd, flights")
+	f.String(&sets, "sets", "synth,a9a,ijcnn1,kdd,flights", "comma list of `SETS`: synth, a9a, ijcnn1, kdd, flights")
+	f.String(&methods, "methods", "exact,nystrom,tree,tuned,xgboost", "comma list of `METHODS` to run: exact, nystrom, tree, tuned, xgboost (xgboost also needs --xgboost)")
+	f.String(&tuneTime, "tune-time", "10m", "search `BUDGET` of the tuned method (rfm tune --time)")
 	f.String(&sizes, "sizes", "10000,25000,100000,300000,1000000", "training rows `N,...` of the synthetic set")
 	f.Int(&exactRows, "exact-rows", 20000, "rows `N` of the seeded subset the exact solver fits")
 	f.Bool(&quick, "quick", false, "small leaves, 1 AGOP round, few CG iterations: a smoke run")
@@ -79,15 +89,26 @@ rfm bench scale --sets ijcnn1 --xgboost --out out/scale`)
 	want := strings.Split(sets, ",")
 	for _, s := range want {
 		if !slices.Contains(scale.Sets, s) {
-			return usagef("--sets: unknown set %q (known: synth, ijcnn1, kdd, flights)", s)
+			return usagef("--sets: unknown set %q (known: %s)", s, strings.Join(scale.Sets, ", "))
 		}
+	}
+	var ms []string
+	for _, m := range strings.Split(methods, ",") {
+		if !slices.Contains(scale.Methods, m) {
+			return usagef("--methods: unknown method %q (known: %s)", m, strings.Join(scale.Methods, ", "))
+		}
+		ms = append(ms, m)
+	}
+	tt, err := time.ParseDuration(tuneTime)
+	if err != nil || tt <= 0 {
+		return usagef("--tune-time %q: want a duration such as 90s or 10m", tuneTime)
 	}
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find the rfm binary: %w", err)
 	}
 	runs, err := scale.Bench(e.ctx, scale.Options{Exe: exe, DataDir: dataDir, OutDir: outDir, Sets: want, Sizes: ns, ExactRows: exactRows,
-		Quick: quick, Force: force, Seed: seed, XGBoost: xgb, Script: xgbScript, Python: python,
+		Quick: quick, Force: force, Methods: ms, TuneTime: tt, Seed: seed, XGBoost: xgb, Script: xgbScript, Python: python,
 		Progress: func(r scale.Run) { fmt.Fprintf(e.stderr, "%s %s: %s\n", r.Set, r.Method, r.Describe()) }})
 	if err != nil {
 		return err

@@ -669,7 +669,7 @@ func TestBenchScaleSmoke(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"bench", "scale", "--sets", "synth", "--sizes", "600,1500", "--quick", "--exact-rows", "1000", "--out", "out"}
 	r := mustRun(t, dir, args...)
-	for _, want := range []string{"synth-600", "synth-1500", "exact", "nystrom", "tree", "mse"} {
+	for _, want := range []string{"synth-600", "synth-1500", "exact", "nystrom", "tree", "tuned", "mse"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("bench scale output lacks %q:\n%s", want, r.stdout)
 		}
@@ -678,7 +678,7 @@ func TestBenchScaleSmoke(t *testing.T) {
 		t.Fatalf("a run failed:\n%s", r.stdout)
 	}
 	tsv := readFile(t, filepath.Join(dir, "out", "results.tsv"))
-	if rows := strings.Count(tsv, "\n"); rows != 7 { // header + 2 sizes × 3 methods
+	if rows := strings.Count(tsv, "\n"); rows != 9 { // header + 2 sizes × 4 methods
 		t.Fatalf("results.tsv has %d lines:\n%s", rows, tsv)
 	}
 	for _, f := range []string{"summary.md", "summary.json", "scale_time.png", "scale_score.png"} {

@@ -125,6 +125,13 @@ rfm inspect --model digits.rfm --plots figs --image-shape 28x28`)
 	switch fm := lm.Fitted.(type) {
 	case *tree.Model:
 		return inspectTree(e, lm, fm, top, plots, shape, common)
+	case *tree.Forest:
+		// A forest's trees share the configuration: the first one stands
+		// for them.
+		if !common.json {
+			fmt.Fprintf(e.stdout, "forest of %d trees (the mean of their outputs); the first tree:\n\n", len(fm.Trees))
+		}
+		return inspectTree(e, lm, fm.Trees[0], top, plots, shape, common)
 	case *ensemble.Model:
 		return inspectEnsemble(e, lm, fm, top, eig, plots, shape, common)
 	}

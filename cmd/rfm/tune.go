@@ -33,10 +33,14 @@ type tuneOptions struct {
 	finalCtrs  int
 	repeats    int
 	ensemble   int
+	forest     int
 	resume     bool
 	trialsOut  string
 	plots      string
 	scales     listFlag
+	// large says why the table is fitted as a large one (tune.TreeFinal);
+	// empty otherwise.
+	large string
 }
 
 // tuneJSON is what 'rfm tune --json' prints.
@@ -112,8 +116,10 @@ gives them three times the rows, up to every training row (or --max-rows of
 them: on a large table the search then stays cheap, and only the final fit
 sees every row). A table that --solver auto would fit by a tree (more than 25 000
 rows, or an exact solve that does not fit in memory) is searched on samples of
-4 000 rows and its model fitted by Nyström on 10 000 centres (fewer if they do
-not fit) unless --max-rows or --final-centers says otherwise; tune says so.
+4 000 rows unless --max-rows or --final-centers says otherwise; its model is then
+rfm fit's default tree, a tree whose leaves fit the best configuration, or (up to
+120 000 rows) a Nyström fit on 10 000 centres, chosen on the validation rows (the
+default tree unless beaten there beyond the noise); tune says so.
 Fits run side by side as far as threads and memory allow. Every fit is scored on validation rows
 it does not train on (a seeded holdout, --folds K, or --valid; below 2 000 rows
 5 folds by default): the selection never sees a test file. The round of each fit
@@ -154,6 +160,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 	f.Int(&o.finalCtrs, "final-centers", 0, "fit the saved model by Nyström on `M` centres when it has more rows than M (the search stays exact on --max-rows samples; 0: the search's solver, or 10 000 with --max-rows 4 000 on a table --solver auto would fit by a tree)")
 	f.List(&o.scales, "scales", "column scalings `LIST` to search (default: standard,none,minmax,robust; --scale fixes one)")
 	f.Int(&o.ensemble, "ensemble", 1, "save the mean of the `K` best configurations (1: the best alone)")
+	f.Int(&o.forest, "forest", 1, "on a table fitted by a tree, also try a forest of `K` trees of other seeds (their mean), kept only when it beats one tree on the validation rows (1: one tree)")
 	f.Bool(&o.resume, "resume", false, "read the trials table and fit only the trials it has not scored")
 	f.String(&o.trialsOut, "trials-out", "", "trials table `FILE` (CSV, default: the model file + .trials.csv)")
 	f.String(&o.plots, "plots", "", "write PNG figures into `DIR`: the score against trials, bandwidth and ridge")
@@ -203,6 +210,9 @@ func cmdTune(e *env, args []string) error {
 	res, fits, cached, searchTime, err := o.search(e, opt, tg, n)
 	if err != nil {
 		return err
+	}
+	if o.large != "" {
+		return o.finishLarge(e, opt, res, pipelines, tg, n, fits, cached, searchTime)
 	}
 	classification := tg.IsClassification()
 	bar := newProgress(e.stderr, e.tty(), o.common.quiet)
@@ -261,10 +271,7 @@ func cmdTune(e *env, args []string) error {
 		TrialsFile: o.trialsOut, Figures: figures, Seconds: searchTime.Seconds(), FinalSecond: finalTime.Seconds(),
 		Choice: res.Choice, TrialCap: res.TrialCap,
 	}
-	if d := res.Default; d != nil {
-		s := trialJSON(d, d.Accuracy, d.Loss, d.Round, classification).tuneScore
-		out.Default = &s
-	}
+	out.Default = baseScore(res, classification)
 	if o.common.json {
 		return writeJSON(e.stdout, out)
 	}
@@ -400,9 +407,10 @@ func (o *tuneOptions) prepareSearch(e *env, f *flagSet, opt *tune.Options, t *da
 		}
 		opt.FinalCenters = fc.Centers
 	}
+	o.large = large
 	if large != "" && !o.common.quiet {
-		fmt.Fprintf(e.stderr, "tune: %s, so the search fits stratified samples of at most %d rows (--max-rows) and the saved model is fitted on all %d rows by Nyström on %d centres (--final-centers)\n",
-			large, opt.MaxRows, n, opt.FinalCenters)
+		fmt.Fprintf(e.stderr, "tune: %s, so the search fits stratified samples of at most %d rows (--max-rows); the saved model is rfm fit's default tree, a tree of the best configuration, or (on at most %d rows) a Nyström fit on %d centres (--final-centers), whichever the validation rows prefer, the default tree unless beaten beyond the noise\n",
+			large, opt.MaxRows, tune.NystromProbeRows, opt.FinalCenters)
 	}
 	pipelines := map[string]*dataset.Pipeline{}
 	opt.Data = map[string]*rfm.Dataset{}
@@ -447,12 +455,12 @@ func finalWhat(k int) string {
 // validates, for its messages.
 var tuneFlags = map[string]string{"Budget": "--time", "Trials": "--trials", "Folds": "--folds", "Repeats": "--repeats",
 	"Jobs": "--jobs", "Eta": "--eta", "LocalAfter": "--local-after", "MinRows": "--min-rows", "MaxRows": "--max-rows",
-	"FinalCenters": "--final-centers"}
+	"FinalCenters": "--final-centers", "Forest": "--forest"}
 
 // searchOptions turns the flags into the search: the model flags given on
 // the command line fix their settings, the others are searched.
 func (o *tuneOptions) searchOptions(f *flagSet, base rfm.Config) (tune.Options, error) {
-	opt := tune.Options{Base: base, BaseScaling: o.scale, Trials: o.trials, Folds: o.folds, Jobs: o.jobs, Eta: o.eta, LocalAfter: o.localAfter, MinRows: o.minRows, MaxRows: o.maxRows, FinalCenters: o.finalCtrs, Repeats: o.repeats,
+	opt := tune.Options{Base: base, BaseScaling: o.scale, Trials: o.trials, Folds: o.folds, Jobs: o.jobs, Eta: o.eta, LocalAfter: o.localAfter, MinRows: o.minRows, MaxRows: o.maxRows, FinalCenters: o.finalCtrs, Repeats: o.repeats, Forest: o.forest,
 		Rule: tune.RuleOneSE}
 	switch {
 	case o.data == "":
@@ -550,6 +558,17 @@ func (o *tuneOptions) searchOptions(f *flagSet, base rfm.Config) (tune.Options, 
 	}
 	opt.Space = sp
 	return opt, nil
+}
+
+// baseScore is the base configuration's score at the top rung (nil when
+// it was cut).
+func baseScore(res *tune.Result, classification bool) *tuneScore {
+	d := res.Default
+	if d == nil {
+		return nil
+	}
+	s := trialJSON(d, d.Accuracy, d.Loss, d.Round, classification).tuneScore
+	return &s
 }
 
 func trialJSON(t *tune.Trial, acc, loss float64, round int, classification bool) tuneTrialJSON {

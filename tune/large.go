@@ -1,0 +1,345 @@
+package tune
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/tree"
+	"gonum.org/v1/gonum/stat"
+)
+
+// ProbeLeaves is how many leaves of the default tree's routing TreeFinal
+// fits each candidate leaf configuration on.
+const ProbeLeaves = 3
+
+// NystromProbeRows is the most training rows on which TreeFinal also fits
+// the Nyström alternative (Options.FinalCenters) to compare it with the
+// tree: above, a Nyström fit of every row costs more than the tree itself.
+const NystromProbeRows = 120000
+
+// TreeZ is how many standard errors of the paired per-row differences a
+// challenger's validation loss must beat the protected candidate's by.
+const TreeZ = 2
+
+// TreeChoice is how TreeFinal chose the final model of a large table.
+type TreeChoice struct {
+	// Kept: "default tree" (rfm fit's tree), "tuned tree" (the search's
+	// best configuration in every leaf), or "nystrom" (the search's best
+	// configuration solved by Nyström on every row).
+	Kept string `json:"kept"`
+	// Leaves probed, their training rows, and the validation rows scored.
+	Leaves    int `json:"probe_leaves"`
+	LeafRows  int `json:"probe_leaf_rows"`
+	ValidRows int `json:"probe_validation_rows"`
+	// Losses on those rows (the Brier score, or the MSE of the outputs),
+	// and accuracies for classification; NaN when not fitted.
+	DefaultLoss float64 `json:"default_loss,omitempty"`
+	TunedLoss   float64 `json:"tuned_loss,omitempty"`
+	NystromLoss float64 `json:"nystrom_loss,omitempty"`
+	DefaultAcc  float64 `json:"default_accuracy,omitempty"`
+	TunedAcc    float64 `json:"tuned_accuracy,omitempty"`
+	NystromAcc  float64 `json:"nystrom_accuracy,omitempty"`
+	// SE of the tuned-minus-default and Nyström-minus-tree differences.
+	TunedSE   float64 `json:"tuned_se,omitempty"`
+	NystromSE float64 `json:"nystrom_se,omitempty"`
+	Z         float64 `json:"z"`
+	// Forest is the trees of the forest tried (0: none); ForestLoss its
+	// loss on every validation row, ForestTreeLoss its first tree's alone,
+	// ForestSE the standard error of their difference.
+	Forest         int     `json:"forest_trees,omitempty"`
+	ForestLoss     float64 `json:"forest_loss,omitempty"`
+	ForestTreeLoss float64 `json:"forest_tree_loss,omitempty"`
+	ForestSE       float64 `json:"forest_se,omitempty"`
+	// Why says why a candidate was not tried.
+	Why string `json:"why,omitempty"`
+}
+
+// MarshalJSON leaves out the losses of candidates not fitted (NaN, which
+// JSON cannot hold).
+func (c *TreeChoice) MarshalJSON() ([]byte, error) {
+	type plain TreeChoice
+	cp := plain(*c)
+	for _, v := range []*float64{&cp.DefaultLoss, &cp.TunedLoss, &cp.NystromLoss, &cp.TunedSE, &cp.NystromSE} {
+		if math.IsNaN(*v) || math.IsInf(*v, 0) {
+			*v = 0
+		}
+	}
+	return json.Marshal(cp)
+}
+
+// String is the choice in a sentence, for the model's note.
+func (c *TreeChoice) String() string {
+	if c.Leaves == 0 {
+		s := "large table: " + c.Kept + " kept"
+		if c.Why != "" {
+			s += " (" + c.Why + ")"
+		}
+		if c.Forest > 1 {
+			s += fmt.Sprintf("; a forest of %d trees on all validation rows: loss %.4g against its first tree's %.4g (SE %.2g)", c.Forest, c.ForestLoss, c.ForestTreeLoss, c.ForestSE)
+		}
+		return s
+	}
+	s := fmt.Sprintf("large table: the final model chosen on %d validation rows of %d probed leaves of the default tree's routing (losses: default tree %.4g", c.ValidRows, c.Leaves, c.DefaultLoss)
+	if !math.IsNaN(c.TunedLoss) {
+		s += fmt.Sprintf(", tuned tree %.4g ± %.2g", c.TunedLoss, c.TunedSE)
+	}
+	if !math.IsNaN(c.NystromLoss) {
+		s += fmt.Sprintf(", Nyström %.4g ± %.2g", c.NystromLoss, c.NystromSE)
+	}
+	s += fmt.Sprintf("); the default tree protected, replaced only by a margin over %g standard errors: %s kept", c.Z, c.Kept)
+	if c.Forest > 1 {
+		s += fmt.Sprintf("; a forest of %d trees on all validation rows: loss %.4g against its first tree's %.4g (SE %.2g)", c.Forest, c.ForestLoss, c.ForestTreeLoss, c.ForestSE)
+	}
+	if c.Why != "" {
+		s += "; " + c.Why
+	}
+	return s
+}
+
+// TreeFinalResult is the final model of a large table.
+type TreeFinalResult struct {
+	Model   rfm.Fitted
+	Scaling string
+	Config  rfm.Config
+	Choice  *TreeChoice
+	// Plan is the tree's (nil for Nyström).
+	Plan *tree.Plan
+}
+
+// TreeConfig is cfg (a configuration the search scored) as the leaves of a
+// tree fit it, with base's tree, calibration and resource settings.
+func TreeConfig(base, cfg rfm.Config) rfm.Config {
+	cfg.Solver, cfg.Centers = rfm.SolverTree, base.Centers
+	cfg.LeafSize, cfg.LeafSolver, cfg.SplitRule, cfg.SplitSample, cfg.SoftRouting = base.LeafSize, base.LeafSolver, base.SplitRule, base.SplitSample, base.SoftRouting
+	cfg.Refit, cfg.Calibrate, cfg.FinalKernel, cfg.MemoryLimit = base.Refit, base.Calibrate, base.FinalKernel, base.MemoryLimit
+	cfg.ValFraction, cfg.Seed, cfg.Float32 = base.ValFraction, base.Seed, base.Float32
+	return cfg
+}
+
+// TreeFinal fits the final model of a table too large for one exact fit
+// (rfm tune on a table that --solver auto fits by a tree), from a search
+// on samples (Options.MaxRows) with one holdout. The candidates are rfm
+// fit's default tree (Options.Base with the tree solver: protected), the
+// tree whose leaves fit the search's best configuration, and, on at most
+// NystromProbeRows rows with Options.FinalCenters, that configuration
+// solved by Nyström on every row. They are compared on the search's own
+// validation rows, never on a test set: the default tree's routing is
+// grown down to ProbeLeaves leaves on the training rows (tree.Probe), each
+// tree candidate fits those leaves, and the Nyström candidate is fitted on
+// the training rows; the challenger replaces the default only when its
+// mean loss on the validation rows of those leaves is lower by more than
+// TreeZ standard errors of the paired per-row differences. The chosen tree
+// is then grown on every row (the default tree is then exactly rfm fit's).
+func TreeFinal(ctx context.Context, opt Options, res *Result, progress func(stage string, p rfm.Progress)) (*TreeFinalResult, error) {
+	if res == nil || res.Best == nil {
+		return nil, fmt.Errorf("tune: no scored configuration")
+	}
+	if opt.Valid == nil && opt.Folds >= 2 {
+		return nil, fmt.Errorf("tune: the tree final fit needs the search's holdout or validation rows, not folds")
+	}
+	best := res.Best
+	base := opt.Base
+	defCfg := TreeConfig(base, base)
+	tunedCfg := TreeConfig(base, best.Config)
+	ch := &TreeChoice{Kept: "default tree", DefaultLoss: math.NaN(), TunedLoss: math.NaN(), NystromLoss: math.NaN(), Z: TreeZ}
+	report := func(stage string) func(rfm.Progress) {
+		if progress == nil {
+			return nil
+		}
+		return func(p rfm.Progress) { progress(stage, p) }
+	}
+	sameAsBase := best.Scaling == opt.BaseScaling && (sameConfig(tunedCfg, defCfg) ||
+		best.Index == 0 && best.Config.Iters == base.Iters && best.Config.Loss == base.Loss)
+	ref := opt.Data[opt.BaseScaling]
+	var trainRows, validRows []int
+	split := func(name string) (tr, va *rfm.Dataset) {
+		if opt.Valid != nil {
+			return opt.Data[name], opt.Valid[name]
+		}
+		return opt.Data[name].Subset(trainRows), opt.Data[name].Subset(validRows)
+	}
+	if opt.Valid == nil {
+		frac := base.ValFraction
+		if frac <= 0 {
+			frac = 0.2
+		}
+		var labels []int
+		if ref.Labels != nil {
+			labels = ref.Labels
+		}
+		trainRows, validRows = rfm.Holdout(ref.N, labels, frac, base.Seed)
+	}
+	nystrom := opt.FinalCenters > 0 && ref.N <= NystromProbeRows && base.ClassWeight != rfm.ClassWeightBalanced
+	switch {
+	case opt.FinalCenters == 0:
+		ch.Why = "Nyström not tried (no final centres)"
+	case !nystrom:
+		ch.Why = fmt.Sprintf("Nyström not tried on %d rows (more than %d: costlier than the tree)", ref.N, NystromProbeRows)
+	}
+	if sameAsBase && !nystrom {
+		ch.Why = joinWhy("the search kept the defaults", ch.Why)
+		return finalTree(ctx, opt, split, opt.BaseScaling, defCfg, ch, report)
+	}
+	// The probe: the default routing, its leaves fitted by each candidate.
+	rtr, rva := split(opt.BaseScaling)
+	cands := []tree.ProbeCandidate{{Config: defCfg, Train: rtr, Valid: rva}}
+	if !sameAsBase {
+		ttr, tva := split(best.Scaling)
+		cands = append(cands, tree.ProbeCandidate{Config: tunedCfg, Train: ttr, Valid: tva})
+	}
+	if progress != nil {
+		progress("probing leaves", rfm.Progress{})
+	}
+	pr, err := tree.Probe(ctx, defCfg, rtr, rva, ProbeLeaves, cands)
+	if err != nil {
+		return nil, fmt.Errorf("probe the default tree's leaves: %w", err)
+	}
+	ch.Leaves, ch.ValidRows = len(pr.LeafRows), len(pr.Rows)
+	for _, r := range pr.LeafRows {
+		ch.LeafRows += len(r)
+	}
+	ch.DefaultLoss, ch.DefaultAcc = pr.MeanLoss(0), pr.Accuracy(0)
+	keepCfg, keepScaling, keepLoss := defCfg, opt.BaseScaling, pr.Loss[0]
+	if len(cands) > 1 {
+		ch.TunedLoss, ch.TunedAcc = pr.MeanLoss(1), pr.Accuracy(1)
+		margin, se := pairedMargin(pr.Loss[0], pr.Loss[1])
+		ch.TunedSE = se
+		if margin > TreeZ*se {
+			keepCfg, keepScaling, keepLoss = tunedCfg, best.Scaling, pr.Loss[1]
+			ch.Kept = "tuned tree"
+		}
+	}
+	if nystrom {
+		ncfg := best.Config
+		ncfg.Solver, ncfg.Centers = rfm.SolverNystrom, opt.FinalCenters
+		ncfg.Refit, ncfg.Calibrate, ncfg.FinalKernel, ncfg.MemoryLimit = false, rfm.CalibrateNone, base.FinalKernel, base.MemoryLimit
+		ntr, nva := split(best.Scaling)
+		nm, err := rfm.Fit(ctx, ncfg, ntr, nva, report("Nyström alternative"))
+		if err != nil {
+			return nil, fmt.Errorf("the Nyström alternative: %w", err)
+		}
+		sub := nva.Subset(pr.Rows)
+		s, err := nm.Predict(ctx, sub.X, sub.N)
+		if err != nil {
+			return nil, err
+		}
+		c := nva.NumOutputs()
+		nl := make([]float64, len(pr.Rows))
+		right := 0
+		for i, v := range pr.Rows {
+			l, ok := tree.RowLoss(s[i*c:i*c+c], nva, v)
+			nl[i] = l
+			if ok {
+				right++
+			}
+		}
+		ch.NystromLoss = stat.Mean(nl, nil)
+		if nva.Labels != nil {
+			ch.NystromAcc = float64(right) / float64(len(nl))
+		}
+		margin, se := pairedMargin(keepLoss, nl)
+		ch.NystromSE = se
+		if margin > TreeZ*se {
+			ch.Kept = "nystrom"
+			// The model fitted on the training rows, its round chosen on the
+			// validation rows: refitting on every row would cost as much again.
+			return &TreeFinalResult{Model: nm, Scaling: best.Scaling, Config: ncfg, Choice: ch}, nil
+		}
+	}
+	return finalTree(ctx, opt, split, keepScaling, keepCfg, ch, report)
+}
+
+// finalTree fits the chosen tree configuration on every row: one tree, or
+// (Options.Forest > 1) a forest when a forest fitted on the training rows
+// beats its own first tree on the validation rows by more than TreeZ
+// standard errors of the paired per-row differences.
+func finalTree(ctx context.Context, opt Options, split func(string) (tr, va *rfm.Dataset), scaling string, cfg rfm.Config, ch *TreeChoice,
+	report func(string) func(rfm.Progress)) (*TreeFinalResult, error) {
+	treeProgress := func(stage string) func(tree.Progress) {
+		p := report(stage)
+		if p == nil {
+			return nil
+		}
+		return func(tp tree.Progress) { p(rfm.Progress{Stage: "tree", Fraction: tp.Fraction}) }
+	}
+	all := opt.Data[scaling]
+	if opt.Forest > 1 {
+		tr, va := split(scaling)
+		fr, err := tree.FitForest(ctx, cfg, tr, opt.Forest, treeProgress(fmt.Sprintf("forest of %d on the training rows", opt.Forest)))
+		if err != nil {
+			return nil, fmt.Errorf("the forest alternative: %w", err)
+		}
+		one, err := rowLosses(ctx, fr.Trees[0], va)
+		if err != nil {
+			return nil, err
+		}
+		mean, err := rowLosses(ctx, fr, va)
+		if err != nil {
+			return nil, err
+		}
+		margin, se := pairedMargin(one, mean)
+		ch.Forest, ch.ForestTreeLoss, ch.ForestLoss, ch.ForestSE = opt.Forest, stat.Mean(one, nil), stat.Mean(mean, nil), se
+		if margin > TreeZ*se {
+			ch.Kept += fmt.Sprintf(", as a forest of %d trees", opt.Forest)
+			f, err := tree.FitForest(ctx, cfg, all, opt.Forest, treeProgress(fmt.Sprintf("final forest of %d", opt.Forest)))
+			if err != nil {
+				return nil, err
+			}
+			return &TreeFinalResult{Model: f, Scaling: scaling, Config: f.Config, Choice: ch}, nil
+		}
+	}
+	m, plan, err := tree.Fit(ctx, cfg, all, treeProgress("final tree"))
+	if err != nil {
+		return nil, err
+	}
+	return &TreeFinalResult{Model: m, Scaling: scaling, Config: m.Config, Choice: ch, Plan: plan}, nil
+}
+
+// rowLosses is a model's tree.RowLoss on every row of ds.
+func rowLosses(ctx context.Context, m rfm.Fitted, ds *rfm.Dataset) ([]float64, error) {
+	s, err := m.Predict(ctx, ds.X, ds.N)
+	if err != nil {
+		return nil, err
+	}
+	c := ds.NumOutputs()
+	out := make([]float64, ds.N)
+	for i := range out {
+		out[i], _ = tree.RowLoss(s[i*c:i*c+c], ds, i)
+	}
+	return out, nil
+}
+
+func joinWhy(a, b string) string {
+	if b == "" {
+		return a
+	}
+	return a + "; " + b
+}
+
+// sameConfig reports whether two tree configurations fit the same leaves.
+func sameConfig(a, b rfm.Config) bool {
+	ja, ea := json.Marshal(a)
+	jb, eb := json.Marshal(b)
+	return ea == nil && eb == nil && string(ja) == string(jb)
+}
+
+// pairedMargin is mean(a − b) and its standard error over the rows.
+func pairedMargin(a, b []float64) (margin, se float64) {
+	n := len(a)
+	if n < 2 {
+		return 0, math.Inf(1)
+	}
+	for i := range a {
+		margin += a[i] - b[i]
+	}
+	margin /= float64(n)
+	var ss float64
+	for i := range a {
+		d := a[i] - b[i] - margin
+		ss += d * d
+	}
+	return margin, math.Sqrt(ss/float64(n-1)) / math.Sqrt(float64(n))
+}

@@ -1,0 +1,132 @@
+package tune
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/tree"
+)
+
+// On a table small enough for one leaf, the tree TreeFinal grows is the
+// exact fit of the configuration it kept: its one leaf is that fit, on the
+// same rows, and predicts the same numbers.
+func TestTreeFinalOneLeafEqualsExact(t *testing.T) {
+	ctx := context.Background()
+	ds := classes(t, 700, 3)
+	opt := options(ds, 8)
+	opt.Base.Calibrate = rfm.CalibrateNone
+	opt.Base.LeafSize = 5000
+	opt.Base.Ridge = 30 // a poor base, so that the search finds better
+	res := mustRun(t, opt)
+	tf, err := TreeFinal(ctx, opt, res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, ok := tf.Model.(*tree.Model)
+	if !ok {
+		t.Fatalf("final model is a %s, want a tree", tf.Model.Kind())
+	}
+	if tm.NumLeaves() != 1 {
+		t.Fatalf("%d leaves, want 1", tm.NumLeaves())
+	}
+	if res.Best.Index == 0 {
+		t.Fatalf("the search kept the base configuration: nothing to probe (pick another seed)")
+	}
+	if tf.Choice.Leaves != 1 || tf.Choice.ValidRows == 0 {
+		t.Errorf("probe: %d leaves, %d validation rows; want 1 leaf and some rows", tf.Choice.Leaves, tf.Choice.ValidRows)
+	}
+	exact := tf.Config
+	exact.Solver, exact.Calibrate = rfm.SolverExact, ""
+	m, err := rfm.Fit(ctx, exact, ds, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := ds.X[:50*ds.D]
+	got, err := tm.Predict(ctx, x, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := m.Predict(ctx, x, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-9*(1+math.Abs(want[i])) {
+			t.Fatalf("output %d: tree %v, exact fit %v (kept %s)", i, got[i], want[i], tf.Choice.Kept)
+		}
+	}
+	if tf.Choice.Kept == "default tree" && tf.Config.Kernel != opt.Base.Kernel {
+		t.Errorf("kept the default tree but its kernel is %v, the base's %v", tf.Config.Kernel, opt.Base.Kernel)
+	}
+}
+
+// A challenger replaces the protected candidate only by a margin beyond
+// the noise of the paired differences.
+func TestPairedMargin(t *testing.T) {
+	a := []float64{1, 2, 3, 4}
+	m, se := pairedMargin(a, a)
+	if m != 0 || se != 0 {
+		t.Errorf("identical losses: margin %v ± %v, want 0 ± 0", m, se)
+	}
+	m, se = pairedMargin([]float64{1, 1.2, 0.9, 1.1}, []float64{0, 0.1, 0, 0.1})
+	if !(m > 0.9 && se > 0 && m > TreeZ*se) {
+		t.Errorf("clear win: margin %v ± %v", m, se)
+	}
+	if _, se := pairedMargin([]float64{1}, []float64{0}); !math.IsInf(se, 1) {
+		t.Errorf("one row: SE %v, want +Inf", se)
+	}
+}
+
+// With Options.Forest the forest is tried on the validation rows and kept
+// only when it beats its first tree there beyond the noise; either way the
+// choice records both losses, and the final model is what was kept.
+func TestTreeFinalForest(t *testing.T) {
+	ctx := context.Background()
+	ds := classes(t, 900, 4)
+	opt := options(ds, 4)
+	opt.Base.Calibrate = rfm.CalibrateNone
+	opt.Base.LeafSize = 250
+	opt.Base.Iters = 1
+	opt.Forest = 3
+	res := mustRun(t, opt)
+	tf, err := TreeFinal(ctx, opt, res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := tf.Choice
+	if ch.Forest != 3 || !(ch.ForestLoss > 0) || !(ch.ForestTreeLoss > 0) || !(ch.ForestSE > 0) {
+		t.Fatalf("forest not scored: %+v", ch)
+	}
+	pays := ch.ForestTreeLoss-ch.ForestLoss > TreeZ*ch.ForestSE
+	f, isForest := tf.Model.(*tree.Forest)
+	if pays != isForest {
+		t.Fatalf("forest loss %.4g, its tree's %.4g (SE %.2g): kept a %s", ch.ForestLoss, ch.ForestTreeLoss, ch.ForestSE, tf.Model.Kind())
+	}
+	if isForest && len(f.Trees) != 3 {
+		t.Errorf("a forest of %d trees, want 3", len(f.Trees))
+	}
+	opt.Forest = tree.MaxTrees + 1
+	if err := opt.Check(); err == nil {
+		t.Errorf("Forest %d accepted", opt.Forest)
+	}
+}
+
+// A choice whose candidates were not all fitted (NaN losses) still goes
+// into JSON, without them, and says what was kept.
+func TestTreeChoiceJSON(t *testing.T) {
+	c := &TreeChoice{Kept: "default tree", DefaultLoss: math.NaN(), TunedLoss: math.NaN(), NystromLoss: math.NaN(), Z: TreeZ, Why: "the search kept the defaults"}
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(b); strings.Contains(s, "loss") || !strings.Contains(s, `"kept":"default tree"`) {
+		t.Errorf("JSON %s", s)
+	}
+	if s := c.String(); !strings.Contains(s, "default tree kept") || strings.Contains(s, "NaN") {
+		t.Errorf("note %q", s)
+	}
+}
