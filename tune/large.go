@@ -153,6 +153,13 @@ func TreeFinal(ctx context.Context, opt Options, res *Result, progress func(stag
 	}
 	sameAsBase := best.Scaling == opt.BaseScaling && (sameConfig(tunedCfg, defCfg) ||
 		best.Index == 0 && best.Config.Iters == base.Iters && best.Config.Loss == base.Loss)
+	// A configuration a tree's leaves cannot fit (the logistic loss) is no
+	// tree candidate: the default tree and Nyström remain.
+	tunedTree := !sameAsBase
+	if err := tunedCfg.Validate(); tunedTree && err != nil {
+		tunedTree = false
+		ch.Why = joinWhy(fmt.Sprintf("no tuned tree (%v)", err), ch.Why)
+	}
 	ref := opt.Data[opt.BaseScaling]
 	var trainRows, validRows []int
 	split := func(name string) (tr, va *rfm.Dataset) {
@@ -175,18 +182,20 @@ func TreeFinal(ctx context.Context, opt Options, res *Result, progress func(stag
 	nystrom := opt.FinalCenters > 0 && ref.N <= NystromProbeRows && base.ClassWeight != rfm.ClassWeightBalanced
 	switch {
 	case opt.FinalCenters == 0:
-		ch.Why = "Nyström not tried (no final centres)"
+		ch.Why = joinWhy("Nyström not tried (no final centres)", ch.Why)
 	case !nystrom:
-		ch.Why = fmt.Sprintf("Nyström not tried on %d rows (more than %d: costlier than the tree)", ref.N, NystromProbeRows)
+		ch.Why = joinWhy(fmt.Sprintf("Nyström not tried on %d rows (more than %d: costlier than the tree)", ref.N, NystromProbeRows), ch.Why)
 	}
-	if sameAsBase && !nystrom {
-		ch.Why = joinWhy("the search kept the defaults", ch.Why)
+	if !tunedTree && !nystrom {
+		if sameAsBase {
+			ch.Why = joinWhy("the search kept the defaults", ch.Why)
+		}
 		return finalTree(ctx, opt, split, opt.BaseScaling, defCfg, ch, report)
 	}
 	// The probe: the default routing, its leaves fitted by each candidate.
 	rtr, rva := split(opt.BaseScaling)
 	cands := []tree.ProbeCandidate{{Config: defCfg, Train: rtr, Valid: rva}}
-	if !sameAsBase {
+	if tunedTree {
 		ttr, tva := split(best.Scaling)
 		cands = append(cands, tree.ProbeCandidate{Config: tunedCfg, Train: ttr, Valid: tva})
 	}

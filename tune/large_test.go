@@ -130,3 +130,33 @@ func TestTreeChoiceJSON(t *testing.T) {
 		t.Errorf("note %q", s)
 	}
 }
+
+// A search whose best configuration uses the logistic loss, which a tree's
+// leaves cannot fit, still gets a final model (rfm tune failed on a9a and
+// ijcnn1): the tuned tree is left out and the choice says why.
+func TestTreeFinalLogisticBest(t *testing.T) {
+	ctx := context.Background()
+	ds := classes(t, 700, 3)
+	opt := options(ds, 4)
+	opt.Base.Calibrate = rfm.CalibrateNone
+	opt.Base.LeafSize = 250
+	opt.Base.Iters = 1
+	res := mustRun(t, opt)
+	best := *res.Best
+	best.Index = 1
+	best.Config.Loss = rfm.LossLogistic
+	res.Best = &best
+	tf, err := TreeFinal(ctx, opt, res, nil)
+	if err != nil {
+		t.Fatalf("TreeFinal with a logistic best: %v", err)
+	}
+	if tf.Choice.Kept != "default tree" || !math.IsNaN(tf.Choice.TunedLoss) {
+		t.Errorf("kept %q, tuned loss %v; want the default tree and no tuned tree", tf.Choice.Kept, tf.Choice.TunedLoss)
+	}
+	if !strings.Contains(tf.Choice.Why, "no tuned tree") || !strings.Contains(tf.Choice.Why, "logistic") {
+		t.Errorf("the choice does not say why there is no tuned tree: %q", tf.Choice.Why)
+	}
+	if _, ok := tf.Model.(*tree.Model); !ok {
+		t.Errorf("final model is a %s, want the default tree", tf.Model.Kind())
+	}
+}
