@@ -86,13 +86,7 @@ func TestPairedMargin(t *testing.T) {
 // choice records both losses, and the final model is what was kept.
 func TestTreeFinalForest(t *testing.T) {
 	ctx := context.Background()
-	ds := classes(t, 900, 4)
-	opt := options(ds, 4)
-	opt.Base.Calibrate = rfm.CalibrateNone
-	opt.Base.LeafSize = 250
-	opt.Base.Iters = 1
-	opt.Forest = 3
-	res := mustRun(t, opt)
+	opt, res := smallTreeSearch(t, 900, func(o *Options) { o.Forest = 3 })
 	tf, err := TreeFinal(ctx, opt, res, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -136,12 +130,7 @@ func TestTreeChoiceJSON(t *testing.T) {
 // ijcnn1): the tuned tree is left out and the choice says why.
 func TestTreeFinalLogisticBest(t *testing.T) {
 	ctx := context.Background()
-	ds := classes(t, 700, 3)
-	opt := options(ds, 4)
-	opt.Base.Calibrate = rfm.CalibrateNone
-	opt.Base.LeafSize = 250
-	opt.Base.Iters = 1
-	res := mustRun(t, opt)
+	opt, res := smallTreeSearch(t, 700, nil)
 	best := *res.Best
 	best.Index = 1
 	best.Config.Loss = rfm.LossLogistic
@@ -159,4 +148,19 @@ func TestTreeFinalLogisticBest(t *testing.T) {
 	if _, ok := tf.Model.(*tree.Model); !ok {
 		t.Errorf("final model is a %s, want the default tree", tf.Model.Kind())
 	}
+}
+
+// smallTreeSearch is a 4-trial search on n rows whose base grows trees of
+// 250-row leaves with one round, uncalibrated; edit, if set, changes the
+// options before the search.
+func smallTreeSearch(t *testing.T, n int, edit func(*Options)) (Options, *Result) {
+	t.Helper()
+	opt := options(classes(t, n, 4), 4)
+	opt.Base.Calibrate = rfm.CalibrateNone
+	opt.Base.LeafSize = 250
+	opt.Base.Iters = 1
+	if edit != nil {
+		edit(&opt)
+	}
+	return opt, mustRun(t, opt)
 }
