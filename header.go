@@ -2,7 +2,6 @@ package rfm
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/rfmkit/rfm/modelfile"
@@ -101,48 +100,27 @@ func init() {
 	modelfile.Register(FileKind, FromFile)
 }
 
-// PackParts stores the models of a composite model (a tree's leaves, an
-// ensemble's members) in f: part i's arrays under the prefix base+"i/",
-// its JSON document returned in order ("null" for a nil part). It raises
-// f's format version to the highest part's.
-func PackParts(f *modelfile.File, base string, parts []*Model) ([]json.RawMessage, error) {
-	metas := make([]json.RawMessage, len(parts))
-	for i, p := range parts {
-		if p == nil {
-			metas[i] = json.RawMessage("null")
-			continue
-		}
-		pf, err := p.ToFile(nil)
+// MeanOutputs is the mean of k sub-models' outputs (a forest's trees, an
+// ensemble's members), output(i) giving sub-model i's: the first's slice,
+// summed into in order and divided by k (for k = 1 the outputs themselves,
+// bit for bit). An error from sub-model i > 0 is wrapped with noun and i.
+func MeanOutputs(k int, noun string, output func(i int) ([]float64, error)) ([]float64, error) {
+	sum, err := output(0)
+	if err != nil || k == 1 {
+		return sum, err
+	}
+	for i := 1; i < k; i++ {
+		y, err := output(i)
 		if err != nil {
-			return nil, fmt.Errorf("%s %d: %w", base, i, err)
+			return nil, fmt.Errorf("%s %d: %w", noun, i, err)
 		}
-		f.FormatVersion = max(f.FormatVersion, pf.FormatVersion)
-		metas[i] = pf.Meta
-		f.Arrays = append(f.Arrays, modelfile.Prefixed(fmt.Sprintf("%s%d/", base, i), pf.Arrays)...)
-	}
-	return metas, nil
-}
-
-// UnpackParts is PackParts' inverse: the models of the JSON documents
-// metas (nil for "null"), each with its arrays, and the arrays that belong
-// to no part (an error unless others: the composite has arrays of its
-// own).
-func UnpackParts(f *modelfile.File, base string, metas []json.RawMessage, others bool) (parts []*Model, rest []modelfile.Array, err error) {
-	byPart, rest, err := modelfile.SplitIndexed(f.Arrays, base, len(metas))
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(rest) > 0 && !others {
-		return nil, nil, fmt.Errorf("array %q names no %s", rest[0].Name, base)
-	}
-	parts = make([]*Model, len(metas))
-	for i, meta := range metas {
-		if string(meta) == "null" {
-			continue
-		}
-		if parts[i], _, err = FromFile(&modelfile.File{Kind: FileKind, Meta: meta, Arrays: byPart[i]}); err != nil {
-			return nil, nil, fmt.Errorf("%s %d: %w", base, i, err)
+		for j, v := range y {
+			sum[j] += v
 		}
 	}
-	return parts, rest, nil
+	kf := float64(k)
+	for j := range sum {
+		sum[j] /= kf
+	}
+	return sum, nil
 }

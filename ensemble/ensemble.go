@@ -121,34 +121,12 @@ func (m *Model) Check() error {
 // classification the mean of the members' uncalibrated probabilities (the
 // scores its calibration maps), for regression the mean of their outputs.
 func (m *Model) Predict(ctx context.Context, x []float64, n int) ([]float64, error) {
-	var sum []float64
-	for i, mm := range m.Members {
-		var y []float64
-		var err error
+	return rfm.MeanOutputs(len(m.Members), "member", func(i int) ([]float64, error) {
 		if m.Task == rfm.Classification {
-			y, err = mm.UncalibratedProba(ctx, x, n)
-		} else {
-			y, err = mm.Predict(ctx, x, n)
+			return m.Members[i].UncalibratedProba(ctx, x, n)
 		}
-		if err != nil {
-			if i == 0 {
-				return nil, err
-			}
-			return nil, fmt.Errorf("member %d: %w", i, err)
-		}
-		if sum == nil {
-			sum = y
-			continue
-		}
-		for j, v := range y {
-			sum[j] += v
-		}
-	}
-	k := float64(len(m.Members))
-	for j := range sum {
-		sum[j] /= k
-	}
-	return sum, nil
+		return m.Members[i].Predict(ctx, x, n)
+	})
 }
 
 // PredictProba returns n×classes probabilities: the calibration's map of

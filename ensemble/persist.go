@@ -12,14 +12,10 @@ import (
 // ensembles read the container and refuse the kind with a clear message.
 const FileKind = "rfm.Ensemble"
 
-// fileMeta is the ensemble's JSON document: its own fields and each
-// member's model document (the member's arrays are stored with the prefix
-// "member<i>/", see rfm.PackParts).
-type fileMeta struct {
-	Model      *fileEnsemble              `json:"ensemble"`
-	MemberMeta []json.RawMessage          `json:"member_models"`
-	Extra      map[string]json.RawMessage `json:"extra,omitempty"`
-}
+// nesting is how an ensemble is stored: its own fields under "ensemble"
+// and each member's model document under "member_models" (the member's
+// arrays are stored with the prefix "member<i>/").
+var nesting = modelfile.Nesting{Kind: FileKind, What: "an ensemble model", Own: "ensemble", Parts: "member_models", Base: "member", PartKind: rfm.FileKind, MaxParts: MaxMembers}
 
 // fileEnsemble is the ensemble's own fields as files hold them (the
 // config is the first member's and is not stored twice).
@@ -42,38 +38,26 @@ func (m *Model) ToFile(extra map[string]json.RawMessage) (*modelfile.File, error
 	if err := m.Check(); err != nil {
 		return nil, err
 	}
-	f := &modelfile.File{Kind: FileKind}
+	f := &modelfile.File{}
 	if m.Calibration != nil {
 		f.FormatVersion = modelfile.VersionScaledOrCalibrated
 	}
-	metas, err := rfm.PackParts(f, "member", m.Members)
-	if err != nil {
-		return nil, err
-	}
 	own := fileEnsemble{m.Task, m.D, m.Outputs, m.Calibration, m.Note, m.Validation}
-	b, err := json.Marshal(fileMeta{&own, metas, extra})
-	if err != nil {
-		return nil, fmt.Errorf("encode ensemble: %w", err)
-	}
-	f.Meta = b
-	return f, nil
+	return modelfile.PackNested(nesting, f, &own, m.Members, extra)
 }
 
 // FromFile unpacks an ensemble and the caller's extra sections, checking
 // that every member loads and agrees with the others.
 func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
-	meta, own, err := modelfile.DecodeSection(f, FileKind, "an ensemble model", "ensemble", func(x *fileMeta) *fileEnsemble { return x.Model })
+	meta, err := modelfile.DecodeNested[fileEnsemble](f, nesting)
 	if err != nil {
 		return nil, nil, err
 	}
-	k := len(meta.MemberMeta)
-	if k == 0 || k > MaxMembers {
-		return nil, nil, fmt.Errorf("ensemble metadata: %d member models (want 1 to %d)", k, MaxMembers)
-	}
+	own := meta.Own
 	if own.Task != rfm.Classification && own.Task != rfm.Regression {
 		return nil, nil, fmt.Errorf("ensemble metadata: unknown task %q", own.Task)
 	}
-	members, _, err := rfm.UnpackParts(f, "member", meta.MemberMeta, false)
+	members, _, err := modelfile.UnpackParts(nesting, f, meta.Parts, false, rfm.FromFile)
 	if err != nil {
 		return nil, nil, fmt.Errorf("ensemble file: %w", err)
 	}

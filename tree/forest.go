@@ -3,7 +3,6 @@ package tree
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/rfmkit/rfm"
@@ -111,24 +110,7 @@ func (f *Forest) Check() error {
 // Predict returns the mean of the trees' raw outputs (one tree's outputs
 // themselves, bit for bit).
 func (f *Forest) Predict(ctx context.Context, x []float64, n int) ([]float64, error) {
-	out, err := f.Trees[0].Predict(ctx, x, n)
-	if err != nil || len(f.Trees) == 1 {
-		return out, err
-	}
-	for i, t := range f.Trees[1:] {
-		s, err := t.Predict(ctx, x, n)
-		if err != nil {
-			return nil, fmt.Errorf("tree %d: %w", i+1, err)
-		}
-		for j, v := range s {
-			out[j] += v
-		}
-	}
-	k := float64(len(f.Trees))
-	for j := range out {
-		out[j] /= k
-	}
-	return out, nil
+	return rfm.MeanOutputs(len(f.Trees), "tree", func(i int) ([]float64, error) { return f.Trees[i].Predict(ctx, x, n) })
 }
 
 // PredictClass returns the argmax class of each row (classification).
@@ -141,13 +123,10 @@ func (f *Forest) PredictProba(ctx context.Context, x []float64, n int) ([]float6
 	return rfm.ProbaOf(ctx, f.Task, f.Outputs, f.Calibration, f.Predict, x, n)
 }
 
-// forestMeta is a forest's JSON document: its own fields and each tree's
-// document (the tree's arrays stored with the prefix "tree<i>/").
-type forestMeta struct {
-	Forest   *Forest                    `json:"forest"`
-	TreeMeta []json.RawMessage          `json:"tree_models"`
-	Extra    map[string]json.RawMessage `json:"extra,omitempty"`
-}
+// forestNesting is how a forest is stored: its own fields under "forest"
+// and each tree's document under "tree_models" (the tree's arrays stored
+// with the prefix "tree<i>/").
+var forestNesting = modelfile.Nesting{Kind: ForestFileKind, What: "a forest model", Own: "forest", Parts: "tree_models", Base: "tree", PartKind: FileKind, MaxParts: MaxTrees}
 
 func init() {
 	modelfile.RegisterKind(ForestFileKind, func(f *modelfile.File) (modelfile.Model, map[string]json.RawMessage, error) {
@@ -161,57 +140,31 @@ func (f *Forest) ToFile(extra map[string]json.RawMessage) (*modelfile.File, erro
 	if err := f.Check(); err != nil {
 		return nil, err
 	}
-	out := &modelfile.File{Kind: ForestFileKind}
+	out := &modelfile.File{}
 	if f.Calibration != nil {
 		out.FormatVersion = modelfile.VersionScaledOrCalibrated
 	}
-	metas := make([]json.RawMessage, len(f.Trees))
-	for i, t := range f.Trees {
-		tf, err := t.ToFile(nil)
-		if err != nil {
-			return nil, fmt.Errorf("tree %d: %w", i, err)
-		}
-		out.FormatVersion = max(out.FormatVersion, tf.FormatVersion)
-		metas[i] = tf.Meta
-		out.Arrays = append(out.Arrays, modelfile.Prefixed(fmt.Sprintf("tree%d/", i), tf.Arrays)...)
-	}
-	b, err := json.Marshal(forestMeta{f, metas, extra})
-	if err != nil {
-		return nil, fmt.Errorf("encode forest: %w", err)
-	}
-	out.Meta = b
-	return out, nil
+	return modelfile.PackNested(forestNesting, out, f, f.Trees, extra)
 }
 
 // ForestFromFile unpacks a forest and the caller's extra sections,
 // checking that every tree loads and agrees with the others.
 func ForestFromFile(f *modelfile.File) (*Forest, map[string]json.RawMessage, error) {
-	var meta forestMeta
-	if err := f.DecodeMeta(ForestFileKind, "a forest model", "forest", &meta); err != nil {
+	meta, err := modelfile.DecodeNested[Forest](f, forestNesting)
+	if err != nil {
 		return nil, nil, err
 	}
-	if meta.Forest == nil {
-		return nil, nil, errors.New("forest metadata has no forest section")
-	}
-	k := len(meta.TreeMeta)
-	if k == 0 || k > MaxTrees {
-		return nil, nil, fmt.Errorf("forest metadata: %d tree models (want 1 to %d)", k, MaxTrees)
-	}
-	groups, rest, err := modelfile.SplitIndexed(f.Arrays, "tree", k)
+	trees, _, err := modelfile.UnpackParts(forestNesting, f, meta.Parts, false, FromFile)
 	if err != nil {
 		return nil, nil, fmt.Errorf("forest file: %w", err)
 	}
-	if len(rest) > 0 {
-		return nil, nil, fmt.Errorf("forest file: array %q names no tree", rest[0].Name)
-	}
-	trees := make([]*Model, k)
-	for i, m := range meta.TreeMeta {
-		if trees[i], _, err = FromFile(&modelfile.File{Kind: FileKind, Meta: m, Arrays: groups[i]}); err != nil {
-			return nil, nil, fmt.Errorf("forest file: tree %d: %w", i, err)
+	for i, t := range trees {
+		if t == nil {
+			return nil, nil, fmt.Errorf("forest file: tree %d is missing", i)
 		}
 	}
-	fr := &Forest{Header: trees[0].Header, Trees: trees, Note: meta.Forest.Note}
-	fr.Calibration = meta.Forest.Calibration
+	fr := &Forest{Header: trees[0].Header, Trees: trees, Note: meta.Own.Note}
+	fr.Calibration = meta.Own.Calibration
 	if err := fr.Check(); err != nil {
 		return nil, nil, fmt.Errorf("forest file: %w", err)
 	}

@@ -14,15 +14,12 @@ import (
 // read the container and refuse the kind with a clear message.
 const FileKind = "rfm.Tree"
 
-// fileMeta is the tree's JSON document: the nodes (directions stored as the
-// "dirs" array, one row per internal node in node order), the leaves, and
-// each RFM leaf's own model document (its arrays are stored with the prefix
-// "leaf<i>/", see rfm.PackParts).
-type fileMeta struct {
-	Model    *Model                     `json:"tree"`
-	LeafMeta []json.RawMessage          `json:"leaf_models"`
-	Extra    map[string]json.RawMessage `json:"extra,omitempty"`
-}
+// nesting is how a tree is stored: its document holds the nodes
+// (directions stored as the "dirs" array, one row per internal node in node
+// order) and the leaves under "tree", and each RFM leaf's own model
+// document under "leaf_models" (its arrays are stored with the prefix
+// "leaf<i>/").
+var nesting = modelfile.Nesting{Kind: FileKind, What: "a tree model", Own: "tree", Parts: "leaf_models", Base: "leaf", PartKind: rfm.FileKind}
 
 // fileTree is how a Model is written: the shallower Calibration keeps it
 // last, where files have always had it (the Header's other fields lead).
@@ -43,7 +40,7 @@ const maxOutputs = 1 << 16
 // ToFile packs the tree (and the caller's extra JSON sections) into a
 // modelfile container.
 func (m *Model) ToFile(extra map[string]json.RawMessage) (*modelfile.File, error) {
-	f := &modelfile.File{Kind: FileKind}
+	f := &modelfile.File{}
 	if m.Calibration != nil {
 		f.FormatVersion = modelfile.VersionScaledOrCalibrated
 	}
@@ -62,31 +59,19 @@ func (m *Model) ToFile(extra map[string]json.RawMessage) (*modelfile.File, error
 	for i, lf := range m.Leaves {
 		leaves[i] = lf.Model
 	}
-	metas, err := rfm.PackParts(f, "leaf", leaves)
-	if err != nil {
-		return nil, err
-	}
-	b, err := json.Marshal(struct {
-		Model    fileTree                   `json:"tree"`
-		LeafMeta []json.RawMessage          `json:"leaf_models"`
-		Extra    map[string]json.RawMessage `json:"extra,omitempty"`
-	}{fileTree{m, m.Calibration}, metas, extra})
-	if err != nil {
-		return nil, fmt.Errorf("encode tree: %w", err)
-	}
-	f.Meta = b
-	return f, nil
+	return modelfile.PackNested(nesting, f, fileTree{m, m.Calibration}, leaves, extra)
 }
 
 // FromFile unpacks a tree and the caller's extra sections, checking that
 // the nodes form a tree over the leaves and every leaf model loads.
 func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
-	meta, m, err := modelfile.DecodeSection(f, FileKind, "a tree model", "tree", func(x *fileMeta) *Model { return x.Model })
+	meta, err := modelfile.DecodeNested[Model](f, nesting)
 	if err != nil {
 		return nil, nil, err
 	}
-	if m.D < 1 || m.Outputs < 1 || len(m.Nodes) == 0 || len(m.Leaves) == 0 || len(meta.LeafMeta) != len(m.Leaves) {
-		return nil, nil, fmt.Errorf("tree metadata: bad sizes d=%d outputs=%d nodes=%d leaves=%d (%d leaf models)", m.D, m.Outputs, len(m.Nodes), len(m.Leaves), len(meta.LeafMeta))
+	m := meta.Own
+	if m.D < 1 || m.Outputs < 1 || len(m.Nodes) == 0 || len(m.Leaves) == 0 || len(meta.Parts) != len(m.Leaves) {
+		return nil, nil, fmt.Errorf("tree metadata: bad sizes d=%d outputs=%d nodes=%d leaves=%d (%d leaf models)", m.D, m.Outputs, len(m.Nodes), len(m.Leaves), len(meta.Parts))
 	}
 	if m.Outputs > maxOutputs {
 		return nil, nil, fmt.Errorf("tree metadata: %d outputs (at most %d)", m.Outputs, maxOutputs)
@@ -138,7 +123,7 @@ func FromFile(f *modelfile.File) (*Model, map[string]json.RawMessage, error) {
 		}
 	}
 	// Each leaf's model, from its arrays (by prefix).
-	leaves, _, err := rfm.UnpackParts(f, "leaf", meta.LeafMeta, true)
+	leaves, _, err := modelfile.UnpackParts(nesting, f, meta.Parts, true, rfm.FromFile)
 	if err != nil {
 		return nil, nil, fmt.Errorf("tree file: %w", err)
 	}
