@@ -182,13 +182,15 @@ func logClipped(row []float64) {
 }
 
 // logLoss is the mean negative log-likelihood of the labels under the
-// probabilities p (n×c), each clipped to ProbEps.
-func logLoss(p []float64, labels []int, c int) float64 {
-	sum := 0.0
-	for i, l := range labels {
-		sum -= math.Log(max(p[i*c+l], ProbEps))
+// probabilities p (n×c), each floored at ProbEps (the bound p was clipped
+// to; metrics.LogLoss's own 1e-15 would change the log-losses models
+// record).
+func logLoss(p []float64, labels []int, c int) (float64, error) {
+	v, err := metrics.LogLossClipped(labels, p, c, ProbEps, math.Inf(1))
+	if err != nil {
+		return 0, fmt.Errorf("calibration: %w", err)
 	}
-	return sum / float64(len(labels))
+	return v, nil
 }
 
 // FitCalibration fits the method's map on validation scores s (n×c) with
@@ -210,16 +212,20 @@ func fitCalibration(method CalibrationMethod, s []float64, labels []int, c int, 
 	}
 	raw := slices.Clone(s)
 	base.Apply(raw, n, c)
+	before, err := logLoss(raw, labels, c)
+	if err != nil {
+		return nil, err
+	}
 	if method == CalibratePower && base != nil && base.Method == CalibrateTemperature && base.Temperature == 1 {
 		// The logistic head: p = softmax(s), so p^β renormalized is
 		// softmax(β·s), temperature scaling; β = 1 is the model as fitted.
 		method = CalibrateTemperature
 		beta := fitPower(s, labels, c)
-		cal := &Calibration{Method: method, Rows: n, LogLossBefore: logLoss(raw, labels, c)}
+		cal := &Calibration{Method: method, Rows: n, LogLossBefore: before}
 		cal.Temperature = 1 / capAbove(s, labels, c, beta)
-		return cal.finish(s, labels, c), nil
+		return cal.finish(s, labels, c)
 	}
-	cal := &Calibration{Method: method, Rows: n, LogLossBefore: logLoss(raw, labels, c)}
+	cal := &Calibration{Method: method, Rows: n, LogLossBefore: before}
 	switch method {
 	case CalibrateTemperature:
 		cal.Temperature = 1 / capConfidence(s, labels, c, fitInverseTemperature(s, labels, c))
@@ -236,15 +242,19 @@ func fitCalibration(method CalibrationMethod, s []float64, labels []int, c int, 
 	default:
 		return nil, fmt.Errorf("calibration: unknown method %q (known: %s, %s, %s, %s)", method, CalibrateNone, CalibrateTemperature, CalibratePower, CalibrateIsotonic)
 	}
-	return cal.finish(s, labels, c), nil
+	return cal.finish(s, labels, c)
 }
 
 // finish records the log-loss of the fitted map on the validation scores.
-func (cal *Calibration) finish(s []float64, labels []int, c int) *Calibration {
+func (cal *Calibration) finish(s []float64, labels []int, c int) (*Calibration, error) {
 	p := slices.Clone(s)
 	cal.Apply(p, len(labels), c)
-	cal.LogLossAfter = logLoss(p, labels, c)
-	return cal
+	after, err := logLoss(p, labels, c)
+	if err != nil {
+		return nil, err
+	}
+	cal.LogLossAfter = after
+	return cal, nil
 }
 
 // capAbove is capConfidence for a family whose β = 1 is the model as

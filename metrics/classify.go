@@ -133,12 +133,23 @@ func WriteConfusion(w io.Writer, cm [][]int, labels []string) error {
 // probabilities. Each probability is clipped to [LogLossEps, 1−LogLossEps];
 // rows are not renormalised, so only the true class's entry matters.
 func LogLoss(yTrue []int, prob []float64, c int) (float64, error) {
+	return LogLossClipped(yTrue, prob, c, LogLossEps, 1-LogLossEps)
+}
+
+// LogLossClipped is LogLoss with each true class's probability clipped to
+// [lo, hi] instead (hi = +Inf: floored only). A caller whose probabilities
+// are already clipped to other bounds scores them by its own, as
+// rfm's calibration does with rfm.ProbEps.
+func LogLossClipped(yTrue []int, prob []float64, c int, lo, hi float64) (float64, error) {
 	if err := checkProb(yTrue, prob, c); err != nil {
 		return 0, fmt.Errorf("log loss: %w", err)
 	}
+	if !(lo >= 0 && lo < hi) {
+		return 0, fmt.Errorf("log loss: clip bounds [%g, %g] (want 0 ≤ lo < hi)", lo, hi)
+	}
 	sum := 0.0
 	for i, t := range yTrue {
-		p := min(max(prob[i*c+t], LogLossEps), 1-LogLossEps)
+		p := min(max(prob[i*c+t], lo), hi)
 		sum -= math.Log(p)
 	}
 	return sum / float64(len(yTrue)), nil

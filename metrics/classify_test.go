@@ -171,6 +171,28 @@ func TestLogLoss(t *testing.T) {
 	}
 }
 
+// LogLossClipped clips by the caller's bounds: floored only (hi = +Inf) a
+// probability above one costs less than nothing, as rfm's calibration has
+// always scored; bounds that are not an interval are an error.
+func TestLogLossClipped(t *testing.T) {
+	got, err := LogLossClipped([]int{1, 0}, []float64{0.5, 0, 1.5, 0.5}, 2, 1e-6, math.Inf(1))
+	if want := (-math.Log(1e-6) - math.Log(1.5)) / 2; err != nil || got != want {
+		t.Fatalf("floored: %v, %v; want %v", got, err, want)
+	}
+	got, err = LogLossClipped([]int{0}, []float64{1, 0}, 2, 0.1, 0.5)
+	if err != nil || got != math.Log(2) {
+		t.Fatalf("capped at 0.5: %v, %v", got, err)
+	}
+	for _, b := range [][2]float64{{0.5, 0.5}, {-1, 1}, {math.NaN(), 1}} {
+		if _, err := LogLossClipped([]int{0}, []float64{1, 0}, 2, b[0], b[1]); !errMatches(err, "clip bounds") {
+			t.Errorf("bounds %v: %v", b, err)
+		}
+	}
+	if _, err := LogLossClipped([]int{3}, []float64{1, 0}, 2, 0.1, 1); !errMatches(err, "outside 0..1") {
+		t.Errorf("label out of range: %v", err)
+	}
+}
+
 func TestArgmax(t *testing.T) {
 	got, err := Argmax([]float64{0.1, 0.7, 0.2, 0.5, 0.5, 0, -1, -2, -0.5}, 3)
 	if err != nil {
