@@ -11,6 +11,7 @@ import (
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/internal/testutil"
+	"github.com/rfmkit/rfm/internal/testutil/modeltest"
 	"github.com/rfmkit/rfm/internal/testutil/synthset"
 	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/synth"
@@ -129,7 +130,6 @@ func TestPredictIsTheMean(t *testing.T) {
 // probabilities, lowers their log-loss there, and does not change the
 // class; PredictProba applies it.
 func TestCalibrate(t *testing.T) {
-	ctx := context.Background()
 	ds := data(t, 400, 2, true)
 	ms := members(t, ds, 3)
 	e, err := New(ms)
@@ -153,14 +153,7 @@ func TestCalibrate(t *testing.T) {
 		t.Fatalf("calibration %+v", cal)
 	}
 	x, n := ds.X[:50*ds.D], 50
-	p, err := e.PredictProba(ctx, x, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, err := e.UncalibratedProba(ctx, x, n)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, u := testutil.MustOutputs(t, e.PredictProba, x, n), testutil.MustOutputs(t, e.UncalibratedProba, x, n)
 	if !slices.Equal(rfm.Argmax(p, n, 3), rfm.Argmax(u, n, 3)) {
 		t.Error("the power calibration changed a class")
 	}
@@ -184,7 +177,7 @@ func TestFileRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Calibration = &rfm.Calibration{Method: rfm.CalibratePower, Power: 1.5, Rows: 60}
-	raw := fileBytes(t, e, map[string]json.RawMessage{"x": json.RawMessage(`{"a":1}`)})
+	raw := modeltest.Encode(t, e, map[string]json.RawMessage{"x": json.RawMessage(`{"a":1}`)})
 	back, extra := readBack(t, raw)
 	if string(extra["x"]) != `{"a":1}` {
 		t.Errorf("extra sections %v", extra)
@@ -283,7 +276,7 @@ func TestValidate(t *testing.T) {
 	if nilV.BelowFloor() {
 		t.Error("no validation is below the floor")
 	}
-	back, _ := readBack(t, fileBytes(t, e, nil))
+	back, _ := readBack(t, modeltest.Encode(t, e, nil))
 	if back.Validation == nil || *back.Validation != *e.Validation {
 		t.Fatalf("validation read back %+v, want %+v", back.Validation, e.Validation)
 	}
@@ -302,17 +295,7 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// fileBytes writes e (with the extra sections) as a model file.
-func fileBytes(t *testing.T, e *Model, extra map[string]json.RawMessage) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := modelfile.WriteModel(&buf, e, extra); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// readBack reads an ensemble model file written by fileBytes.
+// readBack reads an ensemble model file written by modeltest.Encode.
 func readBack(t *testing.T, b []byte) (*Model, map[string]json.RawMessage) {
 	t.Helper()
 	g, err := modelfile.Read(bytes.NewReader(b))

@@ -1,15 +1,15 @@
 package fit
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"slices"
 	"testing"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/internal/testutil"
+	"github.com/rfmkit/rfm/internal/testutil/modeltest"
 	"github.com/rfmkit/rfm/internal/testutil/synthset"
-	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/synth"
 	"github.com/rfmkit/rfm/tree"
 
@@ -80,29 +80,11 @@ func TestFitCallsTheSolver(t *testing.T) {
 			t.Errorf("%s: a %s model, want %s", solver, res.Model.Kind(), wantKind)
 		}
 		x := ds.X[:20*ds.D]
-		got, err := res.Model.Predict(ctx, x, 20)
-		if err != nil {
-			t.Fatal(err)
-		}
-		exp, err := direct.Predict(ctx, x, 20)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got, exp := testutil.MustPredict(t, res.Model, x, 20), testutil.MustPredict(t, direct, x, 20)
 		if !slices.Equal(got, exp) {
 			t.Errorf("%s: Fit predicts other numbers than the solver's own fit", solver)
 		}
-		var buf bytes.Buffer
-		if err := modelfile.WriteModel(&buf, res.Model, nil); err != nil {
-			t.Fatal(err)
-		}
-		f, err := modelfile.Read(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		back, _, err := modelfile.Decode(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		back := modeltest.RoundTrip(t, res.Model)
 		if bk, ok := back.(rfm.Fitted); !ok || bk.Kind() != wantKind || bk.ModelHeader().D != ds.D {
 			t.Errorf("%s: decoded %T", solver, back)
 		}

@@ -36,6 +36,8 @@ import numpy as np
 import pandas as pd
 import xgboost as xgb
 
+from xgboost_common import search_args
+
 
 def draw(rng, max_estimators):
     """One configuration of the benchmark's XGBoost space."""
@@ -116,9 +118,7 @@ def main():
     ap.add_argument("splits_dir")
     ap.add_argument("results")
     ap.add_argument("--tasks", default="")
-    ap.add_argument("--trials", type=int, default=30)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--threads", type=int, default=2)
+    search_args(ap)
     ap.add_argument("--max-estimators", type=int, default=6000)
     a = ap.parse_args()
     files = sorted(glob.glob(os.path.join(a.splits_dir, "*.json")))

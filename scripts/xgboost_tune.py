@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from xgboost_common import search_args  # noqa: E402
 from xgboost_uci import accuracy, draw, fit, holdout  # noqa: E402
 
 
@@ -40,8 +41,7 @@ def main():
     ap.add_argument("--test", required=True)
     ap.add_argument("--target", required=True)
     ap.add_argument("--budget", type=float, default=1200)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--threads", type=int, default=2)
+    search_args(ap, trials=False)
     o = ap.parse_args()
     x, y = read(o.train, o.target)
     xt, yt = read(o.test, o.target)

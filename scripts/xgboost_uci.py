@@ -25,6 +25,8 @@ import sys
 import numpy as np
 import xgboost as xgb
 
+from xgboost_common import search_args
+
 
 def read_meta(d, name):
     kv = {}
@@ -143,9 +145,7 @@ def main():
     ap.add_argument("data")
     ap.add_argument("out")
     ap.add_argument("names", nargs="+")
-    ap.add_argument("--trials", type=int, default=30)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--threads", type=int, default=2)
+    search_args(ap)
     ap.add_argument("--max-rows", type=int, default=4000)
     o = ap.parse_args()
     done = set()

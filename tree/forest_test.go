@@ -1,13 +1,13 @@
 package tree
 
 import (
-	"bytes"
 	"context"
 	"slices"
 	"testing"
 
 	"github.com/rfmkit/rfm"
-	"github.com/rfmkit/rfm/modelfile"
+	"github.com/rfmkit/rfm/internal/testutil"
+	"github.com/rfmkit/rfm/internal/testutil/modeltest"
 )
 
 // A forest of one tree is that tree: the same predictions, bit for bit,
@@ -27,15 +27,8 @@ func TestForestOfOneIsTheTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	x, n := ds.X[:100*ds.D], 100
-	want, err := tm.Predict(ctx, x, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := one.Predict(ctx, x, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(got, want) {
+	want := testutil.MustPredict(t, tm, x, n)
+	if got := testutil.MustPredict(t, one, x, n); !slices.Equal(got, want) {
 		t.Fatal("a forest of one predicts other numbers than its tree")
 	}
 	three, err := FitForest(ctx, cfg, ds, 3, nil)
@@ -64,18 +57,7 @@ func TestForestOfOneIsTheTree(t *testing.T) {
 		}
 	}
 	for _, f := range []*Forest{one, three} {
-		var buf bytes.Buffer
-		if err := modelfile.WriteModel(&buf, f, nil); err != nil {
-			t.Fatal(err)
-		}
-		mf, err := modelfile.Read(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		back, _, err := modelfile.Decode(mf)
-		if err != nil {
-			t.Fatal(err)
-		}
+		back := modeltest.RoundTrip(t, f)
 		bf, ok := back.(*Forest)
 		if !ok || len(bf.Trees) != len(f.Trees) {
 			t.Fatalf("decoded a %T", back)

@@ -10,8 +10,8 @@ import (
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/internal/testutil"
+	"github.com/rfmkit/rfm/internal/testutil/modeltest"
 	"github.com/rfmkit/rfm/internal/testutil/synthset"
-	"github.com/rfmkit/rfm/modelfile"
 	"github.com/rfmkit/rfm/synth"
 )
 
@@ -40,11 +40,7 @@ func mustProba(t *testing.T, m *Model, x []float64, n int) []float64 {
 // encode writes the tree as a model file into a buffer.
 func encode(t *testing.T, tm *Model) *bytes.Buffer {
 	t.Helper()
-	var buf bytes.Buffer
-	if err := modelfile.WriteModel(&buf, tm, nil); err != nil {
-		t.Fatal(err)
-	}
-	return &buf
+	return bytes.NewBuffer(modeltest.Encode(t, tm, nil))
 }
 
 // saveLoad writes the tree as a model file and reads it back.

@@ -82,7 +82,14 @@ type Predictor interface {
 // on an error.
 func MustPredict(t testing.TB, p Predictor, x []float64, n int) []float64 {
 	t.Helper()
-	out, err := p.Predict(context.Background(), x, n)
+	return MustOutputs(t, p.Predict, x, n)
+}
+
+// MustOutputs is MustPredict for any method of Predict's signature
+// (PredictProba, UncalibratedProba, ...).
+func MustOutputs(t testing.TB, f func(context.Context, []float64, int) ([]float64, error), x []float64, n int) []float64 {
+	t.Helper()
+	out, err := f(context.Background(), x, n)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,6 +108,10 @@ func TestMustPredict(t *testing.T) {
 	if !slices.Equal(got, []float64{1, 2.5}) {
 		t.Fatalf("MustPredict = %v, want [1 2.5]", got)
 	}
+	got = MustOutputs(t, func(_ context.Context, x []float64, n int) ([]float64, error) { return []float64{x[0] * 2}, nil }, []float64{3}, 1)
+	if !slices.Equal(got, []float64{6}) {
+		t.Fatalf("MustOutputs = %v, want [6]", got)
+	}
 }
 
 // errorRecorder is a testing.TB that keeps what Error is given.
