@@ -26,8 +26,14 @@ func mustInit(t *testing.T, cfg Config, x, y []float64, n, d, k int) *Model {
 // non-identity W, square or of rank 2; tolerance 1e-6 of the largest
 // gradient.
 func TestGradientsMatchFiniteDifferences(t *testing.T) {
+	forRanks(t, checkGradients)
+}
+
+// forRanks runs check as a subtest for a square W (rank 0) and one of
+// rank 2.
+func forRanks(t *testing.T, check func(t *testing.T, rank int)) {
 	for _, rank := range []int{0, 2} {
-		t.Run(fmt.Sprint("rank", rank), func(t *testing.T) { checkGradients(t, rank) })
+		t.Run(fmt.Sprint("rank", rank), func(t *testing.T) { check(t, rank) })
 	}
 }
 
@@ -74,9 +80,7 @@ func checkGradients(t *testing.T, rank int) {
 // AGOP equals the average outer product of finite-difference gradients,
 // for a square W and one of rank 2.
 func TestAGOPMatchesFiniteDifferences(t *testing.T) {
-	for _, rank := range []int{0, 2} {
-		t.Run(fmt.Sprint("rank", rank), func(t *testing.T) { checkAGOP(t, rank) })
-	}
+	forRanks(t, checkAGOP)
 }
 
 func checkAGOP(t *testing.T, rank int) {

@@ -6,26 +6,19 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rfmkit/rfm/internal/atomicfile"
 )
 
 // ReadFernandezDelgado opens and parses the results.txt of Fernández-Delgado
 // et al. (2014), shipped as shared/data/uci121/fernandez_delgado_2014_results.txt.
-// See ParseFernandezDelgado for the format.
+// See ParseFernandezDelgado for the format. Only a regular file is read (a
+// named pipe would wait for a writer).
 func ReadFernandezDelgado(path string) (*Table, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read Fernández-Delgado results: %w", err)
-	}
-	defer f.Close()
-	t, err := ParseFernandezDelgado(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return t, nil
+	return atomicfile.ReadRegular(path, "Fernández-Delgado results file", ParseFernandezDelgado)
 }
 
 // delgadoSummaryCols are the per-row statistics the file appends after the

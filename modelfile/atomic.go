@@ -3,7 +3,6 @@ package modelfile
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 
@@ -46,19 +45,7 @@ func WriteModelFile(path string, m Model, extra map[string]json.RawMessage) erro
 // read: a named pipe, device or socket is refused at once (opening a FIFO
 // would wait, beyond any interrupt, for a writer), as is a directory.
 func ReadFile(path string) (*File, error) {
-	fh, err := atomicfile.OpenRegular(path)
-	if errors.Is(err, atomicfile.ErrNotRegular) {
-		return nil, fmt.Errorf("read model file: %w; a model file must be a regular file", err)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read model file: %w", err)
-	}
-	defer fh.Close()
-	f, err := Read(fh)
-	if err != nil {
-		return nil, fmt.Errorf("read model file %s: %w", path, err)
-	}
-	return f, nil
+	return atomicfile.ReadRegular(path, "model file", Read)
 }
 
 // WriteAtomic creates or replaces path with what write produces, without

@@ -119,18 +119,24 @@ func TestTSVErrors(t *testing.T) {
 	}
 }
 
+// checkStrings checks a string function on a table of inputs and wants.
+func checkStrings(t *testing.T, name string, f func(string) string, cases map[string]string) {
+	t.Helper()
+	for in, want := range cases {
+		if got := f(in); got != want {
+			t.Errorf("%s(%q) = %q, want %q", name, in, got, want)
+		}
+	}
+}
+
 func TestDuration(t *testing.T) {
-	for in, want := range map[string]string{
+	checkStrings(t, "duration", duration, map[string]string{
 		"1:07:44":  "1 h 7 min",
 		"15:40.28": "15 min 40 s",
 		"0:45.20":  "45 s",
 		"9.5":      "10 s",
 		"x:1":      "x:1",
-	} {
-		if got := duration(in); got != want {
-			t.Errorf("duration(%q) = %q, want %q", in, got, want)
-		}
-	}
+	})
 }
 
 func TestCompare(t *testing.T) {
@@ -209,15 +215,11 @@ func slug(heading string) string {
 }
 
 func TestSlug(t *testing.T) {
-	for in, want := range map[string]string{
+	checkStrings(t, "slug", slug, map[string]string{
 		"MNIST: `rfm tune` in 20 minutes":    "mnist-rfm-tune-in-20-minutes",
 		"UCI thyroid: the command-line tour": "uci-thyroid-the-command-line-tour",
 		"rfm bench uci":                      "rfm-bench-uci",
-	} {
-		if got := slug(in); got != want {
-			t.Errorf("slug(%q) = %q, want %q", in, got, want)
-		}
-	}
+	})
 }
 
 // TestScaleSection checks the table of rfm bench scale's results.tsv (no

@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 )
@@ -38,4 +39,26 @@ func checkRegular(f *os.File, path string) error {
 		return notRegular(path, st.Mode())
 	}
 	return nil
+}
+
+// ReadRegular opens path with OpenRegular, returns what read makes of it
+// and closes it. Its errors say what the file is: "read <what>: <the open
+// error>" (followed by "; a <what> must be a regular file" for a named
+// pipe, device, socket or directory) and "read <what> <path>: <read's
+// error>".
+func ReadRegular[T any](path, what string, read func(io.Reader) (T, error)) (T, error) {
+	var none T
+	f, err := OpenRegular(path)
+	if errors.Is(err, ErrNotRegular) {
+		return none, fmt.Errorf("read %s: %w; a %s must be a regular file", what, err, what)
+	}
+	if err != nil {
+		return none, fmt.Errorf("read %s: %w", what, err)
+	}
+	defer f.Close()
+	v, err := read(f)
+	if err != nil {
+		return none, fmt.Errorf("read %s %s: %w", what, path, err)
+	}
+	return v, nil
 }

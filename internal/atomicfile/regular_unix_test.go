@@ -4,6 +4,7 @@ package atomicfile
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,4 +68,37 @@ func TestOpenRegular(t *testing.T) {
 		t.Error(err)
 	}
 	w.Close()
+}
+
+// ReadRegular hands a regular file to the reader and names the file in its
+// errors: one that is missing, a named pipe (refused at once, not waited
+// on) and one the reader refuses.
+func TestReadRegular(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(file, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	readAll := func(r io.Reader) (string, error) {
+		b, err := io.ReadAll(r)
+		return string(b), err
+	}
+	if got, err := ReadRegular(file, "notes", readAll); err != nil || got != "hello" {
+		t.Fatalf("read %q, %v", got, err)
+	}
+	fifo := testutil.FIFO(t, dir, "pipe")
+	for _, c := range []struct {
+		path string
+		read func(io.Reader) (string, error)
+		want string
+	}{
+		{filepath.Join(dir, "missing"), readAll, "read notes: open " + filepath.Join(dir, "missing")},
+		{fifo, readAll, "is a named pipe (FIFO): not a regular file; a notes must be a regular file"},
+		{file, func(io.Reader) (string, error) { return "x", errors.New("bad line 1") }, "read notes " + file + ": bad line 1"},
+	} {
+		got, err := ReadRegular(c.path, "notes", c.read)
+		if err == nil || got != "" || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %q, %v; want an error containing %q", c.path, got, err, c.want)
+		}
+	}
 }
