@@ -49,55 +49,63 @@ func (m *convNet) dphi(u float64) float64 {
 // shift returns the index of (i+oi, j+oj) on an h×w torus.
 func shift(i, j, oi, oj, h, w int) int { return mod(i+oi, h)*w + mod(j+oj, w) }
 
-// conv: out[co][y] = Σ_o Σ_ci W[o][ci][co] a[ci][y+o] / √(cin q²).
-func convFwd(a [][]float64, wt []float64, cin, cout, h, w int) [][]float64 {
-	s := 1 / math.Sqrt(float64(cin*q*q))
-	out := make([][]float64, cout)
-	for co := range out {
-		out[co] = make([]float64, h*w)
-	}
+// convScale is the weights' scale of a convolution from cin channels,
+// 1/√(cin q²).
+func convScale(cin int) float64 { return 1 / math.Sqrt(float64(cin*q*q)) }
+
+// eachTap calls f for every weight of a q×q convolution from cin to cout
+// channels, in the order of wt: its offset (oi, oj), its channels and its
+// scaled value.
+func eachTap(wt []float64, cin, cout int, f func(oi, oj, ci, co int, wv float64)) {
+	s := convScale(cin)
 	for o := range q * q {
-		oi, oj := o/q-1, o%q-1
 		for ci := range cin {
 			for co := range cout {
-				wv := wt[(o*cin+ci)*cout+co] * s
-				for i := range h {
-					for j := range w {
-						out[co][i*w+j] += wv * a[ci][shift(i, j, oi, oj, h, w)]
-					}
-				}
+				f(o/q-1, o%q-1, ci, co, wt[(o*cin+ci)*cout+co]*s)
 			}
 		}
 	}
+}
+
+// maps returns k zero maps of h×w pixels.
+func maps(k, h, w int) [][]float64 {
+	out := make([][]float64, k)
+	for i := range out {
+		out[i] = make([]float64, h*w)
+	}
+	return out
+}
+
+// conv: out[co][y] = Σ_o Σ_ci W[o][ci][co] a[ci][y+o] / √(cin q²).
+func convFwd(a [][]float64, wt []float64, cin, cout, h, w int) [][]float64 {
+	out := maps(cout, h, w)
+	eachTap(wt, cin, cout, func(oi, oj, ci, co int, wv float64) {
+		for i := range h {
+			for j := range w {
+				out[co][i*w+j] += wv * a[ci][shift(i, j, oi, oj, h, w)]
+			}
+		}
+	})
 	return out
 }
 
 // convBack returns the gradient of Σ δ·out with respect to W (appended to
 // grad) and to the input a.
 func convBack(a, delta [][]float64, wt []float64, cin, cout, h, w int, grad []float64) ([]float64, [][]float64) {
-	s := 1 / math.Sqrt(float64(cin*q*q))
-	da := make([][]float64, cin)
-	for ci := range da {
-		da[ci] = make([]float64, h*w)
-	}
-	for o := range q * q {
-		oi, oj := o/q-1, o%q-1
-		for ci := range cin {
-			for co := range cout {
-				g := 0.0
-				wv := wt[(o*cin+ci)*cout+co] * s
-				for i := range h {
-					for j := range w {
-						y := shift(i, j, oi, oj, h, w)
-						d := delta[co][i*w+j]
-						g += d * a[ci][y]
-						da[ci][y] += wv * d
-					}
-				}
-				grad = append(grad, g*s)
+	s := convScale(cin)
+	da := maps(cin, h, w)
+	eachTap(wt, cin, cout, func(oi, oj, ci, co int, wv float64) {
+		g := 0.0
+		for i := range h {
+			for j := range w {
+				y := shift(i, j, oi, oj, h, w)
+				d := delta[co][i*w+j]
+				g += d * a[ci][y]
+				da[ci][y] += wv * d
 			}
 		}
-	}
+		grad = append(grad, g*s)
+	})
 	return grad, da
 }
 
