@@ -126,23 +126,13 @@ func AlignmentReversingData(ctx context.Context, o ReversingOptions) (*Reversing
 	out.Paired = m
 	if m > 0 {
 		// X₁ᵀX₁ = U₁S₁U₁ᵀ (eigenvalues ascending).
-		g := make([]float64, d*d)
-		linalg.Gemm(true, false, d, d, n1, 1, x1, d, x1, d, 0, g, d)
-		s1, u1, ok := linalg.EigSym(d, g)
-		if !ok {
-			return nil, fmt.Errorf("synth: alignment-reversing: the eigendecomposition of X₁ᵀX₁ did not converge")
-		}
-		if err := ctx.Err(); err != nil {
+		s1, u1, err := eigGram(ctx, x1, n1, d, true, "the eigendecomposition of X₁ᵀX₁")
+		if err != nil {
 			return nil, err
 		}
 		// Left singular vectors of X̃₂: eigenvectors of X̃₂X̃₂ᵀ (n₂×n₂).
-		h := make([]float64, n2*n2)
-		linalg.Gemm(false, true, n2, n2, d, 1, x2t, d, x2t, d, 0, h, n2)
-		_, v2, ok := linalg.EigSym(n2, h)
-		if !ok {
-			return nil, fmt.Errorf("synth: alignment-reversing: the SVD of the second sample did not converge")
-		}
-		if err := ctx.Err(); err != nil {
+		_, v2, err := eigGram(ctx, x2t, n2, d, false, "the SVD of the second sample")
+		if err != nil {
 			return nil, err
 		}
 		// The non-zero eigenvalues of X₁ᵀX₁ are its top min(n₁, d); take
@@ -184,4 +174,25 @@ func AlignmentReversingData(ctx context.Context, o ReversingOptions) (*Reversing
 		out.Y[i] += ReversingLabelShift
 	}
 	return out, nil
+}
+
+// eigGram is the eigendecomposition (eigenvalues ascending) of a Gram
+// matrix of the r×c row-major x: XᵀX (c×c) when cols, else XXᵀ (r×r). what
+// names it in the error when it does not converge; a cancelled ctx is an
+// error too.
+func eigGram(ctx context.Context, x []float64, r, c int, cols bool, what string) (vals, vecs []float64, err error) {
+	k, inner := r, c
+	if cols {
+		k, inner = c, r
+	}
+	g := make([]float64, k*k)
+	linalg.Gemm(cols, !cols, k, k, inner, 1, x, c, x, c, 0, g, k)
+	vals, vecs, ok := linalg.EigSym(k, g)
+	if !ok {
+		return nil, nil, fmt.Errorf("synth: alignment-reversing: %s did not converge", what)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	return vals, vecs, nil
 }
