@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
@@ -229,6 +232,9 @@ type Fit struct {
 	Selected       []string    `json:"selected_features,omitempty"`
 	Note           string      `json:"note,omitempty"`
 	Seconds        float64     `json:"seconds"`
+
+	model *rfm.Model
+	tg    *dataset.Target
 }
 
 // Validation says where the rounds were scored: the validation file, the
@@ -283,6 +289,10 @@ type FitTree struct {
 	Config  rfm.Config `json:"config"`
 	Tree    Tree       `json:"tree"`
 	Seconds float64    `json:"seconds"`
+
+	val  string
+	tg   *dataset.Target
+	task rfm.Task
 }
 
 // WriteFitTree prints a tree fit's report: the data, target, why the tree
@@ -462,4 +472,33 @@ func ReliabilityFigure(path string, r *metrics.Classification) error {
 	}
 	title := fmt.Sprintf("Reliability: ECE %.4f over %d rows", *r.ECE, r.N)
 	return plot.Scatter(path, x, y, labels, "mean top probability (confidence)", "accuracy", title, true)
+}
+
+// Seconds formats a duration for summaries: 0.42s, 12.3s, 4m05s.
+func Seconds(d time.Duration) string {
+	switch {
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.2fs", d.Seconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
+}
+
+// EvalFigures draws the figures of an evaluation's report into dir: for
+// a classifier (*metrics.Classification), the reliability diagram
+// (ReliabilityFigure, reliability.png); a regression has none yet.
+func EvalFigures(dir string, report any) ([]string, error) {
+	r, ok := report.(*metrics.Classification)
+	if !ok {
+		return nil, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("--plots %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, "reliability.png")
+	if err := ReliabilityFigure(path, r); err != nil {
+		return nil, err
+	}
+	return []string{path}, nil
 }
