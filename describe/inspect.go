@@ -251,6 +251,13 @@ func writeFileHeader(tw io.Writer, lm *predictor.Model) {
 	}
 }
 
+// fileHeader starts a table in b with the file's header (writeFileHeader).
+func fileHeader(b *strings.Builder, lm *predictor.Model) *tabwriter.Writer {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	writeFileHeader(tw, lm)
+	return tw
+}
+
 // WriteText prints the inspection of an RFM.
 func (r *RFMInspection) WriteText(w io.Writer) error {
 	var b strings.Builder

@@ -61,8 +61,7 @@ func inspectTreeModel(lm *predictor.Model, tm *tree.Model, opt InspectOptions) (
 // WriteText prints the inspection of a tree.
 func (r *TreeInspection) WriteText(w io.Writer) error {
 	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	writeFileHeader(tw, r.file)
+	tw := fileHeader(&b, r.file)
 	fmt.Fprintf(tw, "leaves\t%s\n", Config(r.Config))
 	tw.Flush()
 	b.WriteString("\n")
@@ -145,8 +144,7 @@ func inspectEnsemble(lm *predictor.Model, opt InspectOptions) (Inspection, error
 // WriteText prints the inspection of an ensemble.
 func (r *EnsembleInspection) WriteText(w io.Writer) error {
 	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	writeFileHeader(tw, r.file)
+	tw := fileHeader(&b, r.file)
 	fmt.Fprintf(tw, "ensemble\tmean of %d RFMs' probabilities (outputs for regression)\n", len(r.Members))
 	if cal := r.Calibration; cal != nil {
 		fmt.Fprintf(tw, "calibration\tof the mean: %s\n", Calibration(cal))

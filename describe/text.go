@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -483,22 +481,4 @@ func Seconds(d time.Duration) string {
 		return fmt.Sprintf("%.1fs", d.Seconds())
 	}
 	return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
-}
-
-// EvalFigures draws the figures of an evaluation's report into dir: for
-// a classifier (*metrics.Classification), the reliability diagram
-// (ReliabilityFigure, reliability.png); a regression has none yet.
-func EvalFigures(dir string, report any) ([]string, error) {
-	r, ok := report.(*metrics.Classification)
-	if !ok {
-		return nil, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("--plots %s: %w", dir, err)
-	}
-	path := filepath.Join(dir, "reliability.png")
-	if err := ReliabilityFigure(path, r); err != nil {
-		return nil, err
-	}
-	return []string{path}, nil
 }
