@@ -41,6 +41,24 @@ type FitInput struct {
 	Target *dataset.Target
 }
 
+// FitValidation says where a fit of cfg on train scores its rounds: the
+// rows valid of the file named file when they are set, else the seeded
+// holdout rfm.Fit draws (its size computed here, as rfm.Holdout draws it),
+// else none.
+func FitValidation(cfg rfm.Config, train *rfm.Dataset, file string, valid *rfm.Dataset) Fit {
+	v := Fit{Validation: "none"}
+	switch {
+	case valid != nil:
+		v.Validation, v.ValidationFile, v.ValidationRows = "file", file, valid.N
+	case cfg.ValFraction > 0 && train.N >= 5:
+		ti, vi := rfm.Holdout(train.N, train.Labels, cfg.ValFraction, cfg.Seed)
+		if len(vi) > 0 && len(ti) >= 2 {
+			v.Validation, v.ValidationRows = "holdout", len(vi)
+		}
+	}
+	return v
+}
+
 // ReportFit describes the fit fr: a *Fit when it made one kernel machine,
 // else the report of a tree.
 func ReportFit(ctx context.Context, fr *fit.Result, in FitInput) (FitReport, error) {

@@ -134,3 +134,20 @@ func TestReportFit(t *testing.T) {
 		t.Errorf("finish line %q", line)
 	}
 }
+
+// FitValidation names the validation file, sizes the engine's holdout, or
+// says there is none.
+func TestFitValidation(t *testing.T) {
+	ds := synthset.Regression(t, synth.LowRank, 100, 6, 2)
+	cfg := rfm.DefaultConfig()
+	if v := FitValidation(cfg, ds, "v.csv", ds); v.Validation != "file" || v.ValidationFile != "v.csv" || v.ValidationRows != 100 {
+		t.Errorf("file: %+v", v)
+	}
+	if v := FitValidation(cfg, ds, "", nil); v.Validation != "holdout" || v.ValidationRows != 20 {
+		t.Errorf("holdout of 20%%: %+v", v)
+	}
+	cfg.ValFraction = 0
+	if v := FitValidation(cfg, ds, "", nil); v.Validation != "none" {
+		t.Errorf("no holdout: %+v", v)
+	}
+}

@@ -162,9 +162,7 @@ func cmdFit(e *env, args []string) error {
 		return err
 	}
 	var valid *rfm.Dataset
-	vinfo := describe.Fit{Validation: "none"}
-	switch {
-	case o.valid != "":
+	if o.valid != "" {
 		vt, err := o.readValid(e, p, tg, cfg.MemoryLimit)
 		if err != nil {
 			return err
@@ -172,14 +170,8 @@ func cmdFit(e *env, args []string) error {
 		if valid, err = encodeRows(vt, o.valid, p, tg); err != nil {
 			return err
 		}
-		vinfo.Validation, vinfo.ValidationFile, vinfo.ValidationRows = "file", o.valid, valid.N
-	case cfg.ValFraction > 0 && train.N >= 5:
-		// The engine's own split; computed here only to report its size.
-		ti, vi := rfm.Holdout(train.N, train.Labels, cfg.ValFraction, cfg.Seed)
-		if len(vi) > 0 && len(ti) >= 2 {
-			vinfo.Validation, vinfo.ValidationRows = "holdout", len(vi)
-		}
 	}
+	vinfo := describe.FitValidation(cfg, train, o.valid, valid)
 
 	bar := newProgress(e.stderr, e.tty(), o.common.quiet)
 	fr, err := fit.Fit(e.ctx, cfg, train, o.eng.FitOptions(valid, bar))
