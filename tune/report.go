@@ -135,7 +135,8 @@ func duration(s float64) string { return describe.Seconds(time.Duration(s * floa
 
 // WriteText prints the report: the search, the best trial, the plain
 // kernel and the base configuration, the model, and the best five trials
-// of the top rung.
+// of the top rung. It needs the search's trials: a Report made by
+// NewReport (not one read back from JSON).
 func (out *Report) WriteText(w io.Writer) error {
 	res := out.res
 	classification := res.Task == rfm.Classification
@@ -257,7 +258,8 @@ type LargeReport struct {
 	Tree  *describe.Tree `json:"tree,omitempty"`
 }
 
-// WriteText prints the report of a large table's search.
+// WriteText prints the report of a large table's search (made from
+// NewReport's).
 func (out *LargeReport) WriteText(w io.Writer) error {
 	res := out.res
 	fmt.Fprintf(w, "Search: %d configurations (%d local), %d fits (%d from the trials table) in %s on samples of %d rows; scored on %s\n",
