@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/describe"
 	"github.com/rfmkit/rfm/kernel"
 )
 
@@ -142,6 +143,22 @@ func TestRunJournalAndReport(t *testing.T) {
 	js, err := json.Marshal(&rep)
 	if err != nil || !strings.Contains(string(js), `"plain_kernel"`) || strings.Contains(string(js), `"res"`) {
 		t.Fatalf("JSON %s: %v", js, err)
+	}
+	// A large table's report: the search, the choice and the tree.
+	rep.Asked = 3
+	large := LargeReport{Report: rep, Kind: "tree", Large: &TreeChoice{Kept: "default tree"},
+		Tree: &describe.Tree{Depth: 2, Leaves: make([]describe.Leaf, 3), Plan: "the plan"}}
+	b.Reset()
+	if err := large.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Search: 4 configurations", "Final model:  ", "a tree (", "Tree:         3 leaves, depth 2; the plan", "Ensemble:     none (--ensemble 3"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("large text lacks %q:\n%s", want, b.String())
+		}
+	}
+	if js, err := json.Marshal(&large); err != nil || !strings.Contains(string(js), `"model_kind":"tree","large_table":{"kept":"default tree"`) {
+		t.Errorf("large JSON %s: %v", js, err)
 	}
 	figs, err := Figures(filepath.Join(dir, "figs"), res)
 	if err != nil || len(figs) != 3 {
