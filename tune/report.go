@@ -28,20 +28,26 @@ type Report struct {
 	// MaxRows and FinalCenters are the search's sample size and the saved
 	// model's Nyström centres (0: every row, the search's solver), given or
 	// chosen for a large table.
-	MaxRows      int        `json:"max_rows,omitempty"`
-	FinalCenters int        `json:"final_centers,omitempty"`
-	Jobs         int        `json:"jobs"`
-	Drawn        int        `json:"configurations"`
-	Local        int        `json:"local_configurations"`
-	Fits         int        `json:"trials"`
-	Cached       int        `json:"cached"`
-	Best         TrialScore `json:"best"`
-	Plain        TrialScore `json:"plain_kernel"`
-	Default      *Score     `json:"base,omitempty"`
-	Config       rfm.Config `json:"config"`
-	Scaling      string     `json:"scaling"`
-	BestRound    int        `json:"best_round"`
-	Refitted     bool       `json:"refitted"`
+	MaxRows      int `json:"max_rows,omitempty"`
+	FinalCenters int `json:"final_centers,omitempty"`
+	Jobs         int `json:"jobs"`
+	// Drawn configurations, Local of them perturbations of the best;
+	// Fits made and Cached read back from the trials table.
+	Drawn  int `json:"configurations"`
+	Local  int `json:"local_configurations"`
+	Fits   int `json:"trials"`
+	Cached int `json:"cached"`
+	// Best is the chosen trial, Plain the best plain kernel and Default
+	// the base configuration (nil when it did not reach the top rung).
+	Best    TrialScore `json:"best"`
+	Plain   TrialScore `json:"plain_kernel"`
+	Default *Score     `json:"base,omitempty"`
+	// Config and Scaling are the saved model's; BestRound and Refitted
+	// its round and whether α was refitted on every row.
+	Config    rfm.Config `json:"config"`
+	Scaling   string     `json:"scaling"`
+	BestRound int        `json:"best_round"`
+	Refitted  bool       `json:"refitted"`
 	// Members lists the trials an ensemble model averages, best first.
 	Members []int `json:"ensemble_trials,omitempty"`
 	Asked   int   `json:"ensemble_asked"`
