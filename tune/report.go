@@ -42,12 +42,11 @@ type Report struct {
 	Best    TrialScore `json:"best"`
 	Plain   TrialScore `json:"plain_kernel"`
 	Default *Score     `json:"base,omitempty"`
-	// Config and Scaling are the saved model's; BestRound and Refitted
-	// its round and whether α was refitted on every row.
+	// Config and Scaling are the saved model's.
 	Config    rfm.Config `json:"config"`
 	Scaling   string     `json:"scaling"`
-	BestRound int        `json:"best_round"`
-	Refitted  bool       `json:"refitted"`
+	BestRound int        `json:"best_round"` // the round it kept
+	Refitted  bool       `json:"refitted"`   // α refitted on every row
 	// Members lists the trials an ensemble model averages, best first.
 	Members []int `json:"ensemble_trials,omitempty"`
 	Asked   int   `json:"ensemble_asked"`
