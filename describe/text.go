@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
@@ -229,6 +230,9 @@ type Fit struct {
 	Selected       []string    `json:"selected_features,omitempty"`
 	Note           string      `json:"note,omitempty"`
 	Seconds        float64     `json:"seconds"`
+
+	model *rfm.Model
+	tg    *dataset.Target
 }
 
 // Validation says where the rounds were scored: the validation file, the
@@ -283,6 +287,10 @@ type FitTree struct {
 	Config  rfm.Config `json:"config"`
 	Tree    Tree       `json:"tree"`
 	Seconds float64    `json:"seconds"`
+
+	val  string
+	tg   *dataset.Target
+	task rfm.Task
 }
 
 // WriteFitTree prints a tree fit's report: the data, target, why the tree
@@ -462,4 +470,15 @@ func ReliabilityFigure(path string, r *metrics.Classification) error {
 	}
 	title := fmt.Sprintf("Reliability: ECE %.4f over %d rows", *r.ECE, r.N)
 	return plot.Scatter(path, x, y, labels, "mean top probability (confidence)", "accuracy", title, true)
+}
+
+// Seconds formats a duration for summaries: 0.42s, 12.3s, 4m05s.
+func Seconds(d time.Duration) string {
+	switch {
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.2fs", d.Seconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
 }

@@ -139,3 +139,14 @@ func WriteTree(b *strings.Builder, t *Tree, task rfm.Task) {
 		fmt.Fprintf(b, "note: %s\n", n)
 	}
 }
+
+// TreeSummary is SummarizeTree of m when m is a tree of RFMs, else nil:
+// the tree's own description, for reports that hold a model of any kind.
+func TreeSummary(m rfm.Fitted, names []string, tg *dataset.Target, top int) *Tree {
+	tm, ok := m.(*tree.Model)
+	if !ok {
+		return nil
+	}
+	s := SummarizeTree(tm, names, tg, top)
+	return &s
+}

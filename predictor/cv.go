@@ -95,3 +95,44 @@ func Score(tg *dataset.Target, cal *rfm.Calibration, labels []int, yTrue, scores
 	}
 	return metrics.EvaluateRegression(yTrue, tg.Unstandardize(scores), 1)
 }
+
+// FoldError is the failure of one fold of CrossValidate.
+type FoldError struct {
+	Fold, Folds int // 1-based
+	TrainRows   int
+	Err         error
+}
+
+func (e *FoldError) Error() string { return fmt.Sprintf("fold %d of %d: %v", e.Fold, e.Folds, e.Err) }
+
+func (e *FoldError) Unwrap() error { return e.Err }
+
+// CrossValidate is a k-fold cross-validation of cfg on the table t, whose
+// pipeline p fixes the input columns and scaling: the rows are split by
+// rfm.KFold (stratified by labels, nil for a regression; seeded by
+// cfg.Seed), the memory of the largest fold's fit is checked, and FitFold
+// fits and scores each fold in turn (opt.Progress is replaced: progress,
+// when set, is told how fold k's fit goes). name names the table in
+// errors; a fold that fails is a *FoldError.
+func CrossValidate(ctx context.Context, t *dataset.Table, name string, tg *dataset.Target, p *dataset.Pipeline, labels []int, cfg rfm.Config, opt fit.Options, k int, progress func(k int, pr rfm.Progress)) ([]*Fold, error) {
+	trains, tests := rfm.KFold(t.NRows(), labels, k, cfg.Seed)
+	largest := 0
+	for _, tr := range trains {
+		largest = max(largest, len(tr))
+	}
+	if _, _, err := fit.Prepare(cfg, FitShape(largest, p.Width(), tg)); err != nil {
+		return nil, err
+	}
+	var folds []*Fold
+	for i := range k {
+		if progress != nil {
+			opt.Progress = func(pr rfm.Progress) { progress(i, pr) }
+		}
+		fd, err := FitFold(ctx, t, name, tg, p.InputColumns(), p.Scaling.Name(), cfg, opt, trains[i], tests[i])
+		if err != nil {
+			return nil, &FoldError{Fold: i + 1, Folds: k, TrainRows: len(trains[i]), Err: err}
+		}
+		folds = append(folds, fd)
+	}
+	return folds, nil
+}

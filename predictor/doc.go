@@ -18,7 +18,10 @@
 // A Model does not change once loaded and is safe for concurrent use. A
 // row's prediction does not depend on the other rows of the request.
 //
-// Train fits a model on a table by fit.Fit (any solver), and FitFold is
-// one fold of rfm cv's cross-validation; the solvers themselves are in
-// package rfm and package tree. It is not a server (see package serve).
+// Train fits a model on a table by fit.Fit (any solver); CrossValidate is
+// rfm cv's k-fold cross-validation (FitFold, one fold); EncodeScalings
+// encodes a table once per column scaling, as rfm tune searches them; and
+// PlanPredict checks a prediction's memory before the rows are encoded.
+// The solvers themselves are in package rfm and package tree. It is not a
+// server (see package serve).
 package predictor

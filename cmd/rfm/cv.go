@@ -1,10 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/rfmkit/rfm"
-	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/describe"
 	"github.com/rfmkit/rfm/internal/cli"
 	"github.com/rfmkit/rfm/predictor"
@@ -35,13 +35,13 @@ rfm cv --data train.csv --target churn --diag --ridge 0.01 --per-fold --json`)
 	f.Section("Cross-validation")
 	f.Int(&o.folds, "folds", 5, "number of folds `K` ≥ 2")
 	f.Bool(&o.perFold, "per-fold", false, "also print a table with every fold's metrics")
-	o.eng.register(f)
+	o.eng.Register(f.FlagSet)
 	f.Section("Output and resources")
 	o.common.register(f, true)
 	if err := f.ParsePositional(args, e.stdout, &o.data); err != nil {
 		return err
 	}
-	cfg, err := o.eng.config(f)
+	cfg, err := o.eng.Config(f.FlagSet)
 	if err != nil {
 		return err
 	}
@@ -70,32 +70,22 @@ rfm cv --data train.csv --target churn --diag --ridge 0.01 --per-fold --json`)
 	if err != nil {
 		return cli.InFile(o.data, err)
 	}
-	features := p.InputColumns()
-	trains, tests := rfm.KFold(n, labels, o.folds, cfg.Seed)
-	largest := 0
-	for _, tr := range trains {
-		largest = max(largest, len(tr))
-	}
-	if solver, _ := rfm.ChooseSolver(cfg, fitShape(largest, p.Width(), tg)); solver != rfm.SolverTree {
-		c := cfg
-		c.Solver = solver
-		if err := planFit(c, largest, p.Width(), tg); err != nil {
-			return err
-		}
-	}
-
 	bar := newProgress(e.stderr, e.tty(), o.common.quiet)
 	res := describe.CV{Data: o.data, Target: tg.Name, Task: tg.Task, Rows: n, Folds: o.folds, Stratified: labels != nil, Config: cfg}
-	for k := range o.folds {
-		fold, err := o.runFold(e, cfg, t, tg, features, trains[k], tests[k], func(pr rfm.Progress) {
-			bar.Update((float64(k)+pr.Fraction)/float64(o.folds), fmt.Sprintf("fold %d/%d %s", k+1, o.folds, roundLabel(pr)))
-		})
-		if err != nil {
-			bar.Abort()
-			return fmt.Errorf("fold %d of %d: %w", k+1, o.folds, err)
+	folds, err := predictor.CrossValidate(e.ctx, t, o.data, tg, p, labels, cfg, o.eng.FitOptions(nil, nil), o.folds, func(k int, pr rfm.Progress) {
+		bar.Update((float64(k)+pr.Fraction)/float64(o.folds), fmt.Sprintf("fold %d/%d %s", k+1, o.folds, roundLabel(pr)))
+	})
+	if err != nil {
+		bar.Abort()
+		var fe *predictor.FoldError
+		if errors.As(err, &fe) {
+			return fmt.Errorf("fold %d of %d: %w", fe.Fold, fe.Folds, o.eng.FitError(fe.Err, fe.TrainRows))
 		}
-		fold.Fold = k + 1
-		res.PerFold = append(res.PerFold, *fold)
+		return err
+	}
+	for k, r := range folds {
+		res.PerFold = append(res.PerFold, describe.Fold{Fold: k + 1, TrainRows: r.TrainRows, TestRows: r.TestRows, BestRound: r.BestRound,
+			Leaves: r.Leaves, Values: describe.FoldValues(r.Report)})
 	}
 	names := describe.RegMetrics
 	if tg.IsClassification() {
@@ -114,18 +104,4 @@ rfm cv --data train.csv --target churn --diag --ridge 0.01 --per-fold --json`)
 		return writeJSON(e.stdout, res)
 	}
 	return describe.WriteCV(e.stdout, &res, names, tg, o.perFold)
-}
-
-// runFold fits the pipeline and the model on one fold's training rows and
-// scores its test rows (predictor.FitFold), as the JSON row of the fold.
-func (o *cvOptions) runFold(e *env, cfg rfm.Config, t *dataset.Table, tg *dataset.Target, features []string, train, test []int, progress func(rfm.Progress)) (*describe.Fold, error) {
-	opt := o.eng.fitOptions(nil, nil)
-	opt.Progress = progress
-	r, err := predictor.FitFold(e.ctx, t, o.data, tg, features, dataset.Scaling(o.scale), cfg, opt, train, test)
-	if err != nil {
-		return nil, o.eng.fitError(err, len(train))
-	}
-	fd := &describe.Fold{TrainRows: r.TrainRows, TestRows: r.TestRows, BestRound: r.BestRound, Leaves: r.Leaves}
-	fd.Values = describe.FoldValues(r.Report)
-	return fd, nil
 }

@@ -131,7 +131,7 @@ func (c *columnFlags) register(f *flagSet) {
 	f.List(&c.ignore, "ignore", "leave these `COLS` out (ids, leaks, free text)")
 }
 
-// pieceBytes is the text readPieces parses at a time: about 500 000 rows
+// pieceBytes is the text predict and eval parse at a time: about 500 000 rows
 // of the flights table.
 var pieceBytes = dataset.DefaultChunkBytes
 
@@ -139,18 +139,9 @@ var pieceBytes = dataset.DefaultChunkBytes
 // model's column kinds and missing tokens, plus the target column's kind
 // when it must be read (eval) so that labels keep their text.
 func rowReadOptions(p *dataset.Pipeline, tg *dataset.Target, withTarget bool, rf *readFlags) (dataset.ReadOptions, error) {
-	opt := p.ReadOptions()
-	if withTarget && tg != nil {
-		if tg.IsClassification() {
-			opt.Categorical = append(opt.Categorical, tg.Name)
-		} else {
-			opt.Numeric = append(opt.Numeric, tg.Name)
-		}
-	}
-	if err := rf.apply(&opt); err != nil {
-		return opt, err
-	}
-	return opt, nil
+	opt := predictor.RowReadOptions(p, tg, withTarget)
+	err := rf.apply(&opt)
+	return opt, err
 }
 
 // trainingInfo is the CLI's record of how a model was trained.
@@ -181,11 +172,3 @@ func loadModel(path string, needPipeline bool) (*loadedModel, error) {
 	}
 	return lm, nil
 }
-
-// readPieces is cli.ReadPieces in pieces of pieceBytes.
-func readPieces(ctx context.Context, path string, opt dataset.ReadOptions, roles map[string]string, fn func(*dataset.Table) error) error {
-	return cli.ReadPieces(ctx, path, opt, roles, pieceBytes, fn)
-}
-
-// boundStreamHeap is cli.BoundStreamHeap for pieces of pieceBytes.
-func boundStreamHeap(modelPath string) func() { return cli.BoundStreamHeap(modelPath, pieceBytes) }

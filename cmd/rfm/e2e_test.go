@@ -155,7 +155,7 @@ func TestEndToEndClassification(t *testing.T) {
 			t.Errorf("inspect output lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	var in inspectJSON
+	var in describe.RFMInspection
 	r = mustRun(t, dir, "inspect", "churn.rfm", "--json", "--top-features", "0", "--top-eigen", "3")
 	if err := json.Unmarshal([]byte(r.stdout), &in); err != nil {
 		t.Fatalf("inspect --json: %v\n%s", err, r.stdout)
@@ -275,7 +275,7 @@ func TestEndToEndRegression(t *testing.T) {
 
 	// y = x0·x1·1[x5 > 0]: the three relevant inputs lead diag(M).
 	r = mustRun(t, dir, "inspect", "--model", "lr.rfm", "--json", "--top-features", "3")
-	var in inspectJSON
+	var in describe.RFMInspection
 	if err := json.Unmarshal([]byte(r.stdout), &in); err != nil {
 		t.Fatal(err)
 	}
@@ -618,7 +618,7 @@ func TestTreeSolverEndToEnd(t *testing.T) {
 		t.Errorf("tree test R² %.3f < 0.5", rep.Metrics.R2)
 	}
 	in := mustRun(t, dir, "inspect", "--model", "tree.rfm", "--top-features", "3", "--json")
-	var ij inspectTreeJSON
+	var ij describe.TreeInspection
 	if err := json.Unmarshal([]byte(in.stdout), &ij); err != nil {
 		t.Fatalf("inspect --json: %v\n%s", err, in.stdout)
 	}

@@ -3,15 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/describe"
 	"github.com/rfmkit/rfm/internal/cli"
-	"github.com/rfmkit/rfm/metrics"
-	"github.com/rfmkit/rfm/predictor"
 )
 
 type evalOptions struct {
@@ -69,13 +64,16 @@ rfm eval --model price.rfm --data test.parquet --json`)
 	}
 	roles := cli.InputRoles(lm.Pipeline)
 	roles[lm.Target.Name] = "target column"
-	report, rows, err := evaluate(e, lm, o.data, opt, roles, o.common.quiet)
+	bar := newProgress(e.stderr, e.tty(), o.common.quiet)
+	report, rows, err := cli.Evaluate(e.ctx, lm, o.data, cli.PredictOptions{Read: opt, Roles: roles, PieceBytes: pieceBytes,
+		Started: func(first, last int) { bar.Update(0, fmt.Sprintf("score rows %d-%d", first, last)) }})
+	bar.Abort()
 	if err != nil {
 		return err
 	}
 	res := evalJSON{Model: o.model, Data: o.data, Task: lm.Target.Task, Target: lm.Target.Name, Rows: rows, Metrics: report}
 	if o.plots != "" {
-		if res.Figures, err = evalFigures(o.plots, report); err != nil {
+		if res.Figures, err = describe.EvalFigures(o.plots, report); err != nil {
 			return err
 		}
 	}
@@ -92,56 +90,4 @@ rfm eval --model price.rfm --data test.parquet --json`)
 		return err
 	}
 	return report.(interface{ WriteText(io.Writer) error }).WriteText(e.stdout)
-}
-
-// evaluate reads the table at path a piece at a time (see readPieces),
-// predicts its rows and keeps only the outputs and true targets, then
-// scores them: memory grows with rows × outputs, not with the table. It
-// returns a *metrics.Classification or *metrics.Regression and the rows.
-func evaluate(e *env, lm *loadedModel, path string, opt dataset.ReadOptions, roles map[string]string, quiet bool) (any, int, error) {
-	bar := newProgress(e.stderr, e.tty(), quiet)
-	defer bar.Abort()
-	tally := &predictor.Tally{Target: lm.Target}
-	defer boundStreamHeap(lm.Name)()
-	err := readPieces(e.ctx, path, opt, roles, func(t *dataset.Table) error {
-		if err := planPredict(lm, t.NRows(), 0); err != nil {
-			return err
-		}
-		ds, err := encodeRows(t, path, lm.Pipeline, lm.Target)
-		if err != nil {
-			return err
-		}
-		s, err := lm.PredictFeatures(e.ctx, ds.X, ds.N, func(r0, r1 int) {
-			bar.Update(0, fmt.Sprintf("score rows %d-%d", tally.N+r0+1, tally.N+r1))
-		})
-		if err != nil {
-			return err
-		}
-		tally.Add(t, ds, s)
-		return nil
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	report, err := tally.Score(lm.Calibration(), lm.Outputs())
-	return report, tally.N, err
-}
-
-// evalFigures draws the figures of --plots into dir: for a classifier, the
-// reliability diagram (each non-empty bin's accuracy against its mean
-// confidence, labelled with its row count, beside the diagonal of perfect
-// calibration). A regression has none yet (cmdEval refuses --plots).
-func evalFigures(dir string, report any) ([]string, error) {
-	r, ok := report.(*metrics.Classification)
-	if !ok {
-		return nil, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("--plots %s: %w", dir, err)
-	}
-	path := filepath.Join(dir, "reliability.png")
-	if err := describe.ReliabilityFigure(path, r); err != nil {
-		return nil, err
-	}
-	return []string{path}, nil
 }

@@ -32,22 +32,12 @@ func cmdExport(e *env, args []string) error {
 and runtimes can apply it without rfm.
 
 onnx: an ONNX graph (IR 8, opsets ai.onnx 17 and ai.onnx.ml 3) that computes
-the model's predictions from its raw columns in float64, for ONNX Runtime in
-Python, C#, Java or JavaScript. Its inputs:
-
-  numeric      double [N, k]: the numeric columns, in the order printed; NaN
-               for a missing value (filled and flagged as the pipeline does)
-  categorical  string [N, m]: the categorical columns, in the order printed,
-               as text trimmed of spaces; "" for a missing value (other
-               missing tokens such as "NA" are for the caller to map to "");
-               a level not seen in training encodes as zeros
-
-Its outputs: "prediction" (the class label, or the value in the target's
-units), and for a classifier "probabilities" (calibrated as the model is) and
-"scores". Exact and Nyström models with the laplace, gen-laplace, gaussian and
-lp-laplace kernels export; trees, ntk/nngp kernels and isotonic calibration
-do not. The lp-laplace graph holds a rows × centres × features difference, so
-predict it in modest batches.`,
+the model's predictions from its raw columns in float64. Its inputs, in the
+column order printed: "numeric" (double [N, k], NaN for a missing value) and
+"categorical" (string [N, m], "" for a missing value); its outputs:
+"prediction", and for a classifier "probabilities" and "scores". Exact and
+Nyström models with the laplace, gen-laplace, gaussian and lp-laplace kernels
+export; trees, ntk/nngp kernels and isotonic calibration do not (see USAGE.md).`,
 		`rfm export --model churn.rfm --format onnx --out churn.onnx
 rfm export --model churn.rfm --format onnx --out churn.onnx --json`)
 	f.positional = "model"

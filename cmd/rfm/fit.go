@@ -2,8 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -12,114 +11,11 @@ import (
 	"github.com/rfmkit/rfm/describe"
 	"github.com/rfmkit/rfm/fit"
 	"github.com/rfmkit/rfm/internal/cli"
-	"github.com/rfmkit/rfm/tree"
+	"github.com/rfmkit/rfm/predictor"
 )
 
-// engineFlags are the engine's settings: the hyperparameters declared in
-// rfm.Params, read straight into a Config, and the command line's own
-// RFM-T switch and memory cap.
-type engineFlags struct {
-	cfg       rfm.Config
-	memory    string
-	rfmT      bool
-	threshold float64
-}
-
-func (g *engineFlags) register(f *flagSet) {
-	g.cfg = rfm.DefaultConfig()
-	for _, p := range rfm.Params() {
-		if p.Default != "" { // a kernel parameter the default kernel leaves at zero
-			if err := p.Set(&g.cfg, p.Default); err != nil {
-				panic(fmt.Sprintf("declared default of %s: %v", p.Name, err))
-			}
-		}
-	}
-	group := func(title string) {
-		f.Section(title)
-		for _, p := range rfm.Params() {
-			if p.Group == title {
-				f.Param(&g.cfg, p)
-			}
-		}
-	}
-	group(rfm.GroupKernel)
-	f.Bool(&g.rfmT, "rfm-t", false, "thresholded RFM: keep the features whose scaled diag(M) exceeds --threshold and refit a plain Laplace kernel on them")
-	f.Float(&g.threshold, "threshold", rfm.DefaultThreshold, "RFM-T cut `T` in [0, 1) on min-max scaled diag(M)")
-	group(rfm.GroupSelection)
-	group(rfm.GroupSolver)
-	f.String(&g.memory, "memory-limit", "", "cap `SIZE` on the whole fit's memory (kernel matrix, M, copies of the data, per-thread blocks), e.g. 8G (default: 90% of available memory)")
-}
-
-// config checks the engine configuration, naming the flag at fault.
-func (g *engineFlags) config(f *flagSet) (rfm.Config, error) {
-	cfg := g.cfg
-	rfm.FinishKernels(&cfg)
-	for _, p := range rfm.Params() {
-		if f.IsSet(p.Name) && !p.Applies(&cfg) {
-			if strings.Contains(p.AppliesTo, "kernel") {
-				return cfg, usagef("--%s applies to %s only (the kernel is %s)", p.Name, p.AppliesTo, cfg.Kernel.Kind)
-			}
-			return cfg, usagef("--%s applies to %s only", p.Name, p.AppliesTo)
-		}
-	}
-	if err := cli.CheckFinite("threshold", g.threshold); err != nil {
-		return cfg, err
-	}
-	switch {
-	case !(g.threshold >= 0 && g.threshold < 1):
-		return cfg, usagef("--threshold %v: must be in [0, 1)", g.threshold)
-	case f.IsSet("threshold") && !g.rfmT:
-		return cfg, usagef("--threshold applies with --rfm-t only")
-	case g.rfmT && cfg.FinalKernel != nil:
-		return cfg, usagef("--final-kernel does not apply with --rfm-t: RFM-T refits a plain Laplace kernel on the selected features")
-	}
-	if g.memory != "" {
-		b, err := cli.ParseBytes(g.memory)
-		if err != nil {
-			return cfg, usagef("--memory-limit: %v", err)
-		}
-		cfg.MemoryLimit = b
-	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, paramUsage(err)
-	}
-	return cfg, nil
-}
-
-// paramUsage words a Config error as a usage error: a parameter out of
-// range is named by its flag ("--agop-power 3: must be in (0, 2]").
-func paramUsage(err error) error {
-	var pe *rfm.ParamError
-	if errors.As(err, &pe) {
-		return usagef("--%s %s: %s", pe.Param.Name, pe.ValueText(), pe.Reason)
-	}
-	return usagef("%v", err)
-}
-
-// fitOptions are the fit's options: RFM-T when asked, the validation rows
-// and the progress bar (nil: none).
-func (g *engineFlags) fitOptions(valid *rfm.Dataset, bar *progress) fit.Options {
-	opt := fit.Options{Valid: valid, Thresholded: g.rfmT, Threshold: g.threshold}
-	if bar != nil {
-		opt.Progress = func(pr rfm.Progress) { bar.Update(pr.Fraction, roundLabel(pr)) }
-		opt.TreeProgress = func(pr tree.Progress) {
-			label := fmt.Sprintf("splitting: %d nodes", pr.Node)
-			if pr.Stage != "split" {
-				label = fmt.Sprintf("leaves %d/%d", pr.Leaves, pr.Total)
-			}
-			bar.Update(pr.Fraction, label)
-		}
-	}
-	return opt
-}
-
-// fitError words fit.ErrThresholdedTree as a usage error.
-func (g *engineFlags) fitError(err error, rows int) error {
-	if errors.Is(err, fit.ErrThresholdedTree) {
-		return usagef("--rfm-t does not apply to a tree of RFMs (--solver tree, or auto with %d rows)", rows)
-	}
-	return err
-}
+// engineFlags are the engine's settings (cli.EngineFlags).
+type engineFlags = cli.EngineFlags
 
 // fitOptions are the flags of fit (and, but for --out and --valid, of cv).
 type fitOptions struct {
@@ -216,7 +112,7 @@ rfm fit --data houses.parquet --target price --task regression --ignore id --dia
 rfm fit --data train.csv --target y --valid valid.csv --kernel gaussian --bandwidth 5 --json`)
 	f.positional = "data"
 	o.registerData(f, true)
-	o.eng.register(f)
+	o.eng.Register(f.FlagSet)
 	f.Section("Output and resources")
 	f.String(&o.out, "out", "model.rfm", "model `FILE` to write (replaced atomically)")
 	o.common.register(f, true)
@@ -233,7 +129,7 @@ func cmdFit(e *env, args []string) error {
 	if err := f.ParsePositional(args, e.stdout, &o.data); err != nil {
 		return err
 	}
-	cfg, err := o.eng.config(f)
+	cfg, err := o.eng.Config(f.FlagSet)
 	if err != nil {
 		return err
 	}
@@ -257,21 +153,16 @@ func cmdFit(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	solver, why := rfm.ChooseSolver(cfg, fitShape(t.NRows(), p.Width(), tg))
-	cfg.Solver = solver
-	if solver != rfm.SolverTree { // tree.Fit plans its leaves itself
-		if err := planFit(cfg, t.NRows(), p.Width(), tg); err != nil {
-			return err
-		}
+	cfg, why, err := fit.Prepare(cfg, predictor.FitShape(t.NRows(), p.Width(), tg))
+	if err != nil {
+		return err
 	}
 	train, err := encodeRows(t, o.data, p, tg)
 	if err != nil {
 		return err
 	}
 	var valid *rfm.Dataset
-	vinfo := describe.Fit{Validation: "none"}
-	switch {
-	case o.valid != "":
+	if o.valid != "" {
 		vt, err := o.readValid(e, p, tg, cfg.MemoryLimit)
 		if err != nil {
 			return err
@@ -279,51 +170,39 @@ func cmdFit(e *env, args []string) error {
 		if valid, err = encodeRows(vt, o.valid, p, tg); err != nil {
 			return err
 		}
-		vinfo.Validation, vinfo.ValidationFile, vinfo.ValidationRows = "file", o.valid, valid.N
-	case cfg.ValFraction > 0 && train.N >= 5:
-		// The engine's own split; computed here only to report its size.
-		ti, vi := rfm.Holdout(train.N, train.Labels, cfg.ValFraction, cfg.Seed)
-		if len(vi) > 0 && len(ti) >= 2 {
-			vinfo.Validation, vinfo.ValidationRows = "holdout", len(vi)
-		}
 	}
+	vinfo := describe.FitValidation(cfg, train, o.valid, valid)
 
 	bar := newProgress(e.stderr, e.tty(), o.common.quiet)
-	fr, err := fit.Fit(e.ctx, cfg, train, o.eng.fitOptions(valid, bar))
+	fr, err := fit.Fit(e.ctx, cfg, train, o.eng.FitOptions(valid, bar))
 	if err != nil {
 		bar.Abort()
-		return o.eng.fitError(err, train.N)
+		return o.eng.FitError(err, train.N)
 	}
 	// What a fit prints depends on what it made: one kernel machine's
 	// rounds, or the tree's leaves.
-	km, ok := fr.Model.(rfm.KernelMachine)
-	if !ok {
-		return fitTree(e, &o, bar, cfg, why, fr, train, valid, p, tg)
-	}
-	model := km.KernelMachine()
-	info := trainingInfo{Data: o.data, Rows: train.N, Validation: describe.Validation(vinfo, cfg, tg), Version: versionString()}
-	if err := saveModel(e.ctx, o.out, model, p, tg, info); err != nil {
+	rep, err := describe.ReportFit(e.ctx, fr, describe.FitInput{Data: newFitData(&o, train, p, tg), Config: cfg, Why: why,
+		Validation: vinfo, Valid: valid, Names: p.FeatureNames(), Target: tg})
+	if err != nil {
 		bar.Abort()
 		return err
 	}
-	elapsed := bar.Elapsed()
-	bar.Finish(fmt.Sprintf("fit: %d rows, best round %d of %d, %s; model written to %s", train.N, model.BestRound, len(model.History)-1, seconds(elapsed), o.out))
+	info := trainingInfo{Data: o.data, Rows: train.N, Validation: rep.ModelValidation(), Version: versionString()}
+	if err := saveModel(e.ctx, o.out, fr.Model, p, tg, info); err != nil {
+		bar.Abort()
+		return err
+	}
+	bar.Finish(rep.Finish(bar.Elapsed()))
+	return printReport(e, o.common, rep)
+}
 
-	names := p.FeatureNames()
-	res := describe.Fit{
-		FitData:    newFitData(&o, train, p, tg),
-		Validation: vinfo.Validation, ValidationFile: vinfo.ValidationFile, ValidationRows: vinfo.ValidationRows,
-		Config: cfg, History: model.History, BestRound: model.BestRound, Refitted: model.Refitted,
-		Note: model.Note, Seconds: elapsed.Seconds(),
+// printReport prints a command's report as --json and --quiet say.
+func printReport(e *env, c commonFlags, r interface{ WriteText(io.Writer) error }) error {
+	if c.json {
+		return writeJSON(e.stdout, r)
 	}
-	for _, j := range model.Selected {
-		res.Selected = append(res.Selected, names[j])
-	}
-	if o.common.json {
-		return writeJSON(e.stdout, res)
-	}
-	if o.common.quiet {
+	if c.quiet {
 		return nil
 	}
-	return describe.WriteFit(e.stdout, &res, model, tg)
+	return r.WriteText(e.stdout)
 }

@@ -47,6 +47,7 @@ var (
 	describeBest   = describe.Best
 	writeHistory   = describe.WriteHistory
 	joinLimited    = describe.JoinLimited
+	paramUsage     = cli.ParamUsage
 	finite         = describe.Finite
 	roundLabel     = describe.RoundLabel
 	writeJSON      = cli.WriteJSON

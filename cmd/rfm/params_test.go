@@ -23,7 +23,7 @@ func parseFit(args ...string) (rfm.Config, error) {
 	if _, err := f.Parse(args, &bytes.Buffer{}); err != nil {
 		return rfm.Config{}, err
 	}
-	return o.eng.config(f)
+	return o.eng.Config(f.FlagSet)
 }
 
 // kernelFor returns flags that select a kernel the parameter applies to.

@@ -2,16 +2,12 @@ package main
 
 import (
 	"bufio"
-	"encoding/csv"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
-	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/internal/cli"
 	"github.com/rfmkit/rfm/modelfile"
-	"github.com/rfmkit/rfm/predictor"
 )
 
 type predictOptions struct {
@@ -73,60 +69,16 @@ func cmdPredict(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	keepNumeric := false
-	if o.keep != "" {
-		// Keep the id's text as written ("007" stays "007"), unless it is
-		// also a numeric input of the model, whose kind is fixed.
-		keepNumeric = slices.Contains(opt.Numeric, o.keep)
-		if !keepNumeric && !slices.Contains(opt.Categorical, o.keep) {
-			opt.Categorical = append(opt.Categorical, o.keep)
-		}
-	}
-	roles := cli.InputRoles(lm.Pipeline)
-	if o.keep != "" {
-		roles[o.keep] = "--keep column"
-	}
-	textCols := 1
-	if o.proba {
-		textCols += lm.Outputs()
-	}
-	if o.keep != "" {
-		textCols++
-	}
-	header := lm.PredictionHeader(o.proba)
-	if o.keep != "" {
-		header = append([]string{o.keep}, header...)
-	}
 	// The table is read, predicted and written a piece at a time, so a
 	// file larger than memory streams through.
 	bar := newProgress(e.stderr, e.tty(), o.common.quiet)
 	defer bar.Abort()
+	po := cli.PredictOptions{Read: opt, Roles: cli.InputRoles(lm.Pipeline), Keep: o.keep, Proba: o.proba, PieceBytes: pieceBytes,
+		Started: func(first, last int) { bar.Update(0, fmt.Sprintf("predict rows %d-%d", first, last)) }}
 	n := 0
-	write := func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		if err := cw.Write(header); err != nil {
-			return fmt.Errorf("write predictions: %w", err)
-		}
-		defer boundStreamHeap(o.model)()
-		err := readPieces(e.ctx, o.data, opt, roles, func(t *dataset.Table) error {
-			rows, err := predictPiece(e, lm, t, o, textCols, n, bar)
-			if err != nil {
-				return err
-			}
-			n += len(rows)
-			if err := cw.WriteAll(rows); err != nil {
-				return fmt.Errorf("write predictions: %w", err)
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		cw.Flush()
-		if err := cw.Error(); err != nil {
-			return fmt.Errorf("write predictions: %w", err)
-		}
-		return nil
+	write := func(w io.Writer) (err error) {
+		n, err = cli.PredictCSV(e.ctx, w, lm, o.data, po)
+		return err
 	}
 	if o.out == "" {
 		bw := bufio.NewWriterSize(e.stdout, 1<<16)
@@ -140,64 +92,4 @@ func cmdPredict(e *env, args []string) error {
 	}
 	bar.Finish(fmt.Sprintf("predict: %d rows → %s (%s)", n, o.out, seconds(time.Since(start))))
 	return nil
-}
-
-// predictPiece predicts one piece of the input (rows done before it came
-// first) and formats its output rows.
-func predictPiece(e *env, lm *loadedModel, t *dataset.Table, o predictOptions, textCols, done int, bar *progress) ([][]string, error) {
-	if err := planPredict(lm, t.NRows(), textCols); err != nil {
-		return nil, err
-	}
-	x, n, _, err := lm.Pipeline.Transform(t)
-	if err != nil {
-		return nil, cli.InFile(o.data, err)
-	}
-	var keepCol *dataset.Column
-	if o.keep != "" {
-		c, ok := t.Column(o.keep)
-		if !ok {
-			return nil, fmt.Errorf("%s: --keep column %q not found; the columns are %s", o.data, o.keep, cli.QuoteNames(t.Names()))
-		}
-		keepCol = c
-	}
-	scores, err := lm.PredictFeatures(e.ctx, x, n, func(r0, r1 int) {
-		bar.Update(0, fmt.Sprintf("predict rows %d-%d", done+r0+1, done+r1))
-	})
-	if err != nil {
-		return nil, err
-	}
-	rows, err := predictionRows(lm, scores, n, o.proba)
-	if err != nil {
-		return nil, err
-	}
-	if keepCol != nil {
-		for i := range rows {
-			rows[i] = append([]string{cellText(keepCol, i)}, rows[i]...)
-		}
-	}
-	return rows, nil
-}
-
-// predictionRows formats the model outputs: the class label (and the
-// probabilities) or the regression value, per row.
-func predictionRows(lm *loadedModel, scores []float64, n int, proba bool) ([][]string, error) {
-	p, err := lm.Decode(scores, n)
-	if err != nil {
-		return nil, err
-	}
-	return p.Rows(proba), nil
-}
-
-// formatFloat writes the shortest text that parses back to exactly v.
-func formatFloat(v float64) string { return predictor.FormatFloat(v) }
-
-// cellText is a cell as text: the level, the number, or "" when missing.
-func cellText(c *dataset.Column, i int) string {
-	if c.IsMissing(i) {
-		return ""
-	}
-	if c.Kind == dataset.Categorical {
-		return c.Str[i]
-	}
-	return formatFloat(c.Num[i])
 }

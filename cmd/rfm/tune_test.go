@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"io"
@@ -14,7 +15,10 @@ import (
 	"time"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/describe"
 	"github.com/rfmkit/rfm/ensemble"
+	"github.com/rfmkit/rfm/tree"
+	"github.com/rfmkit/rfm/tune"
 )
 
 // rfm tune searches, writes the best model (which predict and eval take),
@@ -27,7 +31,7 @@ func TestTune(t *testing.T) {
 	args := []string{"tune", "--data", "train.csv", "--target", "churn", "--ignore", "id", "--time", "0",
 		"--min-rows", "60", "--iters", "2", "--diag", "--out", "t.rfm", "--plots", "figs", "--val-fraction", "0.2"}
 	r := mustRun(t, dir, append(args, "--trials", "9", "--json")...)
-	var res tuneJSON
+	var res tune.Report
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatalf("tune --json: %v\n%s", err, r.stdout)
 	}
@@ -77,7 +81,7 @@ func TestTune(t *testing.T) {
 
 	// Resumed with one more bracket: the first nine are read back.
 	more := mustRun(t, dir, append(args, "--trials", "18", "--resume", "--json")...)
-	var res2 tuneJSON
+	var res2 tune.Report
 	if err := json.Unmarshal([]byte(more.stdout), &res2); err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +146,7 @@ func TestTuneEnsemble(t *testing.T) {
 	r := mustRun(t, dir, "tune", "--data", "train.csv", "--target", "churn", "--ignore", "id", "--time", "0",
 		"--trials", "9", "--min-rows", "60", "--iters", "2", "--folds", "3", "--calibrate", "power", "--scale", "standard",
 		"--ensemble", "3", "--out", "e.rfm", "--json")
-	var res tuneJSON
+	var res tune.Report
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatalf("tune --json: %v\n%s", err, r.stdout)
 	}
@@ -178,7 +182,7 @@ func TestTuneEnsemble(t *testing.T) {
 		t.Fatalf("inspect prints the file's header %d times:\n%s", c, in.stdout)
 	}
 	inj := mustRun(t, dir, "inspect", "--model", "e.rfm", "--json")
-	var ij inspectEnsembleJSON
+	var ij describe.EnsembleInspection
 	if err := json.Unmarshal([]byte(inj.stdout), &ij); err != nil || ij.Kind != "ensemble" || len(ij.Members) != 3 || ij.Best == nil {
 		t.Fatalf("inspect --json: %v\n%s", err, inj.stdout)
 	}
@@ -326,34 +330,6 @@ func TestTuneFinalCenters(t *testing.T) {
 	}
 }
 
-// The ensemble lines of tune's text: the members kept, with the mean's
-// validation; a short ensemble; none.
-func TestEnsembleText(t *testing.T) {
-	cases := []struct {
-		out  tuneJSON
-		want []string
-	}{
-		{tuneJSON{Members: []int{4, 1, 7}, Asked: 3, Validation: &ensemble.Validation{Rows: 300, Folds: true, Accuracy: 0.9, BestAccuracy: 0.91, Floor: 0.905}},
-			[]string{"Ensemble: the mean of trials 4, 1, 7 (", "Ensemble on the 300 out-of-fold rows: 90.00% right", "the best alone 91.00%", "the plain kernel 90.50%"}},
-		{tuneJSON{Members: []int{4, 1}, Asked: 3}, []string{"the mean of trials 4, 1: 2 of the 3 asked"}},
-		{tuneJSON{Asked: 3}, []string{"only the best trial reached the top rung"}},
-	}
-	for i, c := range cases {
-		var b strings.Builder
-		writeEnsembleText(&b, &c.out)
-		for _, w := range c.want {
-			if !strings.Contains(b.String(), w) {
-				t.Errorf("case %d lacks %q:\n%s", i, w, b.String())
-			}
-		}
-	}
-	var b strings.Builder
-	writeEnsembleText(&b, &tuneJSON{Asked: 1})
-	if b.Len() != 0 {
-		t.Errorf("--ensemble 1 printed %q", b.String())
-	}
-}
-
 // A table of fewer than 2 000 rows is scored by folds unless told
 // otherwise, and says so; the configurations are capped by the rows; the
 // choice (the defaults protected) is in --json and in the model's note.
@@ -362,7 +338,7 @@ func TestTuneSmallTableFolds(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "train.csv"), churnCSV(150, 21))
 	r := mustRun(t, dir, "tune", "--data", "train.csv", "--target", "churn", "--ignore", "id", "--time", "1h",
 		"--min-rows", "60", "--iters", "1", "--diag", "--out", "s.rfm", "--json")
-	var res tuneJSON
+	var res tune.Report
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatalf("tune --json: %v\n%s", err, r.stdout)
 	}
@@ -386,11 +362,44 @@ func TestTuneSmallTableFolds(t *testing.T) {
 	// A holdout asked for is kept, and a trial count given is not capped.
 	h := mustRun(t, dir, "tune", "--data", "train.csv", "--target", "churn", "--ignore", "id", "--time", "0", "--trials", "3",
 		"--val-fraction", "0.3", "--min-rows", "60", "--iters", "1", "--diag", "--out", "h.rfm", "--json")
-	res = tuneJSON{}
+	res = tune.Report{}
 	if err := json.Unmarshal([]byte(h.stdout), &res); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(res.Design, "holdout 30%") || res.TrialCap != 0 || res.Drawn != 3 || strings.Contains(h.stderr, "cross-validation") {
 		t.Fatalf("--val-fraction 0.3 --trials 3: design %q, cap %d, %d drawn\n%s", res.Design, res.TrialCap, res.Drawn, h.stderr)
+	}
+}
+
+// A forest file (what rfm tune --forest saves when the forest pays) is a
+// model like the others: predict reads it and, a forest of the same tree
+// twice, gives the tree's predictions; inspect describes it.
+func TestForestFile(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "train.csv"), churnCSV(400, 21))
+	writeFile(t, filepath.Join(dir, "test.csv"), churnCSV(80, 22))
+	mustRun(t, dir, "fit", "--data", "train.csv", "--target", "churn", "--ignore", "id", "--solver", "tree", "--leaf-size", "150",
+		"--iters", "1", "--out", "tree.rfm", "--quiet")
+	lm, err := loadModel(filepath.Join(dir, "tree.rfm"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := lm.Fitted.(*tree.Model)
+	f, err := tree.NewForest([]*tree.Model{tm, tm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := trainingInfo{Data: "train.csv", Rows: 400, Validation: "test", Version: versionString()}
+	if err := saveModel(context.Background(), filepath.Join(dir, "forest.rfm"), f, lm.Pipeline, lm.Target, info); err != nil {
+		t.Fatal(err)
+	}
+	a := mustRun(t, dir, "predict", "--model", "tree.rfm", "--data", "test.csv")
+	b := mustRun(t, dir, "predict", "--model", "forest.rfm", "--data", "test.csv")
+	if a.stdout == "" || a.stdout != b.stdout {
+		t.Fatalf("tree and forest of it predict differently:\n%s\n%s", a.stdout, b.stdout)
+	}
+	r := mustRun(t, dir, "inspect", "--model", "forest.rfm")
+	if !strings.Contains(r.stdout, "forest of 2 trees") {
+		t.Fatalf("inspect: %s", r.stdout)
 	}
 }

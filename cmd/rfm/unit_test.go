@@ -82,7 +82,7 @@ func TestConfigFromFlags(t *testing.T) {
 		if _, err := f.Parse(args, &bytes.Buffer{}); err != nil {
 			return rfm.Config{}, err
 		}
-		return o.eng.config(f)
+		return o.eng.Config(f.FlagSet)
 	}
 	def, err := parse()
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rfmkit/rfm/describe"
 )
 
 // Progress draws a bar with the elapsed time and an ETA on a terminal, and
@@ -145,13 +147,5 @@ func Clock(d time.Duration) string {
 	return fmt.Sprintf("%d:%02d", s/60, s%60)
 }
 
-// Seconds formats a duration for summaries: 0.42s, 12.3s, 4m05s.
-func Seconds(d time.Duration) string {
-	switch {
-	case d < 10*time.Second:
-		return fmt.Sprintf("%.2fs", d.Seconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	}
-	return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
-}
+// Seconds formats a duration for summaries (describe.Seconds).
+func Seconds(d time.Duration) string { return describe.Seconds(d) }
