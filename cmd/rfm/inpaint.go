@@ -1,18 +1,15 @@
 package main
 
 import (
-	"bytes"
-	"context"
+	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rfmkit/rfm/cntk"
-	"github.com/rfmkit/rfm/internal/atomicfile"
+	"github.com/rfmkit/rfm/internal/cli"
 	"github.com/rfmkit/rfm/internal/sysmem"
 	"github.com/rfmkit/rfm/plot"
 )
@@ -250,9 +247,6 @@ func (o *inpaintOptions) mask(h, w int) ([]bool, error) {
 // the summary.
 func (o *inpaintOptions) run(e *env, coord cntk.CoordKind, arch cntk.Arch, opt cntk.Options, img *cntk.Image, observed []bool) error {
 	h, w := img.H, img.W
-	if _, err := cntk.CheckMask(observed, h, w); err != nil {
-		return fmt.Errorf("mask: %s", strings.TrimPrefix(err.Error(), "cntk: "))
-	}
 	maskOut := o.maskOut
 	if maskOut == "" {
 		maskOut = strings.TrimSuffix(o.out, ".png") + "-mask.png"
@@ -261,105 +255,81 @@ func (o *inpaintOptions) run(e *env, coord cntk.CoordKind, arch cntk.Arch, opt c
 		return err
 	}
 	kind, _ := cntk.ParsePrior(o.priorName)
-	p := cntk.Prior{Kind: kind, Low: o.low, High: o.high}
+	job := cntk.Job{Name: o.image, Coord: coord, KernelName: o.kernelName, Bandwidth: o.bandwidth, Arch: arch,
+		Prior: cntk.Prior{Kind: kind, Low: o.low, High: o.high}, Solve: opt,
+		Select: cntk.SelectOptions{Holdout: o.selHoldout, Crop: o.selCrop, Crops: o.selCrops, Seed: o.seed}}
+	if o.holes != 0 {
+		job.Select.HoleSize = o.holeSize
+	}
+	if coord < 0 && len(o.selS)+len(o.selFilter)+len(o.selRidge) > 0 {
+		var err error
+		if job.Candidates, err = o.candidates(arch, opt.Ridge); err != nil {
+			return err
+		}
+	}
 	if ph, pw := arch.FitSize(h, w); coord < 0 && (ph != h || pw != w) && !o.quiet {
 		fmt.Fprintf(e.stderr, "rfm inpaint: %d×%d does not fit s = %d; padded to %d×%d with unobserved pixels, result cropped back\n", w, h, o.s, pw, ph)
 	}
 	bar := newProgress(e.stderr, e.tty(), o.quiet)
-	opt.Progress = func(frac float64, stage string) { bar.Update(frac, stage) }
-	fail := func(err error) error {
+	job.Progress = func(frac float64, stage string) { bar.Update(frac, stage) }
+	res, r, err := job.Run(e.ctx, img, observed)
+	var be *cntk.BandwidthError
+	if errors.As(err, &be) {
+		err = usagef("--bandwidth %g: %s", o.bandwidth, strings.TrimPrefix(be.Err.Error(), "cntk: "))
+	}
+	// The result, its mask and the report are written as a set: all of
+	// them or, on any failure, none (earlier files restored).
+	outs := []cli.OutputFile{{Path: o.out, Write: res.WritePNG}, {Path: maskOut, Write: cntk.MaskImage(observed, h, w).WritePNG}}
+	if o.report != "" {
+		outs = append(outs, cli.OutputFile{Path: o.report, Write: r.WriteJSON})
+	}
+	if err == nil {
+		err = cli.WriteAll(e.ctx, outs)
+	}
+	if err != nil {
 		bar.Abort()
 		return err
 	}
-	start := time.Now()
-	var sel []cntk.Score
-	if coord < 0 && len(o.selS)+len(o.selFilter)+len(o.selRidge) > 0 {
-		var err error
-		if arch, opt.Ridge, sel, err = o.selectArch(e, arch, p, opt, img, observed, bar); err != nil {
-			return fail(err)
-		}
-	}
-	var res *cntk.Image
-	var rep cntk.Report
-	var err error
-	if coord >= 0 {
-		var k *cntk.Kernel
-		if k, err = cntk.CoordKernel(coord, o.bandwidth, h, w); err != nil {
-			return fail(usagef("--bandwidth %g: %s", o.bandwidth, strings.TrimPrefix(err.Error(), "cntk: ")))
-		}
-		res, rep, err = cntk.InpaintImageWith(e.ctx, k, img, observed, opt)
-	} else {
-		res, rep, err = cntk.InpaintImage(e.ctx, arch, p, img, observed, opt)
-	}
-	if err != nil {
-		return fail(err)
-	}
-	elapsed := time.Since(start)
-	r := cntk.NewRunReport(o.image, img, o.kernelName, o.bandwidth, arch, p, rep)
-	r.Ridge, r.Tol = opt.Ridge, opt.Tol
-	for _, sc := range sel {
-		r.Selection = append(r.Selection, cntk.SelectionScore{S: sc.S, Filter: sc.Filter, Ridge: sc.Ridge, PSNR: sc.PSNR})
-	}
-	r.PSNRMissing = cntk.PSNRMissing(img, res, observed)
-	r.PeakRSSBytes = sysmem.PeakRSS()
-	r.TotalSeconds = elapsed.Seconds()
-	// The result, its mask and the report are written as a set: all of
-	// them or, on any failure, none (earlier files restored).
-	outs := []outputFile{{o.out, res.WritePNG}, {maskOut, cntk.MaskImage(observed, h, w).WritePNG}}
-	if o.report != "" {
-		outs = append(outs, outputFile{o.report, r.WriteJSON})
-	}
-	if err := writeAll(e.ctx, outs); err != nil {
-		return fail(err)
-	}
-	how := "Cholesky"
-	if !rep.Exact {
-		how = fmt.Sprintf("CG (%s preconditioner) %d iterations, residual %.2g", rep.Precond, rep.Iterations, rep.Residual)
-		if !rep.Converged {
-			how += fmt.Sprintf(" (not converged to --tol %g: raise --max-iter or --ridge)", opt.Tol)
-		}
-	}
-	chosen := ""
-	if sel != nil {
-		chosen = fmt.Sprintf(" (chosen on held-out observed pixels: s = %d, filter %d, ridge %g)", arch.S, arch.Filter, opt.Ridge)
-	}
-	bar.Finish(fmt.Sprintf("inpainted %d×%d with %s%s: kernel %s in %s, solve over %d observed pixels by %s in %s; PSNR on the missing pixels %.2f dB; peak memory %s",
-		w, h, o.kernelName, chosen, sysmem.Human(uint64(rep.KernelBytes)), seconds(rep.KernelTime), rep.Observed, how, seconds(rep.Time), r.PSNRMissing, sysmem.Human(r.PeakRSSBytes)))
+	bar.Finish(inpaintSummary(r, len(job.Candidates) > 0))
 	return nil
 }
 
-// selectArch chooses s, the filter and the ridge among the --select-*
-// lists (a missing list: the flag's own value) on held-out observed pixels.
-func (o *inpaintOptions) selectArch(e *env, arch cntk.Arch, p cntk.Prior, opt cntk.Options, img *cntk.Image, observed []bool, bar *progress) (cntk.Arch, float64, []cntk.Score, error) {
-	ints := func(name string, l listFlag, def int) ([]int, error) {
-		if len(l) == 0 {
-			return []int{def}, nil
+// inpaintSummary is the line rfm inpaint ends with.
+func inpaintSummary(r cntk.RunReport, selected bool) string {
+	how := "Cholesky"
+	if !r.Exact {
+		how = fmt.Sprintf("CG (%s preconditioner) %d iterations, residual %.2g", r.Precond, r.Iterations, r.Residual)
+		if !r.Converged {
+			how += fmt.Sprintf(" (not converged to --tol %g: raise --max-iter or --ridge)", r.Tol)
 		}
-		var out []int
-		for _, v := range l {
-			n, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil {
-				return nil, usagef("--%s %q: want whole numbers", name, v)
-			}
-			out = append(out, n)
-		}
-		return out, nil
 	}
-	ss, err := ints("select-s", o.selS, arch.S)
+	chosen := ""
+	if selected {
+		chosen = fmt.Sprintf(" (chosen on held-out observed pixels: s = %d, filter %d, ridge %g)", r.S, r.Filter, r.Ridge)
+	}
+	secs := func(s float64) string { return seconds(time.Duration(s * float64(time.Second))) }
+	return fmt.Sprintf("inpainted %d×%d with %s%s: kernel %s in %s, solve over %d observed pixels by %s in %s; PSNR on the missing pixels %.2f dB; peak memory %s",
+		r.Width, r.Height, r.Kernel, chosen, sysmem.Human(uint64(r.KernelBytes)), secs(r.KernelSeconds), r.Observed, how, secs(r.SolveSeconds), r.PSNRMissing, sysmem.Human(r.PeakRSSBytes))
+}
+
+// candidates are the --select-* lists' combinations (a missing list: the
+// flag's own value).
+func (o *inpaintOptions) candidates(arch cntk.Arch, ridge float64) ([]cntk.Candidate, error) {
+	ss, err := cli.ParseWhole("select-s", o.selS, arch.S)
 	if err != nil {
-		return arch, 0, nil, err
+		return nil, err
 	}
-	fs, err := ints("select-filter", o.selFilter, arch.Filter)
+	fs, err := cli.ParseWhole("select-filter", o.selFilter, arch.Filter)
 	if err != nil {
-		return arch, 0, nil, err
+		return nil, err
 	}
-	ridges := []float64{opt.Ridge}
+	ridges := []float64{ridge}
 	if len(o.selRidge) > 0 {
 		ridges = nil
 		for _, v := range o.selRidge {
 			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 			if err != nil || !(x >= 0) || math.IsInf(x, 0) {
-				return arch, 0, nil, usagef("--select-ridge %q: want numbers ≥ 0", v)
+				return nil, usagef("--select-ridge %q: want numbers ≥ 0", v)
 			}
 			ridges = append(ridges, x)
 		}
@@ -369,74 +339,14 @@ func (o *inpaintOptions) selectArch(e *env, arch cntk.Arch, p cntk.Prior, opt cn
 		for _, q := range fs {
 			a := cntk.Arch{S: s, Filter: q, Slope: arch.Slope}
 			if err := a.Validate(); err != nil {
-				return arch, 0, nil, usagef("--select-s %d --select-filter %d: %s", s, q, strings.TrimPrefix(err.Error(), "cntk: "))
+				return nil, usagef("--select-s %d --select-filter %d: %s", s, q, strings.TrimPrefix(err.Error(), "cntk: "))
 			}
 			for _, r := range ridges {
 				cands = append(cands, cntk.Candidate{S: s, Filter: q, Ridge: r})
 			}
 		}
 	}
-	so := cntk.SelectOptions{Holdout: o.selHoldout, Crop: o.selCrop, Crops: o.selCrops, Seed: o.seed, Solve: opt,
-		Progress: func(f float64, c cntk.Candidate) { bar.Update(f, "select") }}
-	if o.holes != 0 {
-		so.HoleSize = o.holeSize
-	}
-	best, scores, err := cntk.Select(e.ctx, img, observed, arch, p, cands, so)
-	if err != nil {
-		return arch, 0, nil, err
-	}
-	arch.S, arch.Filter = best.S, best.Filter
-	return arch, best.Ridge, scores, nil
-}
-
-// outputFile is one file of a command's output set.
-type outputFile struct {
-	path  string
-	write func(io.Writer) error
-}
-
-// writeAll writes a set of files so that a failure leaves none of them
-// changed: each is encoded in memory first, then written atomically in
-// turn; if one write fails, the files already written are put back as
-// they were (the earlier content restored, a new file removed).
-func writeAll(ctx context.Context, outs []outputFile) error {
-	data := make([][]byte, len(outs))
-	for i, f := range outs {
-		var b bytes.Buffer
-		if err := f.write(&b); err != nil {
-			return fmt.Errorf("write %s: %w", f.path, err)
-		}
-		data[i] = b.Bytes()
-	}
-	type saved struct {
-		old    []byte
-		exists bool
-	}
-	prev := make([]saved, len(outs))
-	for i, f := range outs {
-		if st, err := os.Stat(f.path); err == nil && st.Mode().IsRegular() {
-			old, err := os.ReadFile(f.path)
-			if err != nil {
-				return fmt.Errorf("write %s: cannot keep its current content to restore on failure: %w", f.path, unwrapPath(err))
-			}
-			prev[i] = saved{old, true}
-		}
-	}
-	for i, f := range outs {
-		err := atomicfile.Write(ctx, f.path, func(w io.Writer) error { _, err := w.Write(data[i]); return err })
-		if err == nil {
-			continue
-		}
-		for j := i - 1; j >= 0; j-- {
-			if prev[j].exists {
-				_ = atomicfile.Write(context.WithoutCancel(ctx), outs[j].path, func(w io.Writer) error { _, err := w.Write(prev[j].old); return err })
-			} else {
-				_ = os.Remove(outs[j].path)
-			}
-		}
-		return err
-	}
-	return nil
+	return cands, nil
 }
 
 // runHeatmaps draws the weight heatmaps of figure 3-4, one grid per prior.
@@ -468,37 +378,7 @@ func runHeatmaps(e *env, at string, sList listFlag, arch cntk.Arch, base cntk.Pr
 	if len(ss) > plot.MaxGridImages {
 		return usagef("--heatmap-s: at most %d values", plot.MaxGridImages)
 	}
-	observed = cntk.HeatmapMask(observed, h, w, y, x, hole)
-	if _, err := cntk.CheckMask(observed, h, w); err != nil {
-		return fmt.Errorf("mask: %s", strings.TrimPrefix(err.Error(), "cntk: "))
-	}
-	stem := strings.TrimSuffix(out, ".png")
-	kstem := strings.TrimSuffix(kernelOut, ".png")
-	for _, kind := range []cntk.PriorKind{cntk.PriorUniform, cntk.PriorOneHot, cntk.PriorIdentity, cntk.PriorMeshgrid} {
-		p := base
-		p.Kind = kind
-		if !p.Stationary() && h*w > cntk.MaxDirectPixels {
-			fmt.Fprintf(e.stderr, "rfm inpaint: %s prior skipped: its kernel is direct and %d×%d exceeds %d pixels\n", kind, w, h, cntk.MaxDirectPixels)
-			continue
-		}
-		weights, rows, err := cntk.Heatmaps(e.ctx, arch, p, h, w, observed, y, x, ss, opt)
-		if err != nil {
-			return err
-		}
-		var titles []string
-		for _, n := range ss {
-			titles = append(titles, fmt.Sprintf("s = %d", n))
-		}
-		title := fmt.Sprintf("%s prior: weight of each observed pixel in the prediction of (%d, %d)", kind, x, y)
-		if err := plot.ImageGrid(stem+"-"+kind.String()+".png", weights, h, w, titles, title); err != nil {
-			return err
-		}
-		if kernelOut != "" {
-			title := fmt.Sprintf("%s prior: kernel row K((%d, %d), ·)", kind, x, y)
-			if err := plot.ImageGrid(kstem+"-"+kind.String()+".png", rows, h, w, titles, title); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return cntk.HeatmapFigures(e.ctx, arch, base, h, w, observed, y, x, hole, ss, opt, strings.TrimSuffix(out, ".png"), strings.TrimSuffix(kernelOut, ".png"), func(kind cntk.PriorKind) {
+		fmt.Fprintf(e.stderr, "rfm inpaint: %s prior skipped: its kernel is direct and %d×%d exceeds %d pixels\n", kind, w, h, cntk.MaxDirectPixels)
+	})
 }
