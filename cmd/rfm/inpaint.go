@@ -15,28 +15,15 @@ import (
 )
 
 // inpaintOptions holds rfm inpaint's flags.
+// inpaintOptions are cntk.Settings and the other flags of rfm inpaint.
 type inpaintOptions struct {
-	image, out, maskIn, maskOut, report string
-	missing                             float64
-	holes, holeSize                     int
-	seed                                uint64
-	s, filter                           int
-	slope                               float64
-	priorName                           string
-	low, high                           float64
-	ridge, tol                          float64
-	maxIter, exactMax                   int
-	heatmap, kernelOut                  string
-	heatmapS                            listFlag
-	heatmapSize                         int
-	quiet                               bool
-	kernelName                          string
-	bandwidth                           float64
-	precond                             string
-	tile                                int
-	selS, selFilter, selRidge           listFlag
-	selHoldout                          float64
-	selCrop, selCrops                   int
+	cntk.Settings
+	image, out, maskOut, report string
+	heatmap, kernelOut          string
+	heatmapS                    listFlag
+	heatmapSize                 int
+	quiet                       bool
+	selS, selFilter, selRidge   listFlag
 }
 
 func cmdInpaint(e *env, args []string) error {
@@ -87,15 +74,15 @@ rfm inpaint --heatmap 40,12 --heatmap-size 64 --hole-size 9 --out heat.png`)
 	} else if o.heatmap == "" {
 		return usagef("--image is required (or --heatmap)")
 	}
-	if o.heatmap == "" && o.maskSources() == 0 {
+	if o.heatmap == "" && o.MaskSources() == 0 {
 		return usagef("give a mask: --missing R, --holes N or --mask M.png")
 	}
-	observed, err := o.mask(h, w)
+	observed, err := o.LoadMask(h, w)
 	if err != nil {
 		return err
 	}
 	if o.heatmap != "" {
-		return runHeatmaps(e, o.heatmap, o.heatmapS, arch, cntk.Prior{Low: o.low, High: o.high}, h, w, observed, o.holeSize, opt, o.out, o.kernelOut)
+		return runHeatmaps(e, o.heatmap, o.heatmapS, arch, cntk.Prior{Low: o.Low, High: o.High}, h, w, observed, o.HoleSize, opt, o.out, o.kernelOut)
 	}
 	return o.run(e, coord, arch, opt, img, observed)
 }
@@ -109,34 +96,34 @@ func (o *inpaintOptions) register(f *flagSet) {
 	f.String(&o.report, "report", "", "write the run's figures (PSNR of the missing pixels, times, kernel memory, peak memory) to `JSON`")
 	f.Bool(&o.quiet, "quiet", false, "no summary on stderr")
 	f.Section("Mask (one of)")
-	f.String(&o.maskIn, "mask", "", "mask `PNG` of the image's size: white (> 0.5) observed, black missing")
-	f.Float(&o.missing, "missing", 0, "hide this share `R` of the pixels, chosen at random with --seed")
-	f.Int(&o.holes, "holes", 0, "hide `N` square holes at random positions (--seed)")
-	f.Int(&o.holeSize, "hole-size", 16, "side of each hole in `PX`")
-	f.Uint64(&o.seed, "seed", 1, "random `SEED` of the mask")
+	f.String(&o.Mask, "mask", "", "mask `PNG` of the image's size: white (> 0.5) observed, black missing")
+	f.Float(&o.Missing, "missing", 0, "hide this share `R` of the pixels, chosen at random with --seed")
+	f.Int(&o.Holes, "holes", 0, "hide `N` square holes at random positions (--seed)")
+	f.Int(&o.HoleSize, "hole-size", 16, "side of each hole in `PX`")
+	f.Uint64(&o.Seed, "seed", 1, "random `SEED` of the mask")
 	f.Section("Kernel")
-	f.String(&o.kernelName, "kernel", "cntk", "`NAME`: cntk, or a plain kernel on pixel coordinates for comparison: laplace, gaussian")
-	f.Float(&o.bandwidth, "bandwidth", 2, "bandwidth σ in `PX` of the laplace and gaussian kernels")
-	f.Int(&o.s, "s", 4, "number `S` of stride-2 convolutions and of upsamplings (0.."+strconv.Itoa(cntk.MaxS)+")")
-	f.Int(&o.filter, "filter", 3, "odd filter size `Q` of every convolution")
-	f.Float(&o.slope, "slope", 0, "activation max(u, `A`·u): 0 ReLU, 1 linear, −1 absolute value, else leaky ReLU")
-	f.String(&o.priorName, "prior", "uniform", "feature prior `NAME`: uniform (i.i.d. U[low, high], infinite channels), onehot (a channel per pixel), identity (the identity matrix as an image; direct kernel, ≤ 64×64), meshgrid (direct, ≤ 64×64)")
-	f.Float(&o.low, "prior-low", 0, "lower bound `A` of the uniform prior")
-	f.Float(&o.high, "prior-high", 0.1, "upper bound `B` of the uniform prior")
+	f.String(&o.Kernel, "kernel", "cntk", "`NAME`: cntk, or a plain kernel on pixel coordinates for comparison: laplace, gaussian")
+	f.Float(&o.Bandwidth, "bandwidth", 2, "bandwidth σ in `PX` of the laplace and gaussian kernels")
+	f.Int(&o.S, "s", 4, "number `S` of stride-2 convolutions and of upsamplings (0.."+strconv.Itoa(cntk.MaxS)+")")
+	f.Int(&o.Filter, "filter", 3, "odd filter size `Q` of every convolution")
+	f.Float(&o.Slope, "slope", 0, "activation max(u, `A`·u): 0 ReLU, 1 linear, −1 absolute value, else leaky ReLU")
+	f.String(&o.Prior, "prior", "uniform", "feature prior `NAME`: uniform (i.i.d. U[low, high], infinite channels), onehot (a channel per pixel), identity (the identity matrix as an image; direct kernel, ≤ 64×64), meshgrid (direct, ≤ 64×64)")
+	f.Float(&o.Low, "prior-low", 0, "lower bound `A` of the uniform prior")
+	f.Float(&o.High, "prior-high", 0.1, "upper bound `B` of the uniform prior")
 	f.Section("Solve")
-	f.Float(&o.ridge, "ridge", 0, "add `L`·K(x, x) to the diagonal of K_OO")
-	f.Int(&o.exactMax, "exact-max", 4000, "factorise K_OO densely up to `N` observed pixels, else conjugate gradients")
-	f.Float(&o.tol, "tol", 1e-5, "stop conjugate gradients when the relative residual ‖b − Kα‖/‖b‖ is below `T`")
-	f.Int(&o.maxIter, "max-iter", 1000, "safety cap of `N` conjugate-gradient iterations (the summary says if the solve stopped there unconverged)")
-	f.String(&o.precond, "precond", "block", "conjugate gradients' preconditioner `NAME`: block (block Jacobi on square tiles), jacobi (diagonal), none")
-	f.Int(&o.tile, "tile", 0, "side in `PX` of the block preconditioner's tiles (0: 8)")
+	f.Float(&o.Ridge, "ridge", 0, "add `L`·K(x, x) to the diagonal of K_OO")
+	f.Int(&o.ExactMax, "exact-max", 4000, "factorise K_OO densely up to `N` observed pixels, else conjugate gradients")
+	f.Float(&o.Tol, "tol", 1e-5, "stop conjugate gradients when the relative residual ‖b − Kα‖/‖b‖ is below `T`")
+	f.Int(&o.MaxIter, "max-iter", 1000, "safety cap of `N` conjugate-gradient iterations (the summary says if the solve stopped there unconverged)")
+	f.String(&o.Precond, "precond", "block", "conjugate gradients' preconditioner `NAME`: block (block Jacobi on square tiles), jacobi (diagonal), none")
+	f.Int(&o.Tile, "tile", 0, "side in `PX` of the block preconditioner's tiles (0: 8)")
 	f.Section("Selection on observed pixels (cntk kernel)")
 	f.List(&o.selS, "select-s", "choose --s among `LIST` by predicting held-out observed pixels")
 	f.List(&o.selFilter, "select-filter", "choose --filter among `LIST` the same way")
 	f.List(&o.selRidge, "select-ridge", "choose --ridge among `LIST` the same way")
-	f.Float(&o.selHoldout, "select-holdout", 0.1, "share `F` of the observed pixels of each crop hidden and predicted (with --holes: as squares of --hole-size)")
-	f.Int(&o.selCrop, "select-crop", 128, "side `PX` of the crops the candidates are scored on")
-	f.Int(&o.selCrops, "select-crops", 4, "number `N` of crops, placed at random with --seed")
+	f.Float(&o.SelectHoldout, "select-holdout", 0.1, "share `F` of the observed pixels of each crop hidden and predicted (with --holes: as squares of --hole-size)")
+	f.Int(&o.SelectCrop, "select-crop", 128, "side `PX` of the crops the candidates are scored on")
+	f.Int(&o.SelectCrops, "select-crops", 4, "number `N` of crops, placed at random with --seed")
 	f.Section("Heatmaps")
 	f.String(&o.heatmap, "heatmap", "", "draw the weights of the observed pixels in the prediction of pixel `X,Y` (column, row) instead of inpainting")
 	f.List(&o.heatmapS, "heatmap-s", "numbers of down/upsamplings `LIST` to draw (default 1,2,3,4)")
@@ -144,103 +131,20 @@ func (o *inpaintOptions) register(f *flagSet) {
 	f.String(&o.kernelOut, "kernel-out", "", "with --heatmap, also draw the kernel rows K(x, ·) to `PNG` (figure 3-4a), one grid per prior")
 }
 
-// maskSources counts the mask flags given.
-func (o *inpaintOptions) maskSources() int {
-	n := 0
-	for _, set := range []bool{o.maskIn != "", o.missing != 0, o.holes != 0} {
-		if set {
-			n++
-		}
-	}
-	return n
-}
-
-// check validates the flags that need no image: the kernel, the
-// architecture and the solve's options.
+// check validates the flags that need no image (cntk.Settings.Check) and
+// the output paths.
 func (o *inpaintOptions) check() (cntk.CoordKind, cntk.Arch, cntk.Options, error) {
-	coord := cntk.CoordKind(-1)
-	arch := cntk.Arch{S: o.s, Filter: o.filter, Slope: o.slope}
-	pc, pcErr := cntk.ParsePreconditioner(o.precond)
-	opt := cntk.Options{Ridge: o.ridge, Tol: o.tol, MaxIter: o.maxIter, ExactMax: o.exactMax, Precond: pc, Tile: o.tile}
-	fail := func(err error) (cntk.CoordKind, cntk.Arch, cntk.Options, error) { return coord, arch, opt, err }
-	switch o.kernelName {
-	case "cntk":
-	case "laplace":
-		coord = cntk.CoordLaplace
-	case "gaussian":
-		coord = cntk.CoordGaussian
-	default:
-		return fail(usagef("--kernel %q: want cntk, laplace or gaussian", o.kernelName))
+	coord, arch, opt, err := o.Check()
+	if err == nil && o.out == "" {
+		err = usagef("--out is required")
 	}
-	if _, err := cntk.ParsePrior(o.priorName); err != nil {
-		return fail(usagef("--prior %q: want uniform, onehot, identity or meshgrid", o.priorName))
+	if err == nil {
+		err = checkOutPath("out", o.out, o.image)
 	}
-	if !(o.low < o.high) {
-		return fail(usagef("--prior-low %g must be below --prior-high %g", o.low, o.high))
+	if err == nil && o.report != "" {
+		err = checkOutPath("report", o.report, o.image)
 	}
-	if err := arch.Validate(); err != nil {
-		return fail(usagef("%s", strings.TrimPrefix(err.Error(), "cntk: ")))
-	}
-	switch {
-	case o.ridge < 0:
-		return fail(usagef("--ridge %g: want ≥ 0", o.ridge))
-	case !(o.tol > 0 && o.tol < 1):
-		return fail(usagef("--tol %g: want in (0, 1)", o.tol))
-	case o.maxIter < 1:
-		return fail(usagef("--max-iter %d: want ≥ 1", o.maxIter))
-	case o.exactMax < 0:
-		return fail(usagef("--exact-max %d: want ≥ 0", o.exactMax))
-	case pcErr != nil:
-		return fail(usagef("--precond %q: want block, jacobi or none", o.precond))
-	case o.tile < 0:
-		return fail(usagef("--tile %d: want ≥ 1 (0: the default)", o.tile))
-	case !(o.selHoldout > 0 && o.selHoldout < 1):
-		return fail(usagef("--select-holdout %g: want a share in (0, 1)", o.selHoldout))
-	case o.selCrop < 8 || o.selCrops < 1:
-		return fail(usagef("--select-crop %d --select-crops %d: want a side ≥ 8 and ≥ 1 crop", o.selCrop, o.selCrops))
-	case o.maskSources() > 1:
-		return fail(usagef("give one of --mask, --missing, --holes"))
-	case o.out == "":
-		return fail(usagef("--out is required"))
-	}
-	if err := checkOutPath("out", o.out, o.image); err != nil {
-		return fail(err)
-	}
-	if o.report != "" {
-		if err := checkOutPath("report", o.report, o.image); err != nil {
-			return fail(err)
-		}
-	}
-	return coord, arch, opt, nil
-}
-
-// mask reads or draws the mask of an h×w image (nil when no mask flag is
-// given).
-func (o *inpaintOptions) mask(h, w int) ([]bool, error) {
-	switch {
-	case o.maskIn != "":
-		m, err := cntk.LoadPNG(o.maskIn)
-		if err != nil {
-			return nil, fmt.Errorf("--mask %w", err)
-		}
-		if m.H != h || m.W != w {
-			return nil, fmt.Errorf("--mask %s is %d×%d but the image is %d×%d", o.maskIn, m.W, m.H, w, h)
-		}
-		return cntk.MaskFromImage(m), nil
-	case o.missing != 0:
-		observed, err := cntk.RandomMask(h, w, o.missing, o.seed)
-		if err != nil {
-			return nil, usagef("--missing %g: want a share in (0, 1)", o.missing)
-		}
-		return observed, nil
-	case o.holes != 0:
-		observed, err := cntk.HolesMask(h, w, o.holes, o.holeSize, o.seed)
-		if err != nil {
-			return nil, usagef("--holes %d --hole-size %d: %s", o.holes, o.holeSize, strings.TrimPrefix(err.Error(), "cntk: "))
-		}
-		return observed, nil
-	}
-	return nil, nil
+	return coord, arch, opt, err
 }
 
 // run inpaints img, writes the result, the mask and the report, and prints
@@ -254,12 +158,12 @@ func (o *inpaintOptions) run(e *env, coord cntk.CoordKind, arch cntk.Arch, opt c
 	if err := checkOutPath("mask-out", maskOut, o.image, o.out); err != nil {
 		return err
 	}
-	kind, _ := cntk.ParsePrior(o.priorName)
-	job := cntk.Job{Name: o.image, Coord: coord, KernelName: o.kernelName, Bandwidth: o.bandwidth, Arch: arch,
-		Prior: cntk.Prior{Kind: kind, Low: o.low, High: o.high}, Solve: opt,
-		Select: cntk.SelectOptions{Holdout: o.selHoldout, Crop: o.selCrop, Crops: o.selCrops, Seed: o.seed}}
-	if o.holes != 0 {
-		job.Select.HoleSize = o.holeSize
+	kind, _ := cntk.ParsePrior(o.Prior)
+	job := cntk.Job{Name: o.image, Coord: coord, KernelName: o.Kernel, Bandwidth: o.Bandwidth, Arch: arch,
+		Prior: cntk.Prior{Kind: kind, Low: o.Low, High: o.High}, Solve: opt,
+		Select: cntk.SelectOptions{Holdout: o.SelectHoldout, Crop: o.SelectCrop, Crops: o.SelectCrops, Seed: o.Seed}}
+	if o.Holes != 0 {
+		job.Select.HoleSize = o.HoleSize
 	}
 	if coord < 0 && len(o.selS)+len(o.selFilter)+len(o.selRidge) > 0 {
 		var err error
@@ -268,14 +172,14 @@ func (o *inpaintOptions) run(e *env, coord cntk.CoordKind, arch cntk.Arch, opt c
 		}
 	}
 	if ph, pw := arch.FitSize(h, w); coord < 0 && (ph != h || pw != w) && !o.quiet {
-		fmt.Fprintf(e.stderr, "rfm inpaint: %d×%d does not fit s = %d; padded to %d×%d with unobserved pixels, result cropped back\n", w, h, o.s, pw, ph)
+		fmt.Fprintf(e.stderr, "rfm inpaint: %d×%d does not fit s = %d; padded to %d×%d with unobserved pixels, result cropped back\n", w, h, o.S, pw, ph)
 	}
 	bar := newProgress(e.stderr, e.tty(), o.quiet)
 	job.Progress = func(frac float64, stage string) { bar.Update(frac, stage) }
 	res, r, err := job.Run(e.ctx, img, observed)
 	var be *cntk.BandwidthError
 	if errors.As(err, &be) {
-		err = usagef("--bandwidth %g: %s", o.bandwidth, strings.TrimPrefix(be.Err.Error(), "cntk: "))
+		err = usagef("--bandwidth %g: %s", o.Bandwidth, strings.TrimPrefix(be.Err.Error(), "cntk: "))
 	}
 	// The result, its mask and the report are written as a set: all of
 	// them or, on any failure, none (earlier files restored).
