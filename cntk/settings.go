@@ -2,9 +2,12 @@ package cntk
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/rfmkit/rfm/internal/cli"
+	"github.com/rfmkit/rfm/plot"
 )
 
 // Settings are the mask, kernel and solve flags of rfm inpaint (the errors
@@ -119,4 +122,74 @@ func (s *Settings) LoadMask(h, w int) ([]bool, error) {
 		return observed, nil
 	}
 	return nil, nil
+}
+
+// Candidates are the combinations of the --select-s, --select-filter and
+// --select-ridge lists (an empty list: the value of arch or ridge).
+func Candidates(selS, selFilter, selRidge []string, arch Arch, ridge float64) ([]Candidate, error) {
+	ss, err := cli.ParseWhole("select-s", selS, arch.S)
+	if err != nil {
+		return nil, err
+	}
+	fs, err := cli.ParseWhole("select-filter", selFilter, arch.Filter)
+	if err != nil {
+		return nil, err
+	}
+	ridges := []float64{ridge}
+	if len(selRidge) > 0 {
+		ridges = nil
+		for _, v := range selRidge {
+			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil || !(x >= 0) || math.IsInf(x, 0) {
+				return nil, cli.Usagef("--select-ridge %q: want numbers ≥ 0", v)
+			}
+			ridges = append(ridges, x)
+		}
+	}
+	var cands []Candidate
+	for _, s := range ss {
+		for _, q := range fs {
+			a := Arch{S: s, Filter: q, Slope: arch.Slope}
+			if err := a.Validate(); err != nil {
+				return nil, cli.Usagef("--select-s %d --select-filter %d: %s", s, q, strings.TrimPrefix(err.Error(), "cntk: "))
+			}
+			for _, r := range ridges {
+				cands = append(cands, Candidate{S: s, Filter: q, Ridge: r})
+			}
+		}
+	}
+	return cands, nil
+}
+
+// ParseHeatmap parses --heatmap X,Y and the --heatmap-s list (default
+// 1,2,3,4) for an h×w grid.
+func ParseHeatmap(at string, sList []string, arch Arch, h, w int) (x, y int, ss []int, err error) {
+	parts := strings.Split(at, ",")
+	if len(parts) != 2 {
+		return 0, 0, nil, cli.Usagef("--heatmap %q: want X,Y (column, row)", at)
+	}
+	var errX, errY error
+	x, errX = strconv.Atoi(strings.TrimSpace(parts[0]))
+	y, errY = strconv.Atoi(strings.TrimSpace(parts[1]))
+	if errX != nil || errY != nil || x < 0 || y < 0 || x >= w || y >= h {
+		return 0, 0, nil, cli.Usagef("--heatmap %q: want X,Y with 0 ≤ X < %d and 0 ≤ Y < %d", at, w, h)
+	}
+	if len(sList) == 0 {
+		sList = []string{"1", "2", "3", "4"}
+	}
+	for _, v := range sList {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 0 || n > MaxS {
+			return 0, 0, nil, cli.Usagef("--heatmap-s %q: want numbers in 0..%d", v, MaxS)
+		}
+		a := Arch{S: n, Filter: arch.Filter, Slope: arch.Slope}
+		if err := a.CheckSize(h, w); err != nil {
+			return 0, 0, nil, cli.Usagef("--heatmap-s %d: %s", n, strings.TrimPrefix(err.Error(), "cntk: "))
+		}
+		ss = append(ss, n)
+	}
+	if len(ss) > plot.MaxGridImages {
+		return 0, 0, nil, cli.Usagef("--heatmap-s: at most %d values", plot.MaxGridImages)
+	}
+	return x, y, ss, nil
 }

@@ -47,3 +47,33 @@ func TestSettings(t *testing.T) {
 		t.Errorf("no mask setting: %v %v", m, err)
 	}
 }
+
+// Candidates combine the selection lists (an empty list: the current
+// value); ParseHeatmap checks the pixel and each s against the grid.
+func TestCandidatesAndHeatmap(t *testing.T) {
+	arch := Arch{S: 2, Filter: 3}
+	c, err := Candidates([]string{"1", "2"}, nil, []string{"0", "0.1"}, arch, 0)
+	if err != nil || len(c) != 4 || c[3] != (Candidate{S: 2, Filter: 3, Ridge: 0.1}) {
+		t.Errorf("%v %v", c, err)
+	}
+	if c, err := Candidates(nil, []string{"5"}, nil, arch, 0.5); err != nil || len(c) != 1 || c[0] != (Candidate{S: 2, Filter: 5, Ridge: 0.5}) {
+		t.Errorf("%v %v", c, err)
+	}
+	for _, bad := range [][3][]string{{{"a"}, nil, nil}, {nil, {"4"}, nil}, {nil, nil, {"-1"}}} {
+		if _, err := Candidates(bad[0], bad[1], bad[2], arch, 0); err == nil || !strings.Contains(err.Error(), "--select-") {
+			t.Errorf("%v: %v", bad, err)
+		}
+	}
+	x, y, ss, err := ParseHeatmap("3, 5", nil, arch, 32, 32)
+	if err != nil || x != 3 || y != 5 || len(ss) != 4 {
+		t.Errorf("%d %d %v %v", x, y, ss, err)
+	}
+	for at, want := range map[string]string{"3": "want X,Y (column, row)", "16,0": "0 ≤ X < 16"} {
+		if _, _, _, err := ParseHeatmap(at, nil, arch, 16, 16); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v", at, err)
+		}
+	}
+	if _, _, _, err := ParseHeatmap("1,1", []string{"4"}, arch, 16, 16); err == nil || !strings.Contains(err.Error(), "--heatmap-s 4") {
+		t.Errorf("s = 4 on 16×16: %v", err)
+	}
+}

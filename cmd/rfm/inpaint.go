@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/rfmkit/rfm/cntk"
 	"github.com/rfmkit/rfm/internal/cli"
 	"github.com/rfmkit/rfm/internal/sysmem"
-	"github.com/rfmkit/rfm/plot"
 )
 
 // inpaintOptions holds rfm inpaint's flags.
@@ -167,7 +165,7 @@ func (o *inpaintOptions) run(e *env, coord cntk.CoordKind, arch cntk.Arch, opt c
 	}
 	if coord < 0 && len(o.selS)+len(o.selFilter)+len(o.selRidge) > 0 {
 		var err error
-		if job.Candidates, err = o.candidates(arch, opt.Ridge); err != nil {
+		if job.Candidates, err = cntk.Candidates(o.selS, o.selFilter, o.selRidge, arch, opt.Ridge); err != nil {
 			return err
 		}
 	}
@@ -216,71 +214,11 @@ func inpaintSummary(r cntk.RunReport, selected bool) string {
 		r.Width, r.Height, r.Kernel, chosen, sysmem.Human(uint64(r.KernelBytes)), secs(r.KernelSeconds), r.Observed, how, secs(r.SolveSeconds), r.PSNRMissing, sysmem.Human(r.PeakRSSBytes))
 }
 
-// candidates are the --select-* lists' combinations (a missing list: the
-// flag's own value).
-func (o *inpaintOptions) candidates(arch cntk.Arch, ridge float64) ([]cntk.Candidate, error) {
-	ss, err := cli.ParseWhole("select-s", o.selS, arch.S)
-	if err != nil {
-		return nil, err
-	}
-	fs, err := cli.ParseWhole("select-filter", o.selFilter, arch.Filter)
-	if err != nil {
-		return nil, err
-	}
-	ridges := []float64{ridge}
-	if len(o.selRidge) > 0 {
-		ridges = nil
-		for _, v := range o.selRidge {
-			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil || !(x >= 0) || math.IsInf(x, 0) {
-				return nil, usagef("--select-ridge %q: want numbers ≥ 0", v)
-			}
-			ridges = append(ridges, x)
-		}
-	}
-	var cands []cntk.Candidate
-	for _, s := range ss {
-		for _, q := range fs {
-			a := cntk.Arch{S: s, Filter: q, Slope: arch.Slope}
-			if err := a.Validate(); err != nil {
-				return nil, usagef("--select-s %d --select-filter %d: %s", s, q, strings.TrimPrefix(err.Error(), "cntk: "))
-			}
-			for _, r := range ridges {
-				cands = append(cands, cntk.Candidate{S: s, Filter: q, Ridge: r})
-			}
-		}
-	}
-	return cands, nil
-}
-
 // runHeatmaps draws the weight heatmaps of figure 3-4, one grid per prior.
 func runHeatmaps(e *env, at string, sList listFlag, arch cntk.Arch, base cntk.Prior, h, w int, observed []bool, hole int, opt cntk.Options, out, kernelOut string) error {
-	parts := strings.Split(at, ",")
-	if len(parts) != 2 {
-		return usagef("--heatmap %q: want X,Y (column, row)", at)
-	}
-	x, errX := strconv.Atoi(strings.TrimSpace(parts[0]))
-	y, errY := strconv.Atoi(strings.TrimSpace(parts[1]))
-	if errX != nil || errY != nil || x < 0 || y < 0 || x >= w || y >= h {
-		return usagef("--heatmap %q: want X,Y with 0 ≤ X < %d and 0 ≤ Y < %d", at, w, h)
-	}
-	if len(sList) == 0 {
-		sList = listFlag{"1", "2", "3", "4"}
-	}
-	var ss []int
-	for _, v := range sList {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || n < 0 || n > cntk.MaxS {
-			return usagef("--heatmap-s %q: want numbers in 0..%d", v, cntk.MaxS)
-		}
-		a := cntk.Arch{S: n, Filter: arch.Filter, Slope: arch.Slope}
-		if err := a.CheckSize(h, w); err != nil {
-			return usagef("--heatmap-s %d: %s", n, strings.TrimPrefix(err.Error(), "cntk: "))
-		}
-		ss = append(ss, n)
-	}
-	if len(ss) > plot.MaxGridImages {
-		return usagef("--heatmap-s: at most %d values", plot.MaxGridImages)
+	x, y, ss, err := cntk.ParseHeatmap(at, sList, arch, h, w)
+	if err != nil {
+		return err
 	}
 	return cntk.HeatmapFigures(e.ctx, arch, base, h, w, observed, y, x, hole, ss, opt, strings.TrimSuffix(out, ".png"), strings.TrimSuffix(kernelOut, ".png"), func(kind cntk.PriorKind) {
 		fmt.Fprintf(e.stderr, "rfm inpaint: %s prior skipped: its kernel is direct and %d×%d exceeds %d pixels\n", kind, w, h, cntk.MaxDirectPixels)
