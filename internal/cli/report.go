@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rfmkit/rfm/internal/atomicfile"
+	"github.com/rfmkit/rfm/plot"
 )
 
 // The blocks the experiment commands share: notes on stderr, the --out
@@ -122,4 +123,25 @@ func ParseWhole(name string, items []string, def int) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// ParseImageShape parses --image-shape HxW or HxWxC (C 1 or 3).
+func ParseImageShape(s string) (*plot.ImageShape, error) {
+	parts := strings.Split(strings.ToLower(s), "x")
+	if len(parts) < 2 || len(parts) > 3 {
+		return nil, Usagef("--image-shape %q: want HxW or HxWxC, e.g. 28x28", s)
+	}
+	dims := make([]int, 3)
+	dims[2] = 1
+	for i, p := range parts {
+		v, err := strconv.Atoi(p)
+		if err != nil || v < 1 {
+			return nil, Usagef("--image-shape %q: %q is not a positive whole number", s, p)
+		}
+		dims[i] = v
+	}
+	if c := dims[2]; c != 1 && c != 3 {
+		return nil, Usagef("--image-shape %q: %d channels; images have 1 (grey) or 3 (RGB)", s, c)
+	}
+	return &plot.ImageShape{H: dims[0], W: dims[1], C: dims[2]}, nil
 }
