@@ -7,12 +7,9 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/rfmkit/rfm/complete"
 	"github.com/rfmkit/rfm/dataset"
-	"github.com/rfmkit/rfm/internal/cli"
-	"github.com/rfmkit/rfm/internal/sysmem"
 	"github.com/rfmkit/rfm/modelfile"
 )
 
@@ -171,49 +168,18 @@ func (o *completeOptions) readMeta(e *env, y *complete.Matrix) (*complete.Prior,
 // run scores the holdouts, completes and writes the matrix as asked, and
 // prints the report.
 func (o *completeOptions) run(e *env, st *complete.Study, y *complete.Matrix, label string) error {
-	report := st.NewReport(o.data, y)
-	start := time.Now()
 	prog := newProgress(e.stderr, e.tty(), o.common.quiet || o.common.json)
 	st.Options.Progress = func(stage string, f float64) { prog.Update(f, stage) }
-	fail := func(err error) error {
+	ro := complete.RunOptions{Data: o.data, Holdout: o.Holdout, HoldoutColumns: o.HoldoutColumns, Seed: o.seed, Out: o.out}
+	if o.out != "" {
+		ro.Write = func(m *complete.Matrix) error { return o.write(e.ctx, m, label) }
+	}
+	report, err := st.Run(e.ctx, y, ro)
+	if err != nil {
 		prog.Abort()
 		return err
 	}
-	if err := st.ScoreHoldouts(e.ctx, y, o.Holdout, o.HoldoutColumns, o.seed, report); err != nil {
-		var he *complete.HoldoutError
-		if errors.As(err, &he) {
-			flag := map[bool]string{false: "--holdout", true: "--holdout-columns"}[he.Columns]
-			if he.Split {
-				return fail(usagef("%s: %v", flag, he.Err))
-			}
-			err = fmt.Errorf("%s: %w", flag, he.Err)
-		}
-		return fail(err)
-	}
-	scored := o.Holdout > 0 || o.HoldoutColumns > 0
-	if y.Count() == y.Rows*y.Cols {
-		if !scored {
-			return fail(fmt.Errorf("%s: every one of the %d×%d entries is observed: there is nothing to complete (--holdout F scores the completion on held-out entries)", o.data, y.Rows, y.Cols))
-		}
-		report.Note = "every entry is observed: nothing to complete"
-		if o.out != "" {
-			report.Note += "; --out was not written"
-		}
-	} else if o.out != "" || !scored {
-		res, err := st.Complete(e.ctx, y)
-		if err != nil {
-			return fail(err)
-		}
-		report.Fill(res)
-		if o.out != "" {
-			if err := o.write(e.ctx, res.Y, label); err != nil {
-				return fail(err)
-			}
-			report.Out = o.out
-		}
-	}
-	report.Seconds = time.Since(start).Seconds()
-	prog.Finish(completeSummary(report))
+	prog.Finish(report.Summary())
 	if o.common.json {
 		return writeJSON(e.stdout, report)
 	}
@@ -242,12 +208,4 @@ func (o *completeOptions) readMatrix(ctx context.Context) (*complete.Matrix, err
 		return complete.ReadLong(ctx, o.data, complete.LongOptions{ReadOptions: ro, Row: o.rowCol, Col: o.colCol, Value: o.value})
 	}
 	return complete.ReadWide(ctx, o.data, complete.ReadOptions{ReadOptions: ro, RowID: o.rowID})
-}
-
-func completeSummary(r *complete.Report) string {
-	s := fmt.Sprintf("completed %d×%d (%d observed) in %s", r.Rows, r.Cols, r.Observed, cli.Clock(time.Duration(r.Seconds*float64(time.Second))))
-	if r.Groups > 0 {
-		s += fmt.Sprintf("; %d observed patterns (%d direct, %d through the shared inverse), plan %s", r.Groups, r.Direct, r.Schur, sysmem.Human(r.Memory))
-	}
-	return s
 }
