@@ -2,9 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
-	"strconv"
-	"strings"
 
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/internal/cli"
@@ -15,9 +12,6 @@ import (
 type nfaOptions struct {
 	nfa.Settings
 	data, target, out, imageShape string
-	balances                      string
-	dataSeeds, netSeeds           int
-	xScale                        float64
 	withRFM                       bool
 	common                        commonFlags
 }
@@ -122,10 +116,10 @@ func (o *nfaOptions) register(f *flagSet) {
 	f.Int(&o.TestN, "test-n", 2000, "test rows `N` of the synthetic task (a later seed)")
 	f.String(&o.data, "data", "", "train on this table `FILE` instead (20% held out for the test figures)")
 	f.String(&o.target, "target", "", "the table's target `COL`")
-	f.String(&o.balances, "balance", defaultBalances, "alignment-reversing: the balances `LIST` γ ∈ (0, 1]")
-	f.Int(&o.dataSeeds, "data-seeds", 4, "alignment-reversing: datasets `N` per balance (seeds --seed, --seed+1, …)")
-	f.Int(&o.netSeeds, "net-seeds", 30, "alignment-reversing: networks `N` to average over")
-	f.Float(&o.xScale, "x-scale", 1, "alignment-reversing: the data's row scale `S` (X₁ ~ N(0, S²Σ); see 'rfm synth -h')")
+	f.String(&o.Balances, "balance", defaultBalances, "alignment-reversing: the balances `LIST` γ ∈ (0, 1]")
+	f.Int(&o.DataSeeds, "data-seeds", 4, "alignment-reversing: datasets `N` per balance (seeds --seed, --seed+1, …)")
+	f.Int(&o.NetSeeds, "net-seeds", 30, "alignment-reversing: networks `N` to average over")
+	f.Float(&o.XScale, "x-scale", 1, "alignment-reversing: the data's row scale `S` (X₁ ~ N(0, S²Σ); see 'rfm synth -h')")
 	f.Section("Network")
 	f.String(&o.Widths, "widths", "256,256", "hidden layer `WIDTHS` (1 to 32 of them)")
 	f.String(&o.Activation, "activation", "relu", "`ACT`: relu, leaky-relu, tanh or sine")
@@ -177,42 +171,9 @@ const defaultBalances = "0.05,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1"
 
 // nfaReversing runs the alignment reversing sweep (science/nfa).
 func nfaReversing(e *env, f *flagSet, o *nfaOptions) error {
-	for _, name := range []string{"data", "target", "test-n", "activation", "bias", "init-scale", "optimizer", "lr", "momentum", "weight-decay", "batch", "epochs", "points", "rfm", "image-shape"} {
-		if f.IsSet(name) {
-			return usagef("--%s does not apply to --task alignment-reversing (no training: the measurement is at initialization)", name)
-		}
-	}
-	if !(o.xScale > 0) || math.IsInf(o.xScale, 0) {
-		return usagef("--x-scale %v: must be positive and finite", o.xScale)
-	}
-	ro := nfa.DefaultReversingOptions()
-	ro.DataSeeds, ro.NetSeeds, ro.Seed, ro.Scale = o.dataSeeds, o.netSeeds, o.Seed, o.xScale
-	if f.IsSet("n") {
-		ro.N = o.N
-	}
-	if f.IsSet("d") {
-		ro.D = o.D
-	}
-	ro.Width = ro.D
-	if f.IsSet("widths") {
-		w, err := strconv.Atoi(strings.TrimSpace(o.Widths))
-		if err != nil || w < 1 {
-			return usagef("--widths %q: alignment-reversing's network has one hidden layer: want one positive width such as 1024", o.Widths)
-		}
-		ro.Width = w
-	}
-	var err error
-	if ro.Balances, err = nfa.ParseBalances(o.balances); err != nil {
+	ro, err := o.Reversing(f.IsSet)
+	if err != nil {
 		return err
-	}
-	switch {
-	case o.dataSeeds < 1:
-		return usagef("--data-seeds %d: must be at least 1", o.dataSeeds)
-	case o.netSeeds < 1:
-		return usagef("--net-seeds %d: must be at least 1", o.netSeeds)
-	}
-	if err := ro.CheckData(); err != nil {
-		return usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))
 	}
 	if err := cli.MkdirOut("out", o.out); err != nil {
 		return err

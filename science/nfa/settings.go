@@ -2,6 +2,7 @@ package nfa
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -10,8 +11,8 @@ import (
 	"github.com/rfmkit/rfm/synth"
 )
 
-// Settings are the network, training and synthetic-data flags of rfm nfa
-// (the errors name the flags).
+// Settings are the network, training, synthetic-data and alignment
+// reversing flags of rfm nfa (the errors name the flags).
 type Settings struct {
 	Task                          string // synthetic task of package synth
 	N, D, TestN                   int    // its training rows, inputs and test rows
@@ -21,6 +22,11 @@ type Settings struct {
 	Batch, Epochs, Points         int
 	Bias                          bool
 	Seed                          uint64
+	// Alignment reversing: the balances γ (comma list), datasets per γ,
+	// networks and the data's row scale.
+	Balances            string
+	DataSeeds, NetSeeds int
+	XScale              float64
 }
 
 // Network is the network the settings describe, checked.
@@ -80,4 +86,48 @@ func ParseBalances(list string) ([]float64, error) {
 		out = append(out, g)
 	}
 	return out, nil
+}
+
+// Reversing is the alignment-reversing sweep the settings describe (n = d
+// = 1024 and width d unless given); given reports whether a flag was given,
+// and a training flag is refused.
+func (s Settings) Reversing(given func(flag string) bool) (ReversingOptions, error) {
+	ro := DefaultReversingOptions()
+	for _, name := range []string{"data", "target", "test-n", "activation", "bias", "init-scale", "optimizer", "lr", "momentum", "weight-decay", "batch", "epochs", "points", "rfm", "image-shape"} {
+		if given(name) {
+			return ro, cli.Usagef("--%s does not apply to --task alignment-reversing (no training: the measurement is at initialization)", name)
+		}
+	}
+	if !(s.XScale > 0) || math.IsInf(s.XScale, 0) {
+		return ro, cli.Usagef("--x-scale %v: must be positive and finite", s.XScale)
+	}
+	ro.DataSeeds, ro.NetSeeds, ro.Seed, ro.Scale = s.DataSeeds, s.NetSeeds, s.Seed, s.XScale
+	if given("n") {
+		ro.N = s.N
+	}
+	if given("d") {
+		ro.D = s.D
+	}
+	ro.Width = ro.D
+	if given("widths") {
+		w, err := strconv.Atoi(strings.TrimSpace(s.Widths))
+		if err != nil || w < 1 {
+			return ro, cli.Usagef("--widths %q: alignment-reversing's network has one hidden layer: want one positive width such as 1024", s.Widths)
+		}
+		ro.Width = w
+	}
+	var err error
+	if ro.Balances, err = ParseBalances(s.Balances); err != nil {
+		return ro, err
+	}
+	switch {
+	case s.DataSeeds < 1:
+		return ro, cli.Usagef("--data-seeds %d: must be at least 1", s.DataSeeds)
+	case s.NetSeeds < 1:
+		return ro, cli.Usagef("--net-seeds %d: must be at least 1", s.NetSeeds)
+	}
+	if err := ro.CheckData(); err != nil {
+		return ro, cli.Usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))
+	}
+	return ro, nil
 }

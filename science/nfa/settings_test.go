@@ -44,3 +44,25 @@ func TestSettings(t *testing.T) {
 		t.Errorf("γ = 0: %v", err)
 	}
 }
+
+// Reversing takes n, d and the width only when given, and refuses the
+// training flags.
+func TestSettingsReversing(t *testing.T) {
+	s := Settings{N: 40, D: 16, Widths: "12", Balances: "0.5,1", DataSeeds: 2, NetSeeds: 3, XScale: 0.1, Seed: 7}
+	given := map[string]bool{"n": true, "d": true, "widths": true}
+	ro, err := s.Reversing(func(f string) bool { return given[f] })
+	if err != nil || ro.N != 40 || ro.D != 16 || ro.Width != 12 || len(ro.Balances) != 2 || ro.NetSeeds != 3 || ro.Scale != 0.1 || ro.Seed != 7 {
+		t.Fatalf("%+v %v", ro, err)
+	}
+	def := DefaultReversingOptions()
+	if ro, err := s.Reversing(func(string) bool { return false }); err != nil || ro.N != def.N || ro.Width != def.D {
+		t.Errorf("defaults: %+v %v", ro, err)
+	}
+	if _, err := s.Reversing(func(f string) bool { return f == "lr" }); err == nil || !strings.Contains(err.Error(), "--lr does not apply") {
+		t.Errorf("--lr: %v", err)
+	}
+	s.NetSeeds = 0
+	if _, err := s.Reversing(func(string) bool { return false }); err == nil || !strings.Contains(err.Error(), "--net-seeds 0") {
+		t.Errorf("no networks: %v", err)
+	}
+}
