@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rfmkit/rfm/internal/cli"
 	"github.com/rfmkit/rfm/internal/sysmem"
 	"github.com/rfmkit/rfm/plot"
 )
@@ -130,4 +131,23 @@ func HeatmapFigures(ctx context.Context, a Arch, base Prior, h, w int, observed 
 		}
 	}
 	return nil
+}
+
+// Summary is the line rfm inpaint ends with; selected says s, the filter
+// and the ridge were chosen on held-out pixels.
+func (r RunReport) Summary(selected bool) string {
+	how := "Cholesky"
+	if !r.Exact {
+		how = fmt.Sprintf("CG (%s preconditioner) %d iterations, residual %.2g", r.Precond, r.Iterations, r.Residual)
+		if !r.Converged {
+			how += fmt.Sprintf(" (not converged to --tol %g: raise --max-iter or --ridge)", r.Tol)
+		}
+	}
+	chosen := ""
+	if selected {
+		chosen = fmt.Sprintf(" (chosen on held-out observed pixels: s = %d, filter %d, ridge %g)", r.S, r.Filter, r.Ridge)
+	}
+	secs := func(s float64) string { return cli.Seconds(time.Duration(s * float64(time.Second))) }
+	return fmt.Sprintf("inpainted %d×%d with %s%s: kernel %s in %s, solve over %d observed pixels by %s in %s; PSNR on the missing pixels %.2f dB; peak memory %s",
+		r.Width, r.Height, r.Kernel, chosen, sysmem.Human(uint64(r.KernelBytes)), secs(r.KernelSeconds), r.Observed, how, secs(r.SolveSeconds), r.PSNRMissing, sysmem.Human(r.PeakRSSBytes))
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -65,5 +66,22 @@ func TestHeatmapFigures(t *testing.T) {
 	}
 	if len(skipped) != 0 {
 		t.Errorf("skipped %v on an 8×8 grid", skipped)
+	}
+}
+
+// The summary names the solve, the choice and the scores.
+func TestRunReportSummary(t *testing.T) {
+	r := RunReport{Width: 4, Height: 3, Kernel: "cntk", KernelBytes: 2048, KernelSeconds: 0.5, Observed: 7, Iterations: 12, Residual: 1e-6,
+		Precond: "block", Tol: 1e-5, SolveSeconds: 12, PSNRMissing: 30.123, S: 2, Filter: 3, Ridge: 0.1}
+	got := r.Summary(true)
+	for _, want := range []string{"inpainted 4×3 with cntk (chosen on held-out observed pixels: s = 2, filter 3, ridge 0.1)", "kernel 2.0 KiB in 0.50s",
+		"by CG (block preconditioner) 12 iterations, residual 1e-06 (not converged to --tol 1e-05", "in 12.0s", "30.12 dB"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q lacks %q", got, want)
+		}
+	}
+	r.Exact = true
+	if got := r.Summary(false); !strings.Contains(got, "by Cholesky in") || strings.Contains(got, "chosen") {
+		t.Errorf("%q", got)
 	}
 }

@@ -31,6 +31,9 @@ func (r *Run) logf(format string, args ...any) {
 	}
 }
 
+// Tasks are the synthetic tasks by name.
+var Tasks = map[string]Dirichlet{"2d": Task2D, "3d": Task3D}
+
 // TaxonomyData is the taxonomy's training and test rows on the orthant,
 // the data's dimension and a description of where they come from.
 type TaxonomyData struct {

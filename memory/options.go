@@ -56,7 +56,7 @@ type Options struct {
 	MatchTol                         float64
 	Grid, Arrows                     int
 	Margin                           float64
-	SweepWidths, SweepDepths         []string
+	SweepWidths, SweepDepths         string // comma lists
 	Out                              string
 	Log                              func(format string, args ...any)
 }
@@ -85,7 +85,7 @@ func (o *Options) Load(ctx context.Context) (*Data, error) {
 	if seqMode && o.Order == "" {
 		return nil, cli.Usagef("--mode sequence on a table needs --order COLUMN")
 	}
-	if !seqMode && (o.Order != "" || o.Group != "") && len(o.SweepWidths)+len(o.SweepDepths) == 0 {
+	if !seqMode && (o.Order != "" || o.Group != "") && o.SweepWidths+o.SweepDepths == "" {
 		return nil, cli.Usagef("--order and --group are for --mode sequence")
 	}
 	set, err := FromTable(t, TableOptions{Features: o.Features, Order: o.Order, Group: o.Group, Sequence: seqMode})
@@ -159,7 +159,7 @@ func (o *Options) recoveries() []Recovery {
 }
 
 // Sweep reports whether the options ask for the width × depth table.
-func (o *Options) Sweep() bool { return len(o.SweepWidths) > 0 || len(o.SweepDepths) > 0 }
+func (o *Options) Sweep() bool { return o.SweepWidths+o.SweepDepths != "" }
 
 // Run runs the experiment on the loaded examples; the Result's Data names
 // them.
@@ -189,11 +189,11 @@ func (o *Options) RunSweep(ctx context.Context) ([]Cell, error) {
 	if o.Resume != "" {
 		return nil, cli.Usagef("--resume continues one network, not a sweep")
 	}
-	widths, err := cli.ParseInts("sweep-widths", o.SweepWidths, []int{o.Width}, 1, 0)
+	widths, err := cli.ParseInts("sweep-widths", split(o.SweepWidths), []int{o.Width}, 1, 0)
 	if err != nil {
 		return nil, err
 	}
-	depths, err := cli.ParseInts("sweep-depths", o.SweepDepths, []int{o.Depth}, 1, 0)
+	depths, err := cli.ParseInts("sweep-depths", split(o.SweepDepths), []int{o.Depth}, 1, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -222,4 +222,12 @@ func (o *Options) RunSweep(ctx context.Context) ([]Cell, error) {
 func (r *Result) Summary(data *Data) string {
 	return fmt.Sprintf("stored %d of %d examples, %d of %d cycles stable; loss %.3g after %d epochs\nlargest top eigenvalue %.4g\n",
 		r.Stored, data.Set.N, r.CyclesOK, len(data.Set.Cycles), r.Loss, r.Training.Epochs, r.TopRadius())
+}
+
+// split splits a comma list ("" is no items).
+func split(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }

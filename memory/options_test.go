@@ -56,7 +56,7 @@ func TestOptions(t *testing.T) {
 	if data.Set.N != 3 || res.Examples != 3 || !strings.HasPrefix(res.Summary(data), "stored ") {
 		t.Errorf("%d examples, summary %q", res.Examples, res.Summary(data))
 	}
-	o.SweepWidths = []string{"4"}
+	o.SweepWidths = "4"
 	if _, err := o.RunSweep(context.Background()); err == nil || !strings.Contains(err.Error(), "need --out") {
 		t.Errorf("sweep without --out: %v", err)
 	}

@@ -73,13 +73,8 @@ rfm deep-limit --experiment consistency --task 2d --activation cor2:2,cor1:2 --o
 	if err != nil {
 		return usagef("--activation: %s", strings.TrimPrefix(err.Error(), "deeplimit: "))
 	}
-	var task deeplimit.Dirichlet
-	switch o.task {
-	case "2d":
-		task = deeplimit.Task2D
-	case "3d":
-		task = deeplimit.Task3D
-	default:
+	task, ok := deeplimit.Tasks[o.task]
+	if !ok {
 		return usagef("--task %q: want 2d or 3d", o.task)
 	}
 	if o.bayesSamples < 1000 {

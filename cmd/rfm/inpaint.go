@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rfmkit/rfm/cntk"
 	"github.com/rfmkit/rfm/internal/cli"
-	"github.com/rfmkit/rfm/internal/sysmem"
 )
 
 // inpaintOptions holds rfm inpaint's flags.
@@ -192,26 +190,8 @@ func (o *inpaintOptions) run(e *env, coord cntk.CoordKind, arch cntk.Arch, opt c
 		bar.Abort()
 		return err
 	}
-	bar.Finish(inpaintSummary(r, len(job.Candidates) > 0))
+	bar.Finish(r.Summary(len(job.Candidates) > 0))
 	return nil
-}
-
-// inpaintSummary is the line rfm inpaint ends with.
-func inpaintSummary(r cntk.RunReport, selected bool) string {
-	how := "Cholesky"
-	if !r.Exact {
-		how = fmt.Sprintf("CG (%s preconditioner) %d iterations, residual %.2g", r.Precond, r.Iterations, r.Residual)
-		if !r.Converged {
-			how += fmt.Sprintf(" (not converged to --tol %g: raise --max-iter or --ridge)", r.Tol)
-		}
-	}
-	chosen := ""
-	if selected {
-		chosen = fmt.Sprintf(" (chosen on held-out observed pixels: s = %d, filter %d, ridge %g)", r.S, r.Filter, r.Ridge)
-	}
-	secs := func(s float64) string { return seconds(time.Duration(s * float64(time.Second))) }
-	return fmt.Sprintf("inpainted %d×%d with %s%s: kernel %s in %s, solve over %d observed pixels by %s in %s; PSNR on the missing pixels %.2f dB; peak memory %s",
-		r.Width, r.Height, r.Kernel, chosen, sysmem.Human(uint64(r.KernelBytes)), secs(r.KernelSeconds), r.Observed, how, secs(r.SolveSeconds), r.PSNRMissing, sysmem.Human(r.PeakRSSBytes))
 }
 
 // runHeatmaps draws the weight heatmaps of figure 3-4, one grid per prior.

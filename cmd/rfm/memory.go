@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/rfmkit/rfm/internal/cli"
@@ -12,10 +11,9 @@ import (
 // memoryOptions are memory.Options and the flags parsed into them.
 type memoryOptions struct {
 	memory.Options
-	features                 listFlag
-	timeBudget               string
-	sweepWidths, sweepDepths string
-	common                   commonFlags
+	features   listFlag
+	timeBudget string
+	common     commonFlags
 }
 
 func cmdMemory(e *env, args []string) error {
@@ -107,15 +105,15 @@ func (o *memoryOptions) register(f *flagSet) {
 	f.Int(&o.Arrows, "arrows", 20, "2-D: vector field arrows `N` per side")
 	f.Float(&o.Margin, "margin", 0.3, "2-D: the grid's margin `M` around the examples (a fraction of their span)")
 	f.Section("Width × depth table")
-	f.String(&o.sweepWidths, "sweep-widths", "", "train every `WIDTHS` × --sweep-depths cell in both modes on the same examples and write table.json and the heatmaps (comma-separated)")
-	f.String(&o.sweepDepths, "sweep-depths", "", "the table's `DEPTHS` (comma-separated)")
+	f.String(&o.SweepWidths, "sweep-widths", "", "train every `WIDTHS` × --sweep-depths cell in both modes on the same examples and write table.json and the heatmaps (comma-separated)")
+	f.String(&o.SweepDepths, "sweep-depths", "", "the table's `DEPTHS` (comma-separated)")
 	f.Section("Output")
 	f.String(&o.Out, "out", "", "write summary.json, basins.png or recovery.png and the checkpoint into `DIR`")
 	o.common.register(f, true)
 }
 
 func runMemory(e *env, o *memoryOptions) error {
-	o.Features, o.SweepWidths, o.SweepDepths = o.features, splitList(o.sweepWidths), splitList(o.sweepDepths)
+	o.Features = o.features
 	if o.timeBudget != "" {
 		var err error
 		if o.Time, err = time.ParseDuration(o.timeBudget); err != nil || o.Time <= 0 {
@@ -147,12 +145,4 @@ func jsonOr(e *env, err error, v any) error {
 		return err
 	}
 	return writeJSON(e.stdout, v)
-}
-
-// splitList splits a comma-separated flag value ("" is no items).
-func splitList(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, ",")
 }
