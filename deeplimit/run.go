@@ -2,12 +2,14 @@ package deeplimit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/internal/cli"
 )
 
@@ -53,6 +55,28 @@ func SyntheticData(task Dirichlet, name string, n, nTest int, seed uint64) (*Tax
 	}
 	if d.Test, d.YTest, err = task.Sample(nTest, seed+1_000_003); err != nil {
 		return nil, err
+	}
+	return d, nil
+}
+
+// TableData reads a table with a two-class target column (target ""
+// chooses a column named label or y) and splits it on the orthant
+// (FromTable: n training and nTest test rows after a seeded shuffle).
+func TableData(ctx context.Context, path, target string, n, nTest int, seed uint64) (*TaxonomyData, error) {
+	t, err := cli.ReadTable(ctx, path, dataset.ReadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if target, err = cli.ChooseTarget(t, target, path); err != nil {
+		return nil, err
+	}
+	d := &TaxonomyData{Source: fmt.Sprintf("%s (target %q, seed %d)", path, target, seed)}
+	d.Train, d.Y, d.Test, d.YTest, d.Dim, err = FromTable(t, path, target, n, nTest, seed)
+	var few *TooFewRowsError
+	if errors.As(err, &few) {
+		return nil, cli.Usagef("--n %d + --test %d rows: %s has only %d", n, nTest, path, few.Rows)
+	} else if err != nil {
+		return nil, cli.InFile(path, err)
 	}
 	return d, nil
 }

@@ -57,3 +57,17 @@ func TestRunTaxonomyAndConsistency(t *testing.T) {
 		}
 	}
 }
+
+// TableData reads a two-class table onto the orthant and says when it has
+// too few rows.
+func TestTableData(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.csv")
+	os.WriteFile(path, []byte("a,b,label\n1,2,x\n0,3,y\n3,1,x\n2,0,y\n1,1,x\n"), 0o644)
+	d, err := TableData(context.Background(), path, "", 3, 2, 1)
+	if err != nil || d.Train.N != 3 || d.Test.N != 2 || d.Dim != 1 || !strings.Contains(d.Source, `(target "label", seed 1)`) {
+		t.Fatalf("%+v %v", d, err)
+	}
+	if _, err := TableData(context.Background(), path, "", 4, 2, 1); err == nil || !strings.Contains(err.Error(), "--n 4 + --test 2 rows") {
+		t.Errorf("too few rows: %v", err)
+	}
+}

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"os"
 	"strings"
 
-	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/deeplimit"
 	"github.com/rfmkit/rfm/internal/cli"
 )
@@ -118,23 +115,7 @@ func deepData(e *env, o *deepLimitOpts, task deeplimit.Dirichlet) (*deeplimit.Ta
 	if o.data == "" {
 		return deeplimit.SyntheticData(task, o.task, o.n, o.nTest, o.seed)
 	}
-	t, err := readTable(e.ctx, o.data, dataset.ReadOptions{})
-	if err != nil {
-		return nil, err
-	}
-	target, err := cli.ChooseTarget(t, o.target, o.data)
-	if err != nil {
-		return nil, err
-	}
-	d := &deeplimit.TaxonomyData{Source: fmt.Sprintf("%s (target %q, seed %d)", o.data, target, o.seed)}
-	d.Train, d.Y, d.Test, d.YTest, d.Dim, err = deeplimit.FromTable(t, o.data, target, o.n, o.nTest, o.seed)
-	var few *deeplimit.TooFewRowsError
-	if errors.As(err, &few) {
-		return nil, usagef("--n %d + --test %d rows: %s has only %d", o.n, o.nTest, o.data, few.Rows)
-	} else if err != nil {
-		return nil, cli.InFile(o.data, err)
-	}
-	return d, nil
+	return deeplimit.TableData(e.ctx, o.data, o.target, o.n, o.nTest, o.seed)
 }
 
 func deepConsistency(o *deepLimitOpts, run *deeplimit.Run, task deeplimit.Dirichlet, e *env) error {
