@@ -16,13 +16,14 @@ import (
 // and optionally the choice of s, the filter and the ridge on held-out
 // observed pixels.
 type Job struct {
-	Name       string    // the image's name in the report
-	Coord      CoordKind // a kernel on pixel coordinates; < 0: the CNTK
-	KernelName string    // the report's kernel name: cntk, laplace, gaussian
-	Bandwidth  float64   // σ in pixels of the coordinate kernel
-	Arch       Arch
-	Prior      Prior
-	Solve      Options
+	Name string // the image's name in the report
+	// Kernel is "cntk" (or ""), or a plain kernel on pixel coordinates:
+	// "laplace" or "gaussian" of bandwidth σ = Bandwidth pixels.
+	Kernel    string
+	Bandwidth float64
+	Arch      Arch
+	Prior     Prior
+	Solve     Options
 	// Candidates, when not empty (the CNTK only), are scored by Select with
 	// SelectOptions (its Solve and Progress are the job's) and the best one
 	// is used.
@@ -40,10 +41,21 @@ func (j Job) Run(ctx context.Context, img *Image, observed []bool) (*Image, RunR
 	if _, err := CheckMask(observed, img.H, img.W); err != nil {
 		return nil, RunReport{}, fmt.Errorf("mask: %s", strings.TrimPrefix(err.Error(), "cntk: "))
 	}
+	coord := CoordKind(-1)
+	switch j.Kernel {
+	case "", "cntk":
+		j.Kernel = "cntk"
+	case "laplace":
+		coord = CoordLaplace
+	case "gaussian":
+		coord = CoordGaussian
+	default:
+		return nil, RunReport{}, fmt.Errorf("cntk: kernel %q: want cntk, laplace or gaussian", j.Kernel)
+	}
 	start := time.Now()
 	j.Solve.Progress = j.Progress
 	var sel []Score
-	if j.Coord < 0 && len(j.Candidates) > 0 {
+	if coord < 0 && len(j.Candidates) > 0 {
 		so := j.Select
 		so.Solve = j.Solve
 		if j.Progress != nil {
@@ -58,9 +70,9 @@ func (j Job) Run(ctx context.Context, img *Image, observed []bool) (*Image, RunR
 	var res *Image
 	var rep Report
 	var err error
-	if j.Coord >= 0 {
+	if coord >= 0 {
 		var k *Kernel
-		if k, err = CoordKernel(j.Coord, j.Bandwidth, img.H, img.W); err != nil {
+		if k, err = CoordKernel(coord, j.Bandwidth, img.H, img.W); err != nil {
 			return nil, RunReport{}, &BandwidthError{j.Bandwidth, err}
 		}
 		res, rep, err = InpaintImageWith(ctx, k, img, observed, j.Solve)
@@ -70,7 +82,7 @@ func (j Job) Run(ctx context.Context, img *Image, observed []bool) (*Image, RunR
 	if err != nil {
 		return nil, RunReport{}, err
 	}
-	r := NewRunReport(j.Name, img, j.KernelName, j.Bandwidth, j.Arch, j.Prior, rep)
+	r := NewRunReport(j.Name, img, j.Kernel, j.Bandwidth, j.Arch, j.Prior, rep)
 	r.Ridge, r.Tol = j.Solve.Ridge, j.Solve.Tol
 	for _, sc := range sel {
 		r.Selection = append(r.Selection, SelectionScore{S: sc.S, Filter: sc.Filter, Ridge: sc.Ridge, PSNR: sc.PSNR})

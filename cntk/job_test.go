@@ -21,7 +21,7 @@ func TestJobRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := Job{Name: "x", Coord: -1, KernelName: "cntk", Arch: Arch{S: 1, Filter: 3}, Prior: Prior{Kind: PriorUniform, High: 0.1},
+	j := Job{Name: "x", Arch: Arch{S: 1, Filter: 3}, Prior: Prior{Kind: PriorUniform, High: 0.1},
 		Solve:      Options{Tol: 1e-6, MaxIter: 500, ExactMax: 4000},
 		Candidates: []Candidate{{S: 1, Filter: 3}, {S: 2, Filter: 3}},
 		Select:     SelectOptions{Holdout: 0.2, Crop: 16, Crops: 1, Seed: 1}}
@@ -40,10 +40,14 @@ func TestJobRun(t *testing.T) {
 	if _, _, err := j.Run(context.Background(), img, observed[:10]); err == nil {
 		t.Error("a mask of the wrong size was accepted")
 	}
-	j.Coord, j.KernelName, j.Bandwidth = CoordLaplace, "laplace", -1
+	j.Kernel, j.Bandwidth = "laplace", -1
 	var be *BandwidthError
 	if _, _, err := j.Run(context.Background(), img, observed); !errors.As(err, &be) {
 		t.Errorf("bandwidth -1: %v, want a BandwidthError", err)
+	}
+	j.Kernel = "rbf"
+	if _, _, err := j.Run(context.Background(), img, observed); err == nil || !strings.Contains(err.Error(), `kernel "rbf"`) {
+		t.Errorf("kernel rbf: %v", err)
 	}
 }
 

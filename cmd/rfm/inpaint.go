@@ -155,7 +155,7 @@ func (o *inpaintOptions) run(e *env, coord cntk.CoordKind, arch cntk.Arch, opt c
 		return err
 	}
 	kind, _ := cntk.ParsePrior(o.Prior)
-	job := cntk.Job{Name: o.image, Coord: coord, KernelName: o.Kernel, Bandwidth: o.Bandwidth, Arch: arch,
+	job := cntk.Job{Name: o.image, Kernel: o.Kernel, Bandwidth: o.Bandwidth, Arch: arch,
 		Prior: cntk.Prior{Kind: kind, Low: o.Low, High: o.High}, Solve: opt,
 		Select: cntk.SelectOptions{Holdout: o.SelectHoldout, Crop: o.SelectCrop, Crops: o.SelectCrops, Seed: o.Seed}}
 	if o.Holes != 0 {
