@@ -48,7 +48,7 @@ func TestOptions(t *testing.T) {
 	if _, err := o.Load(context.Background()); err == nil || !strings.Contains(err.Error(), "--order") {
 		t.Errorf("sequence without --order: %v", err)
 	}
-	o.Mode = "autoencode"
+	o.Mode, o.Checkpoint = "autoencode", filepath.Join(dir, "m.ckpt") // not memory.ckpt in the package folder
 	res, data, err := o.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
