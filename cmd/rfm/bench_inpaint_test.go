@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	benchinpaint "github.com/rfmkit/rfm/bench/inpaint"
 	"github.com/rfmkit/rfm/cntk"
 )
 
@@ -59,7 +60,7 @@ func TestBenchInpaint(t *testing.T) {
 		}
 		// The score recomputed from the files.
 		base := filepath.Join(dir, "work", rec[0]+"-"+rec[1])
-		p, _, s, err := scoreInpaint(filepath.Join(imgs, rec[0]+".png"), base+"-mask.png", base+"-"+rec[2]+".png")
+		p, _, s, err := benchinpaint.Score(filepath.Join(imgs, rec[0]+".png"), base+"-mask.png", base+"-"+rec[2]+".png")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,12 +2,9 @@ package main
 
 import (
 	"fmt"
-	"github.com/rfmkit/rfm/bench/scale"
 	"os"
-	"slices"
-	"strconv"
-	"strings"
-	"time"
+
+	"github.com/rfmkit/rfm/bench/scale"
 )
 
 // cmdBenchScale runs 'rfm bench scale': exact, Nyström and tree fits of
@@ -15,10 +12,9 @@ import (
 // own), with their time, memory, prediction speed and test score.
 func cmdBenchScale(e *env, args []string) error {
 	var (
-		dataDir, outDir, sets, sizes, xgbScript, python, methods, tuneTime string
-		exactRows                                                          int
-		quick, force, xgb, asJSON                                          bool
-		seed                                                               uint64
+		o                              scale.Options
+		sets, sizes, methods, tuneTime string
+		asJSON                         bool
 	)
 	f := newFlagSet("bench scale", "rfm bench scale [--data DIR] [flags]",
 		`Measure the solvers beyond one exact kernel matrix: for each data set, an
@@ -53,63 +49,34 @@ rows) runs on the same files for comparison.`,
 rfm bench scale --sets synth --sizes 10000,100000,1000000 --out out/scale-synth
 rfm bench scale --sets ijcnn1 --xgboost --out out/scale`)
 	f.Section("Benchmark")
-	f.String(&dataDir, "data", "../shared/data/large", "folder `DIR` of the large tables")
+	f.String(&o.DataDir, "data", "../shared/data/large", "folder `DIR` of the large tables")
 	f.String(&sets, "sets", "synth,a9a,ijcnn1,kdd,flights", "comma list of `SETS`: synth, a9a, ijcnn1, kdd, flights")
 	f.String(&methods, "methods", "exact,nystrom,tree,tuned,xgboost", "comma list of `METHODS` to run: exact, nystrom, tree, tuned, xgboost (xgboost also needs --xgboost)")
 	f.String(&tuneTime, "tune-time", "10m", "search `BUDGET` of the tuned method (rfm tune --time)")
 	f.String(&sizes, "sizes", "10000,25000,100000,300000,1000000", "training rows `N,...` of the synthetic set")
-	f.Int(&exactRows, "exact-rows", 20000, "rows `N` of the seeded subset the exact solver fits")
-	f.Bool(&quick, "quick", false, "small leaves, 1 AGOP round, few CG iterations: a smoke run")
-	f.Uint64(&seed, "seed", 1, "`SEED` of the subsets, the synthetic data and every fit")
-	f.String(&outDir, "out", "out/scale", "output `DIR`")
-	f.Bool(&force, "force", false, "redo runs already in results.tsv")
-	f.Bool(&xgb, "xgboost", false, "also run XGBoost on the same splits (needs python3-xgboost)")
-	f.String(&xgbScript, "xgboost-script", "scripts/xgboost_ref.py", "the XGBoost reference `SCRIPT`")
-	f.String(&python, "python", scale.DefaultPython(), "the Python 3 `INTERPRETER` that has xgboost, numpy and pandas")
+	f.Int(&o.ExactRows, "exact-rows", 20000, "rows `N` of the seeded subset the exact solver fits")
+	f.Bool(&o.Quick, "quick", false, "small leaves, 1 AGOP round, few CG iterations: a smoke run")
+	f.Uint64(&o.Seed, "seed", 1, "`SEED` of the subsets, the synthetic data and every fit")
+	f.String(&o.OutDir, "out", "out/scale", "output `DIR`")
+	f.Bool(&o.Force, "force", false, "redo runs already in results.tsv")
+	f.Bool(&o.XGBoost, "xgboost", false, "also run XGBoost on the same splits (needs python3-xgboost)")
+	f.String(&o.Script, "xgboost-script", "scripts/xgboost_ref.py", "the XGBoost reference `SCRIPT`")
+	f.String(&o.Python, "python", scale.DefaultPython(), "the Python 3 `INTERPRETER` that has xgboost, numpy and pandas")
 	f.Section("Output")
 	f.Bool(&asJSON, "json", false, "print the results as JSON on stdout")
-	pos, err := f.Parse(args, e.stdout)
-	if err != nil {
+	if err := f.ParseFlags(args, e.stdout); err != nil {
 		return err
 	}
-	if len(pos) > 0 {
-		return usagef("unexpected argument %q", pos[0])
-	}
-	var ns []int
-	for _, s := range strings.Split(sizes, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || v < 100 {
-			return usagef("--sizes %q: %q is not a row count ≥ 100", sizes, s)
-		}
-		ns = append(ns, v)
-	}
-	if exactRows < 100 {
-		return usagef("--exact-rows %d: must be ≥ 100", exactRows)
-	}
-	want := strings.Split(sets, ",")
-	for _, s := range want {
-		if !slices.Contains(scale.Sets, s) {
-			return usagef("--sets: unknown set %q (known: %s)", s, strings.Join(scale.Sets, ", "))
-		}
-	}
-	var ms []string
-	for _, m := range strings.Split(methods, ",") {
-		if !slices.Contains(scale.Methods, m) {
-			return usagef("--methods: unknown method %q (known: %s)", m, strings.Join(scale.Methods, ", "))
-		}
-		ms = append(ms, m)
-	}
-	tt, err := time.ParseDuration(tuneTime)
-	if err != nil || tt <= 0 {
-		return usagef("--tune-time %q: want a duration such as 90s or 10m", tuneTime)
+	if err := o.ParseLists(sets, methods, sizes, tuneTime); err != nil {
+		return err
 	}
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find the rfm binary: %w", err)
 	}
-	runs, err := scale.Bench(e.ctx, scale.Options{Exe: exe, DataDir: dataDir, OutDir: outDir, Sets: want, Sizes: ns, ExactRows: exactRows,
-		Quick: quick, Force: force, Methods: ms, TuneTime: tt, Seed: seed, XGBoost: xgb, Script: xgbScript, Python: python,
-		Progress: func(r scale.Run) { fmt.Fprintf(e.stderr, "%s %s: %s\n", r.Set, r.Method, r.Describe()) }})
+	o.Exe = exe
+	o.Progress = func(r scale.Run) { fmt.Fprintf(e.stderr, "%s %s: %s\n", r.Set, r.Method, r.Describe()) }
+	runs, err := scale.Bench(e.ctx, o)
 	if err != nil {
 		return err
 	}

@@ -7,36 +7,23 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/rfmkit/rfm/complete"
 	"github.com/rfmkit/rfm/dataset"
-	"github.com/rfmkit/rfm/internal/cli"
-	"github.com/rfmkit/rfm/internal/sysmem"
 	"github.com/rfmkit/rfm/modelfile"
 )
 
+// completeOptions are complete.Settings and the input and output flags.
 type completeOptions struct {
+	complete.Settings
 	data, out             string
-	long                  bool
 	rowCol, colCol, value string
 	rowID                 string
 	transpose             bool
 	newColumns            listFlag
 	read                  readFlags
-	prior                 string
-	meta, metaID          string
-	identity, bias        float64
-	depth                 int
-	act                   string
-	slope, ridge          float64
-	strategy, memory      string
-	refit                 bool
-	holdout               float64
-	holdoutCols           int
+	metaID                string
 	seed                  uint64
-	baselines             bool
-	svdRank               int
 	common                commonFlags
 }
 
@@ -74,18 +61,19 @@ rfm complete --data expr.csv --meta drugs.csv --holdout-columns 20 --baselines -
 	if err := o.common.apply(); err != nil {
 		return err
 	}
-	opt, priors, err := o.check(f)
+	o.NewColumns = o.newColumns
+	opt, priors, err := o.Check(f.IsSet)
 	if err != nil {
 		return err
 	}
-	if err := checkOutPath("out", o.out, o.data, o.meta); err != nil {
+	if err := checkOutPath("out", o.out, o.data, o.Meta); err != nil {
 		return err
 	}
 	y, label, err := o.load(e.ctx)
 	if err != nil {
 		return err
 	}
-	st := &complete.Study{Priors: priors, Bias: o.bias, Identity: o.identity, Options: opt, Baselines: o.baselines, SVDRank: o.svdRank}
+	st := &complete.Study{Priors: priors, Bias: o.Bias, Identity: o.Identity, Options: opt, Baselines: o.Baselines, SVDRank: o.SVDRank}
 	if st.Meta, err = o.readMeta(e, y); err != nil {
 		return err
 	}
@@ -97,7 +85,7 @@ func (o *completeOptions) register(f *flagSet) {
 	f.positional = "data"
 	f.Section("Input")
 	f.String(&o.data, "data", "", "the matrix `FILE` (wide, or entries with --long)")
-	f.Bool(&o.long, "long", false, "the file holds entries: one (row id, column id, value) per line")
+	f.Bool(&o.Long, "long", false, "the file holds entries: one (row id, column id, value) per line")
 	f.String(&o.rowCol, "row-col", "row", "with --long: the row id `COL`")
 	f.String(&o.colCol, "col-col", "column", "with --long: the column id `COL`")
 	f.String(&o.value, "value-col", "value", "with --long: the value `COL`")
@@ -106,25 +94,25 @@ func (o *completeOptions) register(f *flagSet) {
 	f.List(&o.newColumns, "new-columns", "add entirely missing columns with these `IDS` (they must have metadata) and predict them")
 	o.read.register(f, true)
 	f.Section("Prior")
-	f.String(&o.prior, "prior", "", "feature prior `LIST`: onehot, metadata, observed, comma-separated to concatenate (default: metadata with --meta, else onehot)")
-	f.String(&o.meta, "meta", "", "metadata `TABLE` with one row per column id")
+	f.String(&o.Prior, "prior", "", "feature prior `LIST`: onehot, metadata, observed, comma-separated to concatenate (default: metadata with --meta, else onehot)")
+	f.String(&o.Meta, "meta", "", "metadata `TABLE` with one row per column id")
 	f.String(&o.metaID, "meta-id", "", "the metadata's id `COL` (default: its first column)")
-	f.Float(&o.bias, "prior-bias", 0, "append a constant coordinate `C` to each prior's embeddings before normalizing (a bias: keeps their relative norms)")
-	f.Float(&o.identity, "prior-identity", 0, "concatenate `W` times the identity to the prior (makes the kernel positive definite; the thesis uses 1.5)")
+	f.Float(&o.Bias, "prior-bias", 0, "append a constant coordinate `C` to each prior's embeddings before normalizing (a bias: keeps their relative norms)")
+	f.Float(&o.Identity, "prior-identity", 0, "concatenate `W` times the identity to the prior (makes the kernel positive definite; the thesis uses 1.5)")
 	f.Section("Model")
-	f.Int(&o.depth, "depth", 1, "hidden layers `D` of the network, 1..5")
-	f.String(&o.act, "activation", "relu", "`ACT`: "+strings.Join(complete.ActivationNames(), ", "))
-	f.Float(&o.slope, "slope", 0.1, "negative-side `SLOPE` of leaky-relu")
-	f.Float(&o.ridge, "ridge", 0, "ridge `L` added to every kernel system (0: interpolate)")
-	f.String(&o.strategy, "strategy", "auto", "`HOW` rows with different patterns are solved: auto, direct (one factorization per pattern), schur (one shared inverse), naive (per row)")
-	f.String(&o.memory, "memory-limit", "", "refuse a completion that needs more than `SIZE`, e.g. 4G (default: 90% of available memory)")
-	f.Bool(&o.refit, "refit", false, "replace the observed cells by the model's fit too (same values when --ridge is 0)")
+	f.Int(&o.Depth, "depth", 1, "hidden layers `D` of the network, 1..5")
+	f.String(&o.Activation, "activation", "relu", "`ACT`: "+strings.Join(complete.ActivationNames(), ", "))
+	f.Float(&o.Slope, "slope", 0.1, "negative-side `SLOPE` of leaky-relu")
+	f.Float(&o.Ridge, "ridge", 0, "ridge `L` added to every kernel system (0: interpolate)")
+	f.String(&o.Strategy, "strategy", "auto", "`HOW` rows with different patterns are solved: auto, direct (one factorization per pattern), schur (one shared inverse), naive (per row)")
+	f.String(&o.MemoryLimit, "memory-limit", "", "refuse a completion that needs more than `SIZE`, e.g. 4G (default: 90% of available memory)")
+	f.Bool(&o.Refit, "refit", false, "replace the observed cells by the model's fit too (same values when --ridge is 0)")
 	f.Section("Evaluation")
-	f.Float(&o.holdout, "holdout", 0, "score on a seeded share `F` of the observed cells (0 < F < 1)")
-	f.Int(&o.holdoutCols, "holdout-columns", 0, "score on `K` seeded, entirely held-out columns")
+	f.Float(&o.Holdout, "holdout", 0, "score on a seeded share `F` of the observed cells (0 < F < 1)")
+	f.Int(&o.HoldoutColumns, "holdout-columns", 0, "score on `K` seeded, entirely held-out columns")
 	f.Uint64(&o.seed, "seed", 1, "random `SEED` of the holdouts")
-	f.Bool(&o.baselines, "baselines", false, "also score row-mean, column-mean and rank-k SVD imputation on the holdouts")
-	f.Int(&o.svdRank, "svd-rank", 5, "rank `K` of the SVD-impute baseline")
+	f.Bool(&o.Baselines, "baselines", false, "also score row-mean, column-mean and rank-k SVD imputation on the holdouts")
+	f.Int(&o.SVDRank, "svd-rank", 5, "rank `K` of the SVD-impute baseline")
 	f.Section("Output")
 	f.String(&o.out, "out", "", "write the completed matrix to `FILE` (CSV, atomically)")
 	o.common.register(f, true)
@@ -153,26 +141,26 @@ func (o *completeOptions) load(ctx context.Context) (y *complete.Matrix, label s
 
 // readMeta reads the metadata prior of y's columns (nil without --meta).
 func (o *completeOptions) readMeta(e *env, y *complete.Matrix) (*complete.Prior, error) {
-	if o.meta == "" {
+	if o.Meta == "" {
 		return nil, nil
 	}
 	// The metadata's own format and delimiter; the missing tokens apply.
 	mo := complete.MetaOptions{ID: o.metaID}
 	mo.MissingTokens = o.read.na
-	meta, extra, err := complete.ReadMetadata(e.ctx, o.meta, y.ColIDs, mo)
+	meta, extra, err := complete.ReadMetadata(e.ctx, o.Meta, y.ColIDs, mo)
 	if err != nil {
 		var me *complete.MissingIDsError
 		if errors.As(err, &me) {
 			for _, id := range me.IDs {
 				if slices.Contains(o.newColumns, id) {
-					return nil, fmt.Errorf("--new-columns: column id %q was never seen: it is not a column of %s and %s has no row for it", id, o.data, o.meta)
+					return nil, fmt.Errorf("--new-columns: column id %q was never seen: it is not a column of %s and %s has no row for it", id, o.data, o.Meta)
 				}
 			}
 		}
 		return nil, err
 	}
 	if extra > 0 && !o.common.quiet && !o.common.json {
-		fmt.Fprintf(e.stderr, "rfm complete: %s has %d rows for ids that are not columns of the matrix; ignored\n", o.meta, extra)
+		fmt.Fprintf(e.stderr, "rfm complete: %s has %d rows for ids that are not columns of the matrix; ignored\n", o.Meta, extra)
 	}
 	return meta, nil
 }
@@ -180,49 +168,18 @@ func (o *completeOptions) readMeta(e *env, y *complete.Matrix) (*complete.Prior,
 // run scores the holdouts, completes and writes the matrix as asked, and
 // prints the report.
 func (o *completeOptions) run(e *env, st *complete.Study, y *complete.Matrix, label string) error {
-	report := st.NewReport(o.data, y)
-	start := time.Now()
 	prog := newProgress(e.stderr, e.tty(), o.common.quiet || o.common.json)
 	st.Options.Progress = func(stage string, f float64) { prog.Update(f, stage) }
-	fail := func(err error) error {
+	ro := complete.RunOptions{Data: o.data, Holdout: o.Holdout, HoldoutColumns: o.HoldoutColumns, Seed: o.seed, Out: o.out}
+	if o.out != "" {
+		ro.Write = func(m *complete.Matrix) error { return o.write(e.ctx, m, label) }
+	}
+	report, err := st.Run(e.ctx, y, ro)
+	if err != nil {
 		prog.Abort()
 		return err
 	}
-	if err := st.ScoreHoldouts(e.ctx, y, o.holdout, o.holdoutCols, o.seed, report); err != nil {
-		var he *complete.HoldoutError
-		if errors.As(err, &he) {
-			flag := map[bool]string{false: "--holdout", true: "--holdout-columns"}[he.Columns]
-			if he.Split {
-				return fail(usagef("%s: %v", flag, he.Err))
-			}
-			err = fmt.Errorf("%s: %w", flag, he.Err)
-		}
-		return fail(err)
-	}
-	scored := o.holdout > 0 || o.holdoutCols > 0
-	if y.Count() == y.Rows*y.Cols {
-		if !scored {
-			return fail(fmt.Errorf("%s: every one of the %d×%d entries is observed: there is nothing to complete (--holdout F scores the completion on held-out entries)", o.data, y.Rows, y.Cols))
-		}
-		report.Note = "every entry is observed: nothing to complete"
-		if o.out != "" {
-			report.Note += "; --out was not written"
-		}
-	} else if o.out != "" || !scored {
-		res, err := st.Complete(e.ctx, y)
-		if err != nil {
-			return fail(err)
-		}
-		report.Fill(res)
-		if o.out != "" {
-			if err := o.write(e.ctx, res.Y, label); err != nil {
-				return fail(err)
-			}
-			report.Out = o.out
-		}
-	}
-	report.Seconds = time.Since(start).Seconds()
-	prog.Finish(completeSummary(report))
+	prog.Finish(report.Summary())
 	if o.common.json {
 		return writeJSON(e.stdout, report)
 	}
@@ -242,116 +199,13 @@ func (o *completeOptions) write(ctx context.Context, out *complete.Matrix, label
 	return modelfile.WriteAtomicContext(ctx, o.out, func(w io.Writer) error { return complete.WriteCSV(w, out) })
 }
 
-// check validates the flags that need no data.
-func (o *completeOptions) check(f *flagSet) (complete.Options, []string, error) {
-	var opt complete.Options
-	if o.long && f.IsSet("row-id") {
-		return opt, nil, usagef("--row-id names the row id column of a wide matrix; with --long use --row-col")
-	}
-	if !o.long && (f.IsSet("row-col") || f.IsSet("col-col") || f.IsSet("value-col")) {
-		return opt, nil, usagef("--row-col, --col-col and --value-col describe --long input")
-	}
-	act, err := complete.ParseActivation(o.act, o.slope)
-	if err != nil {
-		return opt, nil, usagef("--activation: %v", err)
-	}
-	if f.IsSet("slope") && act.Name != "leaky-relu" {
-		return opt, nil, usagef("--slope applies to --activation leaky-relu only")
-	}
-	if o.depth < 1 || o.depth > 5 {
-		return opt, nil, usagef("--depth %d: must be 1..5", o.depth)
-	}
-	if err := cli.CheckFinite("ridge", o.ridge); err != nil {
-		return opt, nil, err
-	}
-	if o.ridge < 0 {
-		return opt, nil, usagef("--ridge %v: must be ≥ 0", o.ridge)
-	}
-	if err := cli.CheckFinite("prior-bias", o.bias); err != nil {
-		return opt, nil, err
-	}
-	if err := cli.CheckFinite("prior-identity", o.identity); err != nil {
-		return opt, nil, err
-	}
-	if o.identity < 0 {
-		return opt, nil, usagef("--prior-identity %v: must be ≥ 0", o.identity)
-	}
-	switch o.strategy {
-	case complete.StrategyAuto, complete.StrategyDirect, complete.StrategySchur, complete.StrategyNaive:
-	default:
-		return opt, nil, usagef("--strategy %q: want auto, direct, schur or naive", o.strategy)
-	}
-	if f.IsSet("holdout") && !(o.holdout > 0 && o.holdout < 1) {
-		return opt, nil, usagef("--holdout %v: must lie strictly between 0 and 1", o.holdout)
-	}
-	if f.IsSet("holdout-columns") && o.holdoutCols < 1 {
-		return opt, nil, usagef("--holdout-columns %d: must be ≥ 1", o.holdoutCols)
-	}
-	if o.baselines && o.holdout == 0 && o.holdoutCols == 0 {
-		return opt, nil, usagef("--baselines scores on a holdout: give --holdout or --holdout-columns")
-	}
-	if o.svdRank < 1 {
-		return opt, nil, usagef("--svd-rank %d: must be ≥ 1", o.svdRank)
-	}
-	var limit uint64
-	if o.memory != "" {
-		if limit, err = cli.ParseBytes(o.memory); err != nil {
-			return opt, nil, usagef("--memory-limit: %v", err)
-		}
-	}
-	priors, err := o.priors()
-	if err != nil {
-		return opt, nil, err
-	}
-	opt = complete.Options{Depth: o.depth, Activation: act, Ridge: o.ridge, Strategy: o.strategy, MemoryLimit: limit, Refit: o.refit}
-	return opt, priors, nil
-}
-
-// priors parses --prior (default: metadata with --meta, else onehot) and
-// checks it against --meta and --new-columns.
-func (o *completeOptions) priors() ([]string, error) {
-	ps := o.prior
-	if ps == "" {
-		ps = "onehot"
-		if o.meta != "" {
-			ps = "metadata"
-		}
-	}
-	priors, err := complete.ParsePriors(ps)
-	if err != nil {
-		return nil, usagef("--prior: %v", err)
-	}
-	hasMeta := false
-	for _, p := range priors {
-		hasMeta = hasMeta || p == "metadata"
-	}
-	if hasMeta && o.meta == "" {
-		return nil, usagef("--prior metadata needs --meta TABLE")
-	}
-	if !hasMeta && o.meta != "" {
-		return nil, usagef("--meta is given but --prior %s does not use it: add metadata to --prior", ps)
-	}
-	if len(o.newColumns) > 0 && o.meta == "" {
-		return nil, usagef("--new-columns needs --meta: a new column is known only by its metadata")
-	}
-	return priors, nil
-}
-
 func (o *completeOptions) readMatrix(ctx context.Context) (*complete.Matrix, error) {
 	var ro dataset.ReadOptions
 	if err := o.read.apply(&ro); err != nil {
 		return nil, usagef("%v", err)
 	}
-	if o.long {
+	if o.Long {
 		return complete.ReadLong(ctx, o.data, complete.LongOptions{ReadOptions: ro, Row: o.rowCol, Col: o.colCol, Value: o.value})
 	}
 	return complete.ReadWide(ctx, o.data, complete.ReadOptions{ReadOptions: ro, RowID: o.rowID})
-}
-
-func completeSummary(r *complete.Report) string {
-	s := fmt.Sprintf("completed %d×%d (%d observed) in %s", r.Rows, r.Cols, r.Observed, cli.Clock(time.Duration(r.Seconds*float64(time.Second))))
-	if r.Groups > 0 {
-		s += fmt.Sprintf("; %d observed patterns (%d direct, %d through the shared inverse), plan %s", r.Groups, r.Direct, r.Schur, sysmem.Human(r.Memory))
-	}
-	return s
 }

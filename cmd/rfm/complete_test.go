@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -66,23 +65,6 @@ func readCSVFile(t *testing.T, path string) [][]string {
 		t.Fatal(err)
 	}
 	return recs
-}
-
-func TestCompleteUsageDocumented(t *testing.T) {
-	doc, err := os.ReadFile("USAGE.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rfmCmd(t, t.TempDir(), "complete", "-h")
-	found := regexp.MustCompile(`(?m)^\s+--?([a-z][a-z0-9-]*)`).FindAllStringSubmatch(r.stdout+r.stderr, -1)
-	if len(found) < 10 {
-		t.Fatalf("rfm complete -h lists %d flags:\n%s", len(found), r.stdout+r.stderr)
-	}
-	for _, m := range found {
-		if m[1] != "h" && m[1] != "help" && !strings.Contains(string(doc), "`--"+m[1]) {
-			t.Errorf("rfm complete: flag --%s is not documented in USAGE.md", m[1])
-		}
-	}
 }
 
 func TestCompleteEndToEnd(t *testing.T) {

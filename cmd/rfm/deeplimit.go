@@ -1,18 +1,11 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/deeplimit"
 	"github.com/rfmkit/rfm/internal/cli"
-	"github.com/rfmkit/rfm/modelfile"
 )
 
 type deepLimitOpts struct {
@@ -77,33 +70,28 @@ rfm deep-limit --experiment consistency --task 2d --activation cor2:2,cor1:2 --o
 	if err != nil {
 		return usagef("--activation: %s", strings.TrimPrefix(err.Error(), "deeplimit: "))
 	}
-	var task deeplimit.Dirichlet
-	switch o.task {
-	case "2d":
-		task = deeplimit.Task2D
-	case "3d":
-		task = deeplimit.Task3D
-	default:
+	task, ok := deeplimit.Tasks[o.task]
+	if !ok {
 		return usagef("--task %q: want 2d or 3d", o.task)
 	}
 	if o.bayesSamples < 1000 {
 		return usagef("--bayes-samples %d: must be ≥ 1000", o.bayesSamples)
 	}
-	if o.out != "" {
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
-			return err
-		}
+	if err := cli.MkdirOut("out", o.out); err != nil {
+		return err
 	}
+	run := &deeplimit.Run{Duals: duals, Text: e.stdout, Log: cli.Logger(e.stderr, "deep-limit: ", false), Out: o.out,
+		Command: "rfm deep-limit " + strings.Join(os.Args[2:], " "), Seed: o.seed}
 	switch o.experiment {
 	case "taxonomy":
-		return deepTaxonomy(e, &o, duals, task)
+		return deepTaxonomy(e, &o, run, task)
 	case "consistency":
-		return deepConsistency(e, &o, duals, task)
+		return deepConsistency(&o, run, task, e)
 	}
 	return usagef("--experiment %q: want taxonomy or consistency", o.experiment)
 }
 
-func deepTaxonomy(e *env, o *deepLimitOpts, duals []*deeplimit.Dual, task deeplimit.Dirichlet) error {
+func deepTaxonomy(e *env, o *deepLimitOpts, run *deeplimit.Run, task deeplimit.Dirichlet) error {
 	depths, err := cli.ParseInts("depths", o.depths, []int{1, 10, 100, 1000, 10000}, 1, deeplimit.MaxDepth)
 	if err != nil {
 		return err
@@ -111,82 +99,26 @@ func deepTaxonomy(e *env, o *deepLimitOpts, duals []*deeplimit.Dual, task deepli
 	if o.n < 2 || o.nTest < 1 {
 		return usagef("--n %d, --test %d: need at least 2 training and 1 test rows", o.n, o.nTest)
 	}
-	train, y, test, yTest, dim, source, err := deepData(e, o, task)
+	data, err := deepData(e, o, task)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "data: %s, %d training and %d test rows on the positive orthant of S^%d\n", source, train.N, test.N, train.D-1)
-	var recs []deeplimit.TaxonomyRecord
-	for _, d := range duals {
-		ref := d.ReferenceAlpha(o.alpha, dim)
-		d.WriteConstants(e.stdout)
-		start := time.Now()
-		rows, err := deeplimit.Sweep(e.ctx, d, depths, train, y, test, yTest, ref, func(s string) {
-			fmt.Fprintf(e.stderr, "deep-limit: %s: %s\n", d.Act.Name, s)
-		})
-		if err != nil {
-			return err
-		}
-		deeplimit.WriteSweep(e.stdout, rows, ref)
-		fmt.Fprintf(e.stderr, "deep-limit: %s took %s\n", d.Act.Name, time.Since(start).Round(time.Millisecond))
-		recs = append(recs, deeplimit.NewTaxonomyRecord(d, ref, rows))
-	}
-	if o.out == "" {
-		return nil
-	}
-	name := "taxonomy-" + sanitize(strings.Join(o.activations, "_"))
-	doc := map[string]any{"command": "rfm deep-limit " + strings.Join(os.Args[2:], " "), "data": source,
-		"train_rows": train.N, "test_rows": test.N, "activations": recs}
-	return writeJSONFile(e, filepath.Join(o.out, name+".json"), doc)
-}
-
-func sanitize(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == ':' || r == '=' || r == '/' || r == ' ' {
-			return '-'
-		}
-		return r
-	}, s)
+	_, err = run.Taxonomy(e.ctx, data, depths, o.alpha, strings.Join(o.activations, "_"))
+	return err
 }
 
 // deepData returns the taxonomy's training and test rows on the orthant:
 // the synthetic task's, or --data's (min-max scaled on all its rows, then
 // projected; a seeded shuffle, then the first --n rows train and the next
 // --test rows test).
-func deepData(e *env, o *deepLimitOpts, task deeplimit.Dirichlet) (train deeplimit.Points, y []float64, test deeplimit.Points, yTest []float64, dim int, source string, err error) {
+func deepData(e *env, o *deepLimitOpts, task deeplimit.Dirichlet) (*deeplimit.TaxonomyData, error) {
 	if o.data == "" {
-		train, y, err = task.Sample(o.n, o.seed)
-		if err == nil {
-			test, yTest, err = task.Sample(o.nTest, o.seed+1_000_003)
-		}
-		return train, y, test, yTest, task.Dim(), fmt.Sprintf("synthetic Dirichlet task %s (seed %d)", o.task, o.seed), err
+		return deeplimit.SyntheticData(task, o.task, o.n, o.nTest, o.seed)
 	}
-	t, err := readTable(e.ctx, o.data, dataset.ReadOptions{})
-	if err != nil {
-		return
-	}
-	target, err := cli.ChooseTarget(t, o.target, o.data)
-	if err != nil {
-		return
-	}
-	train, y, test, yTest, dim, err = deeplimit.FromTable(t, o.data, target, o.n, o.nTest, o.seed)
-	var few *deeplimit.TooFewRowsError
-	if errors.As(err, &few) {
-		err = usagef("--n %d + --test %d rows: %s has only %d", o.n, o.nTest, o.data, few.Rows)
-	} else if err != nil {
-		err = cli.InFile(o.data, err)
-	}
-	if err != nil {
-		return
-	}
-	return train, y, test, yTest, dim, fmt.Sprintf("%s (target %q, seed %d)", o.data, target, o.seed), nil
+	return deeplimit.TableData(e.ctx, o.data, o.target, o.n, o.nTest, o.seed)
 }
 
-func writeJSONFile(e *env, path string, v any) error {
-	return modelfile.WriteAtomicContext(e.ctx, path, func(w io.Writer) error { return writeJSON(w, v) })
-}
-
-func deepConsistency(e *env, o *deepLimitOpts, duals []*deeplimit.Dual, task deeplimit.Dirichlet) error {
+func deepConsistency(o *deepLimitOpts, run *deeplimit.Run, task deeplimit.Dirichlet, e *env) error {
 	if o.data != "" {
 		return usagef("--data: the consistency experiment needs a task with a known Bayes error (--task)")
 	}
@@ -194,8 +126,8 @@ func deepConsistency(e *env, o *deepLimitOpts, duals []*deeplimit.Dual, task dee
 	if err != nil {
 		return err
 	}
-	if err := checkDepthFlag(o.depth); err != nil {
-		return err
+	if o.depth < 1 || o.depth > deeplimit.MaxDepth {
+		return usagef("--depth %d: must be in 1..%d", o.depth, deeplimit.MaxDepth)
 	}
 	nTest := o.nTest
 	if nTest == 500 {
@@ -204,45 +136,6 @@ func deepConsistency(e *env, o *deepLimitOpts, duals []*deeplimit.Dual, task dee
 	if nTest < 1 {
 		return usagef("--test %d: must be ≥ 1", nTest)
 	}
-	for _, d := range duals {
-		d.WriteConstants(e.stdout)
-	}
-	bayes, se, err := task.BayesError(o.bayesSamples, o.seed+7)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "\ntask %s: Dirichlet %v vs %v, prior %g, data dimension %d; Bayes error %.4f ± %.4f (Monte Carlo, %d draws)\n",
-		o.task, task.Pos, task.Neg, task.Prior, task.Dim(), bayes, se, o.bayesSamples)
-	start := time.Now()
-	rows, err := deeplimit.Consistency(e.ctx, task, duals, ns, nTest, o.depth, o.seed, func(s string) {
-		fmt.Fprintf(e.stderr, "deep-limit: %s (%s)\n", s, time.Since(start).Round(time.Second))
-	})
-	if err != nil {
-		return err
-	}
-	names := deeplimit.ConsistencyColumns(duals)
-	deeplimit.WriteConsistency(e.stdout, rows, names, nTest, o.depth)
-	if o.out == "" {
-		return nil
-	}
-	base := filepath.Join(o.out, "consistency-"+o.task)
-	if err := deeplimit.ConsistencyFigure(base+".png", rows, names, bayes, o.depth, o.task); err != nil {
-		return err
-	}
-	doc := map[string]any{"command": "rfm deep-limit " + strings.Join(os.Args[2:], " "), "task": o.task,
-		"dirichlet_pos": task.Pos, "dirichlet_neg": task.Neg, "prior": task.Prior, "dimension": task.Dim(),
-		"bayes_error": bayes, "bayes_error_se": se, "bayes_samples": o.bayesSamples, "test_rows": nTest,
-		"depth": o.depth, "seed": o.seed, "rows": rows, "plot": filepath.Base(base + ".png")}
-	if err := writeJSONFile(e, base+".json", doc); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stderr, "deep-limit: wrote %s.json and %s.png\n", base, base)
-	return nil
-}
-
-func checkDepthFlag(L int) error {
-	if L < 1 || L > deeplimit.MaxDepth {
-		return usagef("--depth %d: must be in 1..%d", L, deeplimit.MaxDepth)
-	}
-	return nil
+	_, err = run.Consistency(e.ctx, task, o.task, ns, nTest, o.depth, o.bayesSamples)
+	return err
 }

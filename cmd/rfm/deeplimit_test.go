@@ -3,37 +3,28 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 )
 
+// The flags reach the experiments (their logic is tested in deeplimit):
+// the taxonomy's file is named after the activations, the consistency
+// run writes its JSON and figure.
 func TestDeepLimitTiny(t *testing.T) {
 	dir := t.TempDir()
-	r := rfmCmd(t, dir, "deep-limit", "--activation", "hermite:2,cor1:2", "--n", "40", "--test", "30", "--depths", "1,200", "--out", "res")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	for _, want := range []string{"case 2, 1-NN", "case 1, singular kernel; α = 2", "identity to working precision"} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("output lacks %q:\n%s", want, r.stdout)
-		}
-	}
-	// hermite:2 at depth 200: the 1-NN classifier exactly.
-	if !regexp.MustCompile(`(?m)^\s+200\s+\S+\s+100\.0%`).MatchString(r.stdout) {
-		t.Errorf("hermite:2 at L = 200 does not agree 100%% with 1-NN:\n%s", r.stdout)
+	r := rfmCmd(t, dir, "deep-limit", "--activation", "hermite:2,cor1:2", "--n", "20", "--test", "10", "--depths", "1,3", "--out", "res")
+	if r.code != 0 || !strings.Contains(r.stdout, "case 2, 1-NN") {
+		t.Fatalf("exit %d: %s\n%s", r.code, r.stderr, r.stdout)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "res", "taxonomy-hermite-2_cor1-2.json")); err != nil {
 		t.Error(err)
 	}
-	r = rfmCmd(t, dir, "deep-limit", "--experiment", "consistency", "--activation", "cor2:2", "--ns", "20,40", "--test", "30", "--depth", "50", "--bayes-samples", "5000", "--out", "res")
-	if r.code != 0 {
+	r = rfmCmd(t, dir, "deep-limit", "--experiment", "consistency", "--activation", "cor2:2", "--ns", "20", "--test", "10", "--depth", "5", "--bayes-samples", "1000", "--out", "res")
+	if r.code != 0 || !strings.Contains(r.stderr, "deep-limit: wrote") {
 		t.Fatalf("consistency: exit %d: %s", r.code, r.stderr)
 	}
-	for _, f := range []string{"consistency-2d.json", "consistency-2d.png"} {
-		if _, err := os.Stat(filepath.Join(dir, "res", f)); err != nil {
-			t.Error(err)
-		}
+	if _, err := os.Stat(filepath.Join(dir, "res", "consistency-2d.png")); err != nil {
+		t.Error(err)
 	}
 }
 

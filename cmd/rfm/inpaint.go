@@ -1,45 +1,25 @@
 package main
 
 import (
-	"bytes"
-	"context"
+	"errors"
 	"fmt"
-	"io"
-	"math"
-	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rfmkit/rfm/cntk"
-	"github.com/rfmkit/rfm/internal/atomicfile"
-	"github.com/rfmkit/rfm/internal/sysmem"
-	"github.com/rfmkit/rfm/plot"
+	"github.com/rfmkit/rfm/internal/cli"
 )
 
 // inpaintOptions holds rfm inpaint's flags.
+// inpaintOptions are cntk.Settings and the other flags of rfm inpaint.
 type inpaintOptions struct {
-	image, out, maskIn, maskOut, report string
-	missing                             float64
-	holes, holeSize                     int
-	seed                                uint64
-	s, filter                           int
-	slope                               float64
-	priorName                           string
-	low, high                           float64
-	ridge, tol                          float64
-	maxIter, exactMax                   int
-	heatmap, kernelOut                  string
-	heatmapS                            listFlag
-	heatmapSize                         int
-	quiet                               bool
-	kernelName                          string
-	bandwidth                           float64
-	precond                             string
-	tile                                int
-	selS, selFilter, selRidge           listFlag
-	selHoldout                          float64
-	selCrop, selCrops                   int
+	cntk.Settings
+	image, out, maskOut, report string
+	heatmap, kernelOut          string
+	heatmapS                    listFlag
+	heatmapSize                 int
+	quiet                       bool
+	selS, selFilter, selRidge   listFlag
 }
 
 func cmdInpaint(e *env, args []string) error {
@@ -90,15 +70,15 @@ rfm inpaint --heatmap 40,12 --heatmap-size 64 --hole-size 9 --out heat.png`)
 	} else if o.heatmap == "" {
 		return usagef("--image is required (or --heatmap)")
 	}
-	if o.heatmap == "" && o.maskSources() == 0 {
+	if o.heatmap == "" && o.MaskSources() == 0 {
 		return usagef("give a mask: --missing R, --holes N or --mask M.png")
 	}
-	observed, err := o.mask(h, w)
+	observed, err := o.LoadMask(h, w)
 	if err != nil {
 		return err
 	}
 	if o.heatmap != "" {
-		return runHeatmaps(e, o.heatmap, o.heatmapS, arch, cntk.Prior{Low: o.low, High: o.high}, h, w, observed, o.holeSize, opt, o.out, o.kernelOut)
+		return runHeatmaps(e, o.heatmap, o.heatmapS, arch, cntk.Prior{Low: o.Low, High: o.High}, h, w, observed, o.HoleSize, opt, o.out, o.kernelOut)
 	}
 	return o.run(e, coord, arch, opt, img, observed)
 }
@@ -112,34 +92,34 @@ func (o *inpaintOptions) register(f *flagSet) {
 	f.String(&o.report, "report", "", "write the run's figures (PSNR of the missing pixels, times, kernel memory, peak memory) to `JSON`")
 	f.Bool(&o.quiet, "quiet", false, "no summary on stderr")
 	f.Section("Mask (one of)")
-	f.String(&o.maskIn, "mask", "", "mask `PNG` of the image's size: white (> 0.5) observed, black missing")
-	f.Float(&o.missing, "missing", 0, "hide this share `R` of the pixels, chosen at random with --seed")
-	f.Int(&o.holes, "holes", 0, "hide `N` square holes at random positions (--seed)")
-	f.Int(&o.holeSize, "hole-size", 16, "side of each hole in `PX`")
-	f.Uint64(&o.seed, "seed", 1, "random `SEED` of the mask")
+	f.String(&o.Mask, "mask", "", "mask `PNG` of the image's size: white (> 0.5) observed, black missing")
+	f.Float(&o.Missing, "missing", 0, "hide this share `R` of the pixels, chosen at random with --seed")
+	f.Int(&o.Holes, "holes", 0, "hide `N` square holes at random positions (--seed)")
+	f.Int(&o.HoleSize, "hole-size", 16, "side of each hole in `PX`")
+	f.Uint64(&o.Seed, "seed", 1, "random `SEED` of the mask")
 	f.Section("Kernel")
-	f.String(&o.kernelName, "kernel", "cntk", "`NAME`: cntk, or a plain kernel on pixel coordinates for comparison: laplace, gaussian")
-	f.Float(&o.bandwidth, "bandwidth", 2, "bandwidth σ in `PX` of the laplace and gaussian kernels")
-	f.Int(&o.s, "s", 4, "number `S` of stride-2 convolutions and of upsamplings (0.."+strconv.Itoa(cntk.MaxS)+")")
-	f.Int(&o.filter, "filter", 3, "odd filter size `Q` of every convolution")
-	f.Float(&o.slope, "slope", 0, "activation max(u, `A`·u): 0 ReLU, 1 linear, −1 absolute value, else leaky ReLU")
-	f.String(&o.priorName, "prior", "uniform", "feature prior `NAME`: uniform (i.i.d. U[low, high], infinite channels), onehot (a channel per pixel), identity (the identity matrix as an image; direct kernel, ≤ 64×64), meshgrid (direct, ≤ 64×64)")
-	f.Float(&o.low, "prior-low", 0, "lower bound `A` of the uniform prior")
-	f.Float(&o.high, "prior-high", 0.1, "upper bound `B` of the uniform prior")
+	f.String(&o.Kernel, "kernel", "cntk", "`NAME`: cntk, or a plain kernel on pixel coordinates for comparison: laplace, gaussian")
+	f.Float(&o.Bandwidth, "bandwidth", 2, "bandwidth σ in `PX` of the laplace and gaussian kernels")
+	f.Int(&o.S, "s", 4, "number `S` of stride-2 convolutions and of upsamplings (0.."+strconv.Itoa(cntk.MaxS)+")")
+	f.Int(&o.Filter, "filter", 3, "odd filter size `Q` of every convolution")
+	f.Float(&o.Slope, "slope", 0, "activation max(u, `A`·u): 0 ReLU, 1 linear, −1 absolute value, else leaky ReLU")
+	f.String(&o.Prior, "prior", "uniform", "feature prior `NAME`: uniform (i.i.d. U[low, high], infinite channels), onehot (a channel per pixel), identity (the identity matrix as an image; direct kernel, ≤ 64×64), meshgrid (direct, ≤ 64×64)")
+	f.Float(&o.Low, "prior-low", 0, "lower bound `A` of the uniform prior")
+	f.Float(&o.High, "prior-high", 0.1, "upper bound `B` of the uniform prior")
 	f.Section("Solve")
-	f.Float(&o.ridge, "ridge", 0, "add `L`·K(x, x) to the diagonal of K_OO")
-	f.Int(&o.exactMax, "exact-max", 4000, "factorise K_OO densely up to `N` observed pixels, else conjugate gradients")
-	f.Float(&o.tol, "tol", 1e-5, "stop conjugate gradients when the relative residual ‖b − Kα‖/‖b‖ is below `T`")
-	f.Int(&o.maxIter, "max-iter", 1000, "safety cap of `N` conjugate-gradient iterations (the summary says if the solve stopped there unconverged)")
-	f.String(&o.precond, "precond", "block", "conjugate gradients' preconditioner `NAME`: block (block Jacobi on square tiles), jacobi (diagonal), none")
-	f.Int(&o.tile, "tile", 0, "side in `PX` of the block preconditioner's tiles (0: 8)")
+	f.Float(&o.Ridge, "ridge", 0, "add `L`·K(x, x) to the diagonal of K_OO")
+	f.Int(&o.ExactMax, "exact-max", 4000, "factorise K_OO densely up to `N` observed pixels, else conjugate gradients")
+	f.Float(&o.Tol, "tol", 1e-5, "stop conjugate gradients when the relative residual ‖b − Kα‖/‖b‖ is below `T`")
+	f.Int(&o.MaxIter, "max-iter", 1000, "safety cap of `N` conjugate-gradient iterations (the summary says if the solve stopped there unconverged)")
+	f.String(&o.Precond, "precond", "block", "conjugate gradients' preconditioner `NAME`: block (block Jacobi on square tiles), jacobi (diagonal), none")
+	f.Int(&o.Tile, "tile", 0, "side in `PX` of the block preconditioner's tiles (0: 8)")
 	f.Section("Selection on observed pixels (cntk kernel)")
 	f.List(&o.selS, "select-s", "choose --s among `LIST` by predicting held-out observed pixels")
 	f.List(&o.selFilter, "select-filter", "choose --filter among `LIST` the same way")
 	f.List(&o.selRidge, "select-ridge", "choose --ridge among `LIST` the same way")
-	f.Float(&o.selHoldout, "select-holdout", 0.1, "share `F` of the observed pixels of each crop hidden and predicted (with --holes: as squares of --hole-size)")
-	f.Int(&o.selCrop, "select-crop", 128, "side `PX` of the crops the candidates are scored on")
-	f.Int(&o.selCrops, "select-crops", 4, "number `N` of crops, placed at random with --seed")
+	f.Float(&o.SelectHoldout, "select-holdout", 0.1, "share `F` of the observed pixels of each crop hidden and predicted (with --holes: as squares of --hole-size)")
+	f.Int(&o.SelectCrop, "select-crop", 128, "side `PX` of the crops the candidates are scored on")
+	f.Int(&o.SelectCrops, "select-crops", 4, "number `N` of crops, placed at random with --seed")
 	f.Section("Heatmaps")
 	f.String(&o.heatmap, "heatmap", "", "draw the weights of the observed pixels in the prediction of pixel `X,Y` (column, row) instead of inpainting")
 	f.List(&o.heatmapS, "heatmap-s", "numbers of down/upsamplings `LIST` to draw (default 1,2,3,4)")
@@ -147,112 +127,26 @@ func (o *inpaintOptions) register(f *flagSet) {
 	f.String(&o.kernelOut, "kernel-out", "", "with --heatmap, also draw the kernel rows K(x, ·) to `PNG` (figure 3-4a), one grid per prior")
 }
 
-// maskSources counts the mask flags given.
-func (o *inpaintOptions) maskSources() int {
-	n := 0
-	for _, set := range []bool{o.maskIn != "", o.missing != 0, o.holes != 0} {
-		if set {
-			n++
-		}
-	}
-	return n
-}
-
-// check validates the flags that need no image: the kernel, the
-// architecture and the solve's options.
+// check validates the flags that need no image (cntk.Settings.Check) and
+// the output paths.
 func (o *inpaintOptions) check() (cntk.CoordKind, cntk.Arch, cntk.Options, error) {
-	coord := cntk.CoordKind(-1)
-	arch := cntk.Arch{S: o.s, Filter: o.filter, Slope: o.slope}
-	pc, pcErr := cntk.ParsePreconditioner(o.precond)
-	opt := cntk.Options{Ridge: o.ridge, Tol: o.tol, MaxIter: o.maxIter, ExactMax: o.exactMax, Precond: pc, Tile: o.tile}
-	fail := func(err error) (cntk.CoordKind, cntk.Arch, cntk.Options, error) { return coord, arch, opt, err }
-	switch o.kernelName {
-	case "cntk":
-	case "laplace":
-		coord = cntk.CoordLaplace
-	case "gaussian":
-		coord = cntk.CoordGaussian
-	default:
-		return fail(usagef("--kernel %q: want cntk, laplace or gaussian", o.kernelName))
+	coord, arch, opt, err := o.Check()
+	if err == nil && o.out == "" {
+		err = usagef("--out is required")
 	}
-	if _, err := cntk.ParsePrior(o.priorName); err != nil {
-		return fail(usagef("--prior %q: want uniform, onehot, identity or meshgrid", o.priorName))
+	if err == nil {
+		err = checkOutPath("out", o.out, o.image)
 	}
-	if !(o.low < o.high) {
-		return fail(usagef("--prior-low %g must be below --prior-high %g", o.low, o.high))
+	if err == nil && o.report != "" {
+		err = checkOutPath("report", o.report, o.image)
 	}
-	if err := arch.Validate(); err != nil {
-		return fail(usagef("%s", strings.TrimPrefix(err.Error(), "cntk: ")))
-	}
-	switch {
-	case o.ridge < 0:
-		return fail(usagef("--ridge %g: want ≥ 0", o.ridge))
-	case !(o.tol > 0 && o.tol < 1):
-		return fail(usagef("--tol %g: want in (0, 1)", o.tol))
-	case o.maxIter < 1:
-		return fail(usagef("--max-iter %d: want ≥ 1", o.maxIter))
-	case o.exactMax < 0:
-		return fail(usagef("--exact-max %d: want ≥ 0", o.exactMax))
-	case pcErr != nil:
-		return fail(usagef("--precond %q: want block, jacobi or none", o.precond))
-	case o.tile < 0:
-		return fail(usagef("--tile %d: want ≥ 1 (0: the default)", o.tile))
-	case !(o.selHoldout > 0 && o.selHoldout < 1):
-		return fail(usagef("--select-holdout %g: want a share in (0, 1)", o.selHoldout))
-	case o.selCrop < 8 || o.selCrops < 1:
-		return fail(usagef("--select-crop %d --select-crops %d: want a side ≥ 8 and ≥ 1 crop", o.selCrop, o.selCrops))
-	case o.maskSources() > 1:
-		return fail(usagef("give one of --mask, --missing, --holes"))
-	case o.out == "":
-		return fail(usagef("--out is required"))
-	}
-	if err := checkOutPath("out", o.out, o.image); err != nil {
-		return fail(err)
-	}
-	if o.report != "" {
-		if err := checkOutPath("report", o.report, o.image); err != nil {
-			return fail(err)
-		}
-	}
-	return coord, arch, opt, nil
-}
-
-// mask reads or draws the mask of an h×w image (nil when no mask flag is
-// given).
-func (o *inpaintOptions) mask(h, w int) ([]bool, error) {
-	switch {
-	case o.maskIn != "":
-		m, err := cntk.LoadPNG(o.maskIn)
-		if err != nil {
-			return nil, fmt.Errorf("--mask %w", err)
-		}
-		if m.H != h || m.W != w {
-			return nil, fmt.Errorf("--mask %s is %d×%d but the image is %d×%d", o.maskIn, m.W, m.H, w, h)
-		}
-		return cntk.MaskFromImage(m), nil
-	case o.missing != 0:
-		observed, err := cntk.RandomMask(h, w, o.missing, o.seed)
-		if err != nil {
-			return nil, usagef("--missing %g: want a share in (0, 1)", o.missing)
-		}
-		return observed, nil
-	case o.holes != 0:
-		observed, err := cntk.HolesMask(h, w, o.holes, o.holeSize, o.seed)
-		if err != nil {
-			return nil, usagef("--holes %d --hole-size %d: %s", o.holes, o.holeSize, strings.TrimPrefix(err.Error(), "cntk: "))
-		}
-		return observed, nil
-	}
-	return nil, nil
+	return coord, arch, opt, err
 }
 
 // run inpaints img, writes the result, the mask and the report, and prints
 // the summary.
 func (o *inpaintOptions) run(e *env, coord cntk.CoordKind, arch cntk.Arch, opt cntk.Options, img *cntk.Image, observed []bool) error {
 	h, w := img.H, img.W
-	if _, err := cntk.CheckMask(observed, h, w); err != nil {
-		return fmt.Errorf("mask: %s", strings.TrimPrefix(err.Error(), "cntk: "))
-	}
 	maskOut := o.maskOut
 	if maskOut == "" {
 		maskOut = strings.TrimSuffix(o.out, ".png") + "-mask.png"
@@ -260,245 +154,53 @@ func (o *inpaintOptions) run(e *env, coord cntk.CoordKind, arch cntk.Arch, opt c
 	if err := checkOutPath("mask-out", maskOut, o.image, o.out); err != nil {
 		return err
 	}
-	kind, _ := cntk.ParsePrior(o.priorName)
-	p := cntk.Prior{Kind: kind, Low: o.low, High: o.high}
+	kind, _ := cntk.ParsePrior(o.Prior)
+	job := cntk.Job{Name: o.image, Kernel: o.Kernel, Bandwidth: o.Bandwidth, Arch: arch,
+		Prior: cntk.Prior{Kind: kind, Low: o.Low, High: o.High}, Solve: opt,
+		Select: cntk.SelectOptions{Holdout: o.SelectHoldout, Crop: o.SelectCrop, Crops: o.SelectCrops, Seed: o.Seed}}
+	if o.Holes != 0 {
+		job.Select.HoleSize = o.HoleSize
+	}
+	if coord < 0 && len(o.selS)+len(o.selFilter)+len(o.selRidge) > 0 {
+		var err error
+		if job.Candidates, err = cntk.Candidates(o.selS, o.selFilter, o.selRidge, arch, opt.Ridge); err != nil {
+			return err
+		}
+	}
 	if ph, pw := arch.FitSize(h, w); coord < 0 && (ph != h || pw != w) && !o.quiet {
-		fmt.Fprintf(e.stderr, "rfm inpaint: %d×%d does not fit s = %d; padded to %d×%d with unobserved pixels, result cropped back\n", w, h, o.s, pw, ph)
+		fmt.Fprintf(e.stderr, "rfm inpaint: %d×%d does not fit s = %d; padded to %d×%d with unobserved pixels, result cropped back\n", w, h, o.S, pw, ph)
 	}
 	bar := newProgress(e.stderr, e.tty(), o.quiet)
-	opt.Progress = func(frac float64, stage string) { bar.Update(frac, stage) }
-	fail := func(err error) error {
+	job.Progress = func(frac float64, stage string) { bar.Update(frac, stage) }
+	res, r, err := job.Run(e.ctx, img, observed)
+	var be *cntk.BandwidthError
+	if errors.As(err, &be) {
+		err = usagef("--bandwidth %g: %s", o.Bandwidth, strings.TrimPrefix(be.Err.Error(), "cntk: "))
+	}
+	// The result, its mask and the report are written as a set: all of
+	// them or, on any failure, none (earlier files restored).
+	outs := []cli.OutputFile{{Path: o.out, Write: res.WritePNG}, {Path: maskOut, Write: cntk.MaskImage(observed, h, w).WritePNG}}
+	if o.report != "" {
+		outs = append(outs, cli.OutputFile{Path: o.report, Write: r.WriteJSON})
+	}
+	if err == nil {
+		err = cli.WriteAll(e.ctx, outs)
+	}
+	if err != nil {
 		bar.Abort()
 		return err
 	}
-	start := time.Now()
-	var sel []cntk.Score
-	if coord < 0 && len(o.selS)+len(o.selFilter)+len(o.selRidge) > 0 {
-		var err error
-		if arch, opt.Ridge, sel, err = o.selectArch(e, arch, p, opt, img, observed, bar); err != nil {
-			return fail(err)
-		}
-	}
-	var res *cntk.Image
-	var rep cntk.Report
-	var err error
-	if coord >= 0 {
-		var k *cntk.Kernel
-		if k, err = cntk.CoordKernel(coord, o.bandwidth, h, w); err != nil {
-			return fail(usagef("--bandwidth %g: %s", o.bandwidth, strings.TrimPrefix(err.Error(), "cntk: ")))
-		}
-		res, rep, err = cntk.InpaintImageWith(e.ctx, k, img, observed, opt)
-	} else {
-		res, rep, err = cntk.InpaintImage(e.ctx, arch, p, img, observed, opt)
-	}
-	if err != nil {
-		return fail(err)
-	}
-	elapsed := time.Since(start)
-	r := cntk.NewRunReport(o.image, img, o.kernelName, o.bandwidth, arch, p, rep)
-	r.Ridge, r.Tol = opt.Ridge, opt.Tol
-	for _, sc := range sel {
-		r.Selection = append(r.Selection, cntk.SelectionScore{S: sc.S, Filter: sc.Filter, Ridge: sc.Ridge, PSNR: sc.PSNR})
-	}
-	r.PSNRMissing = cntk.PSNRMissing(img, res, observed)
-	r.PeakRSSBytes = sysmem.PeakRSS()
-	r.TotalSeconds = elapsed.Seconds()
-	// The result, its mask and the report are written as a set: all of
-	// them or, on any failure, none (earlier files restored).
-	outs := []outputFile{{o.out, res.WritePNG}, {maskOut, cntk.MaskImage(observed, h, w).WritePNG}}
-	if o.report != "" {
-		outs = append(outs, outputFile{o.report, r.WriteJSON})
-	}
-	if err := writeAll(e.ctx, outs); err != nil {
-		return fail(err)
-	}
-	how := "Cholesky"
-	if !rep.Exact {
-		how = fmt.Sprintf("CG (%s preconditioner) %d iterations, residual %.2g", rep.Precond, rep.Iterations, rep.Residual)
-		if !rep.Converged {
-			how += fmt.Sprintf(" (not converged to --tol %g: raise --max-iter or --ridge)", opt.Tol)
-		}
-	}
-	chosen := ""
-	if sel != nil {
-		chosen = fmt.Sprintf(" (chosen on held-out observed pixels: s = %d, filter %d, ridge %g)", arch.S, arch.Filter, opt.Ridge)
-	}
-	bar.Finish(fmt.Sprintf("inpainted %d×%d with %s%s: kernel %s in %s, solve over %d observed pixels by %s in %s; PSNR on the missing pixels %.2f dB; peak memory %s",
-		w, h, o.kernelName, chosen, sysmem.Human(uint64(rep.KernelBytes)), seconds(rep.KernelTime), rep.Observed, how, seconds(rep.Time), r.PSNRMissing, sysmem.Human(r.PeakRSSBytes)))
-	return nil
-}
-
-// selectArch chooses s, the filter and the ridge among the --select-*
-// lists (a missing list: the flag's own value) on held-out observed pixels.
-func (o *inpaintOptions) selectArch(e *env, arch cntk.Arch, p cntk.Prior, opt cntk.Options, img *cntk.Image, observed []bool, bar *progress) (cntk.Arch, float64, []cntk.Score, error) {
-	ints := func(name string, l listFlag, def int) ([]int, error) {
-		if len(l) == 0 {
-			return []int{def}, nil
-		}
-		var out []int
-		for _, v := range l {
-			n, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil {
-				return nil, usagef("--%s %q: want whole numbers", name, v)
-			}
-			out = append(out, n)
-		}
-		return out, nil
-	}
-	ss, err := ints("select-s", o.selS, arch.S)
-	if err != nil {
-		return arch, 0, nil, err
-	}
-	fs, err := ints("select-filter", o.selFilter, arch.Filter)
-	if err != nil {
-		return arch, 0, nil, err
-	}
-	ridges := []float64{opt.Ridge}
-	if len(o.selRidge) > 0 {
-		ridges = nil
-		for _, v := range o.selRidge {
-			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil || !(x >= 0) || math.IsInf(x, 0) {
-				return arch, 0, nil, usagef("--select-ridge %q: want numbers ≥ 0", v)
-			}
-			ridges = append(ridges, x)
-		}
-	}
-	var cands []cntk.Candidate
-	for _, s := range ss {
-		for _, q := range fs {
-			a := cntk.Arch{S: s, Filter: q, Slope: arch.Slope}
-			if err := a.Validate(); err != nil {
-				return arch, 0, nil, usagef("--select-s %d --select-filter %d: %s", s, q, strings.TrimPrefix(err.Error(), "cntk: "))
-			}
-			for _, r := range ridges {
-				cands = append(cands, cntk.Candidate{S: s, Filter: q, Ridge: r})
-			}
-		}
-	}
-	so := cntk.SelectOptions{Holdout: o.selHoldout, Crop: o.selCrop, Crops: o.selCrops, Seed: o.seed, Solve: opt,
-		Progress: func(f float64, c cntk.Candidate) { bar.Update(f, "select") }}
-	if o.holes != 0 {
-		so.HoleSize = o.holeSize
-	}
-	best, scores, err := cntk.Select(e.ctx, img, observed, arch, p, cands, so)
-	if err != nil {
-		return arch, 0, nil, err
-	}
-	arch.S, arch.Filter = best.S, best.Filter
-	return arch, best.Ridge, scores, nil
-}
-
-// outputFile is one file of a command's output set.
-type outputFile struct {
-	path  string
-	write func(io.Writer) error
-}
-
-// writeAll writes a set of files so that a failure leaves none of them
-// changed: each is encoded in memory first, then written atomically in
-// turn; if one write fails, the files already written are put back as
-// they were (the earlier content restored, a new file removed).
-func writeAll(ctx context.Context, outs []outputFile) error {
-	data := make([][]byte, len(outs))
-	for i, f := range outs {
-		var b bytes.Buffer
-		if err := f.write(&b); err != nil {
-			return fmt.Errorf("write %s: %w", f.path, err)
-		}
-		data[i] = b.Bytes()
-	}
-	type saved struct {
-		old    []byte
-		exists bool
-	}
-	prev := make([]saved, len(outs))
-	for i, f := range outs {
-		if st, err := os.Stat(f.path); err == nil && st.Mode().IsRegular() {
-			old, err := os.ReadFile(f.path)
-			if err != nil {
-				return fmt.Errorf("write %s: cannot keep its current content to restore on failure: %w", f.path, unwrapPath(err))
-			}
-			prev[i] = saved{old, true}
-		}
-	}
-	for i, f := range outs {
-		err := atomicfile.Write(ctx, f.path, func(w io.Writer) error { _, err := w.Write(data[i]); return err })
-		if err == nil {
-			continue
-		}
-		for j := i - 1; j >= 0; j-- {
-			if prev[j].exists {
-				_ = atomicfile.Write(context.WithoutCancel(ctx), outs[j].path, func(w io.Writer) error { _, err := w.Write(prev[j].old); return err })
-			} else {
-				_ = os.Remove(outs[j].path)
-			}
-		}
-		return err
-	}
+	bar.Finish(r.Summary(len(job.Candidates) > 0))
 	return nil
 }
 
 // runHeatmaps draws the weight heatmaps of figure 3-4, one grid per prior.
 func runHeatmaps(e *env, at string, sList listFlag, arch cntk.Arch, base cntk.Prior, h, w int, observed []bool, hole int, opt cntk.Options, out, kernelOut string) error {
-	parts := strings.Split(at, ",")
-	if len(parts) != 2 {
-		return usagef("--heatmap %q: want X,Y (column, row)", at)
+	x, y, ss, err := cntk.ParseHeatmap(at, sList, arch, h, w)
+	if err != nil {
+		return err
 	}
-	x, errX := strconv.Atoi(strings.TrimSpace(parts[0]))
-	y, errY := strconv.Atoi(strings.TrimSpace(parts[1]))
-	if errX != nil || errY != nil || x < 0 || y < 0 || x >= w || y >= h {
-		return usagef("--heatmap %q: want X,Y with 0 ≤ X < %d and 0 ≤ Y < %d", at, w, h)
-	}
-	if len(sList) == 0 {
-		sList = listFlag{"1", "2", "3", "4"}
-	}
-	var ss []int
-	for _, v := range sList {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || n < 0 || n > cntk.MaxS {
-			return usagef("--heatmap-s %q: want numbers in 0..%d", v, cntk.MaxS)
-		}
-		a := cntk.Arch{S: n, Filter: arch.Filter, Slope: arch.Slope}
-		if err := a.CheckSize(h, w); err != nil {
-			return usagef("--heatmap-s %d: %s", n, strings.TrimPrefix(err.Error(), "cntk: "))
-		}
-		ss = append(ss, n)
-	}
-	if len(ss) > plot.MaxGridImages {
-		return usagef("--heatmap-s: at most %d values", plot.MaxGridImages)
-	}
-	observed = cntk.HeatmapMask(observed, h, w, y, x, hole)
-	if _, err := cntk.CheckMask(observed, h, w); err != nil {
-		return fmt.Errorf("mask: %s", strings.TrimPrefix(err.Error(), "cntk: "))
-	}
-	stem := strings.TrimSuffix(out, ".png")
-	kstem := strings.TrimSuffix(kernelOut, ".png")
-	for _, kind := range []cntk.PriorKind{cntk.PriorUniform, cntk.PriorOneHot, cntk.PriorIdentity, cntk.PriorMeshgrid} {
-		p := base
-		p.Kind = kind
-		if !p.Stationary() && h*w > cntk.MaxDirectPixels {
-			fmt.Fprintf(e.stderr, "rfm inpaint: %s prior skipped: its kernel is direct and %d×%d exceeds %d pixels\n", kind, w, h, cntk.MaxDirectPixels)
-			continue
-		}
-		weights, rows, err := cntk.Heatmaps(e.ctx, arch, p, h, w, observed, y, x, ss, opt)
-		if err != nil {
-			return err
-		}
-		var titles []string
-		for _, n := range ss {
-			titles = append(titles, fmt.Sprintf("s = %d", n))
-		}
-		title := fmt.Sprintf("%s prior: weight of each observed pixel in the prediction of (%d, %d)", kind, x, y)
-		if err := plot.ImageGrid(stem+"-"+kind.String()+".png", weights, h, w, titles, title); err != nil {
-			return err
-		}
-		if kernelOut != "" {
-			title := fmt.Sprintf("%s prior: kernel row K((%d, %d), ·)", kind, x, y)
-			if err := plot.ImageGrid(kstem+"-"+kind.String()+".png", rows, h, w, titles, title); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return cntk.HeatmapFigures(e.ctx, arch, base, h, w, observed, y, x, hole, ss, opt, strings.TrimSuffix(out, ".png"), strings.TrimSuffix(kernelOut, ".png"), func(kind cntk.PriorKind) {
+		fmt.Fprintf(e.stderr, "rfm inpaint: %s prior skipped: its kernel is direct and %d×%d exceeds %d pixels\n", kind, w, h, cntk.MaxDirectPixels)
+	})
 }

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -154,65 +150,6 @@ func TestInpaintBadInput(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "out.png")); c.code != 0 && err == nil {
 			t.Errorf("%v: failed but wrote out.png", c.args)
 		}
-	}
-}
-
-// USAGE.md documents every flag of rfm inpaint (the shared usage test lists
-// the other commands).
-func TestInpaintUsageDocumented(t *testing.T) {
-	doc, err := os.ReadFile("USAGE.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rfmCmd(t, t.TempDir(), "inpaint", "-h")
-	found := regexp.MustCompile(`(?m)^\s+--?([a-z][a-z0-9-]*)`).FindAllStringSubmatch(r.stdout+r.stderr, -1)
-	if len(found) < 10 {
-		t.Fatalf("rfm inpaint -h lists %d flags", len(found))
-	}
-	for _, m := range found {
-		if m[1] != "h" && m[1] != "help" && !strings.Contains(string(doc), "`--"+m[1]) {
-			t.Errorf("flag --%s of rfm inpaint is not documented in USAGE.md", m[1])
-		}
-	}
-}
-
-// TestWriteAllRollsBack: when a later file of the set cannot be written,
-// the earlier ones are put back: a new file removed, an existing one given
-// its old content.
-func TestWriteAllRollsBack(t *testing.T) {
-	dir := t.TempDir()
-	text := func(s string) func(io.Writer) error {
-		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
-	}
-	old := filepath.Join(dir, "old.png")
-	if err := os.WriteFile(old, []byte("before"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fresh := filepath.Join(dir, "new.png")
-	bad := filepath.Join(dir, "missing-dir", "r.json")
-	err := writeAll(context.Background(), []outputFile{{old, text("after")}, {fresh, text("new")}, {bad, text("{}")}})
-	if err == nil {
-		t.Fatal("a write into a missing directory succeeded")
-	}
-	if b, _ := os.ReadFile(old); string(b) != "before" {
-		t.Errorf("the existing file holds %q after the failure, want %q", b, "before")
-	}
-	if _, err := os.Stat(fresh); err == nil {
-		t.Error("the new file was left behind")
-	}
-	// An encoding failure writes nothing at all.
-	fail := func(io.Writer) error { return errors.New("boom") }
-	if err := writeAll(context.Background(), []outputFile{{fresh, text("x")}, {old, fail}}); err == nil || !strings.Contains(err.Error(), "boom") {
-		t.Fatalf("encoding error: %v", err)
-	}
-	if _, err := os.Stat(fresh); err == nil {
-		t.Error("a file was written although another could not be encoded")
-	}
-	if err := writeAll(context.Background(), []outputFile{{old, text("after")}, {fresh, text("new")}}); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(old); string(b) != "after" {
-		t.Errorf("old.png holds %q, want %q", b, "after")
 	}
 }
 

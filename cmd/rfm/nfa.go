@@ -2,26 +2,18 @@ package main
 
 import (
 	"fmt"
-	"math"
-	"os"
-	"strconv"
-	"strings"
 
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/internal/cli"
-	"github.com/rfmkit/rfm/nn"
 	"github.com/rfmkit/rfm/science/nfa"
 	"github.com/rfmkit/rfm/synth"
 )
 
 type nfaOptions struct {
-	task, data, target, widths, act, opt, initScale, out, imageShape string
-	balances                                                         string
-	n, d, testN, epochs, batch, points, dataSeeds, netSeeds          int
-	lr, momentum, wd, xScale                                         float64
-	bias, withRFM                                                    bool
-	seed                                                             uint64
-	common                                                           commonFlags
+	nfa.Settings
+	data, target, out, imageShape string
+	withRFM                       bool
+	common                        commonFlags
 }
 
 func cmdNFA(e *env, args []string) error {
@@ -65,7 +57,7 @@ rfm nfa --task alignment-reversing --x-scale 0.004 --balance 0.1,0.3,0.5,0.7,0.9
 	if err := o.common.apply(); err != nil {
 		return err
 	}
-	if o.task == string(synth.AlignmentReversing) {
+	if o.Task == string(synth.AlignmentReversing) {
 		return nfaReversing(e, f, &o)
 	}
 	for _, name := range []string{"balance", "data-seeds", "net-seeds", "x-scale"} {
@@ -76,7 +68,7 @@ rfm nfa --task alignment-reversing --x-scale 0.004 --balance 0.1,0.3,0.5,0.7,0.9
 	if o.data != "" && (f.IsSet("task") || f.IsSet("n") || f.IsSet("d") || f.IsSet("test-n")) {
 		return usagef("--task, --n, --d and --test-n describe the synthetic data; with --data they do not apply (20%% of the table is the test split)")
 	}
-	cfg, err := o.netConfig()
+	cfg, err := o.Network()
 	if err != nil {
 		return err
 	}
@@ -86,10 +78,8 @@ rfm nfa --task alignment-reversing --x-scale 0.004 --balance 0.1,0.3,0.5,0.7,0.9
 			return err
 		}
 	}
-	if o.out != "" {
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
-			return fmt.Errorf("--out %s: %w", o.out, err)
-		}
+	if err := cli.MkdirOut("out", o.out); err != nil {
+		return err
 	}
 	tr, te, egop, label, classes, err := o.loadData(e)
 	if err != nil {
@@ -98,7 +88,7 @@ rfm nfa --task alignment-reversing --x-scale 0.004 --balance 0.1,0.3,0.5,0.7,0.9
 	if shape != nil && shape.Pixels() != tr.D {
 		return usagef("--image-shape %s has %d pixels but the data has %d inputs", o.imageShape, shape.Pixels(), tr.D)
 	}
-	opt := nfa.Options{Network: cfg, Epochs: o.epochs, Points: o.points, Classes: classes, EGOP: egop, WithRFM: o.withRFM, Seed: o.seed}
+	opt := nfa.Options{Network: cfg, Epochs: o.Epochs, Points: o.Points, Classes: classes, EGOP: egop, WithRFM: o.withRFM, Seed: o.Seed}
 	if !o.common.json {
 		opt.Progress = func(m nfa.Measurement) {
 			fmt.Fprintf(e.stderr, "nfa: epoch %d (step %d): train %.4g, test %.4g; ρ UC/C %s\n", m.Epoch, m.Step, m.TrainMSE, m.TestMSE, m.LayerSummary())
@@ -114,73 +104,41 @@ rfm nfa --task alignment-reversing --x-scale 0.004 --balance 0.1,0.3,0.5,0.7,0.9
 			return err
 		}
 	}
-	if o.common.json {
-		return writeJSON(e.stdout, res)
-	}
-	res.WriteText(e.stdout)
-	return nil
+	return cli.Print(e.stdout, o.common.json, res)
 }
 
 // register declares rfm nfa's flags into o.
 func (o *nfaOptions) register(f *flagSet) {
 	f.Section("Data")
-	f.String(&o.task, "task", "chain", "synthetic task `NAME` of 'rfm synth' (when no --data)")
-	f.Int(&o.n, "n", 256, "training rows `N` of the synthetic task")
-	f.Int(&o.d, "d", 32, "inputs `D` of the synthetic task")
-	f.Int(&o.testN, "test-n", 2000, "test rows `N` of the synthetic task (a later seed)")
+	f.String(&o.Task, "task", "chain", "synthetic task `NAME` of 'rfm synth' (when no --data)")
+	f.Int(&o.N, "n", 256, "training rows `N` of the synthetic task")
+	f.Int(&o.D, "d", 32, "inputs `D` of the synthetic task")
+	f.Int(&o.TestN, "test-n", 2000, "test rows `N` of the synthetic task (a later seed)")
 	f.String(&o.data, "data", "", "train on this table `FILE` instead (20% held out for the test figures)")
 	f.String(&o.target, "target", "", "the table's target `COL`")
-	f.String(&o.balances, "balance", defaultBalances, "alignment-reversing: the balances `LIST` γ ∈ (0, 1]")
-	f.Int(&o.dataSeeds, "data-seeds", 4, "alignment-reversing: datasets `N` per balance (seeds --seed, --seed+1, …)")
-	f.Int(&o.netSeeds, "net-seeds", 30, "alignment-reversing: networks `N` to average over")
-	f.Float(&o.xScale, "x-scale", 1, "alignment-reversing: the data's row scale `S` (X₁ ~ N(0, S²Σ); see 'rfm synth -h')")
+	f.String(&o.Balances, "balance", defaultBalances, "alignment-reversing: the balances `LIST` γ ∈ (0, 1]")
+	f.Int(&o.DataSeeds, "data-seeds", 4, "alignment-reversing: datasets `N` per balance (seeds --seed, --seed+1, …)")
+	f.Int(&o.NetSeeds, "net-seeds", 30, "alignment-reversing: networks `N` to average over")
+	f.Float(&o.XScale, "x-scale", 1, "alignment-reversing: the data's row scale `S` (X₁ ~ N(0, S²Σ); see 'rfm synth -h')")
 	f.Section("Network")
-	f.String(&o.widths, "widths", "256,256", "hidden layer `WIDTHS` (1 to 32 of them)")
-	f.String(&o.act, "activation", "relu", "`ACT`: relu, leaky-relu, tanh or sine")
-	f.Bool(&o.bias, "bias", false, "give the layers biases")
-	f.String(&o.initScale, "init-scale", "1", "multiply the initial weights' std, `S` for every layer or a list per layer (first layer first)")
+	f.String(&o.Widths, "widths", "256,256", "hidden layer `WIDTHS` (1 to 32 of them)")
+	f.String(&o.Activation, "activation", "relu", "`ACT`: relu, leaky-relu, tanh or sine")
+	f.Bool(&o.Bias, "bias", false, "give the layers biases")
+	f.String(&o.InitScale, "init-scale", "1", "multiply the initial weights' std, `S` for every layer or a list per layer (first layer first)")
 	f.Section("Training")
-	f.String(&o.opt, "optimizer", "sgd", "`OPT`: sgd (with --momentum) or adam")
-	f.Float(&o.lr, "lr", 0.05, "learning `RATE`")
-	f.Float(&o.momentum, "momentum", 0.9, "SGD momentum `M`")
-	f.Float(&o.wd, "weight-decay", 0, "L2 weight decay `W` of the weights (not the biases)")
-	f.Int(&o.batch, "batch", 128, "rows per step `N` (0: full batch)")
-	f.Int(&o.epochs, "epochs", 500, "passes over the training rows `N`")
-	f.Int(&o.points, "points", 14, "measure at `K` log-spaced epochs (and at initialization)")
-	f.Uint64(&o.seed, "seed", 1, "random `SEED` (data, initialization, batch order)")
+	f.String(&o.Optimizer, "optimizer", "sgd", "`OPT`: sgd (with --momentum) or adam")
+	f.Float(&o.LR, "lr", 0.05, "learning `RATE`")
+	f.Float(&o.Momentum, "momentum", 0.9, "SGD momentum `M`")
+	f.Float(&o.WeightDecay, "weight-decay", 0, "L2 weight decay `W` of the weights (not the biases)")
+	f.Int(&o.Batch, "batch", 128, "rows per step `N` (0: full batch)")
+	f.Int(&o.Epochs, "epochs", 500, "passes over the training rows `N`")
+	f.Int(&o.Points, "points", 14, "measure at `K` log-spaced epochs (and at initialization)")
+	f.Uint64(&o.Seed, "seed", 1, "random `SEED` (data, initialization, batch order)")
 	f.Bool(&o.withRFM, "rfm", false, "also fit an RFM (the defaults) and compare its M")
 	f.Section("Output")
 	f.String(&o.out, "out", "", "write nfa.csv, nfa.json and figures into `DIR`")
 	f.String(&o.imageShape, "image-shape", "", "inputs are `HxW` pixels: draw diagonals as images")
 	o.common.add(f, "json", "threads")
-}
-
-func (o *nfaOptions) netConfig() (nn.Config, error) {
-	cfg := nn.DefaultConfig()
-	var err error
-	if cfg.Widths, err = nn.ParseWidths(o.widths); err != nil {
-		return cfg, usagef("--widths %q: want positive widths such as 256,256", o.widths)
-	}
-	cfg.Activation, cfg.Optimizer = nn.Activation(o.act), nn.Optimizer(o.opt)
-	cfg.LR, cfg.Momentum, cfg.BatchSize, cfg.Bias, cfg.Seed, cfg.WeightDecay = o.lr, o.momentum, o.batch, o.bias, o.seed, o.wd
-	if o.opt == string(nn.Adam) {
-		cfg.Momentum = 0
-	}
-	if cfg.InitScale, err = nn.ParseInitScale(o.initScale, len(cfg.Widths)); err != nil {
-		return cfg, usagef("--init-scale %q: want positive numbers such as 1 or 0.1,1,1", o.initScale)
-	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, usagef("%s", strings.TrimPrefix(err.Error(), "nn: "))
-	}
-	switch {
-	case o.epochs < 1:
-		return cfg, usagef("--epochs %d: must be at least 1", o.epochs)
-	case o.points < 1:
-		return cfg, usagef("--points %d: must be at least 1", o.points)
-	case o.batch < 0:
-		return cfg, usagef("--batch %d: must be ≥ 0", o.batch)
-	}
-	return cfg, nil
 }
 
 // loadData reads or draws the training and test rows. egop is the
@@ -191,22 +149,8 @@ func (o *nfaOptions) loadData(e *env) (tr, te *nfa.Data, egop []float64, label s
 		if o.target != "" {
 			return nil, nil, nil, "", 0, usagef("--target goes with --data")
 		}
-		task := synth.Task(o.task)
-		if !synth.IsTask(o.task) {
-			return nil, nil, nil, "", 0, usagef("--task %q: want one of %s, %s", o.task, synth.TaskNames(), synth.AlignmentReversing)
-		}
-		if o.n < 2 || o.testN < 1 {
-			return nil, nil, nil, "", 0, usagef("--n must be at least 2 and --test-n at least 1")
-		}
-		// One draw split in two: the training and test rows share the
-		// target (the direction of single-index and linear comes from the
-		// seed).
-		tr, te, egop, err := nfa.Synthetic(task, o.n, o.testN, o.d, o.seed)
-		if err != nil {
-			return nil, nil, nil, "", 0, usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))
-		}
-		return tr, te, egop,
-			fmt.Sprintf("synthetic %s, n = %d, d = %d", task, o.n, o.d), 0, nil
+		tr, te, egop, label, err = o.SyntheticData()
+		return tr, te, egop, label, 0, err
 	}
 	if o.target == "" {
 		return nil, nil, nil, "", 0, usagef("--target is required with --data")
@@ -217,7 +161,7 @@ func (o *nfaOptions) loadData(e *env) (tr, te *nfa.Data, egop []float64, label s
 	}
 	// A seeded 20% test split; the pipeline is fitted on the training
 	// rows only.
-	if tr, te, classes, err = nfa.FromTable(t, o.data, o.target, o.seed); err != nil {
+	if tr, te, classes, err = nfa.FromTable(t, o.data, o.target, o.Seed); err != nil {
 		return nil, nil, nil, "", 0, cli.InFile(o.data, err)
 	}
 	return tr, te, nil, fmt.Sprintf("%s (target %s)", o.data, o.target), classes, nil
@@ -227,50 +171,12 @@ const defaultBalances = "0.05,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1"
 
 // nfaReversing runs the alignment reversing sweep (science/nfa).
 func nfaReversing(e *env, f *flagSet, o *nfaOptions) error {
-	for _, name := range []string{"data", "target", "test-n", "activation", "bias", "init-scale", "optimizer", "lr", "momentum", "weight-decay", "batch", "epochs", "points", "rfm", "image-shape"} {
-		if f.IsSet(name) {
-			return usagef("--%s does not apply to --task alignment-reversing (no training: the measurement is at initialization)", name)
-		}
+	ro, err := o.Reversing(f.IsSet)
+	if err != nil {
+		return err
 	}
-	if !(o.xScale > 0) || math.IsInf(o.xScale, 0) {
-		return usagef("--x-scale %v: must be positive and finite", o.xScale)
-	}
-	ro := nfa.DefaultReversingOptions()
-	ro.DataSeeds, ro.NetSeeds, ro.Seed, ro.Scale = o.dataSeeds, o.netSeeds, o.seed, o.xScale
-	if f.IsSet("n") {
-		ro.N = o.n
-	}
-	if f.IsSet("d") {
-		ro.D = o.d
-	}
-	ro.Width = ro.D
-	if f.IsSet("widths") {
-		w, err := strconv.Atoi(strings.TrimSpace(o.widths))
-		if err != nil || w < 1 {
-			return usagef("--widths %q: alignment-reversing's network has one hidden layer: want one positive width such as 1024", o.widths)
-		}
-		ro.Width = w
-	}
-	for _, s := range strings.Split(o.balances, ",") {
-		g, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil || !(g > 0 && g <= 1) {
-			return usagef("--balance %q: each γ must be a number in (0, 1] (got %q)", o.balances, strings.TrimSpace(s))
-		}
-		ro.Balances = append(ro.Balances, g)
-	}
-	switch {
-	case o.dataSeeds < 1:
-		return usagef("--data-seeds %d: must be at least 1", o.dataSeeds)
-	case o.netSeeds < 1:
-		return usagef("--net-seeds %d: must be at least 1", o.netSeeds)
-	}
-	if err := ro.CheckData(); err != nil {
-		return usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))
-	}
-	if o.out != "" {
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
-			return fmt.Errorf("--out %s: %w", o.out, err)
-		}
+	if err := cli.MkdirOut("out", o.out); err != nil {
+		return err
 	}
 	if !o.common.json {
 		ro.Progress = func(p nfa.ReversingPoint) {
@@ -286,9 +192,5 @@ func nfaReversing(e *env, f *flagSet, o *nfaOptions) error {
 			return err
 		}
 	}
-	if o.common.json {
-		return writeJSON(e.stdout, res)
-	}
-	res.WriteText(e.stdout)
-	return nil
+	return cli.Print(e.stdout, o.common.json, res)
 }

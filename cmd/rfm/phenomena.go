@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
+	"github.com/rfmkit/rfm/internal/cli"
 	"github.com/rfmkit/rfm/mnist"
 	"github.com/rfmkit/rfm/science/phenomena"
 )
@@ -74,10 +74,8 @@ rfm phenomena --kind halves --out out/halves`)
 	if err != nil {
 		return err
 	}
-	if out != "" {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return fmt.Errorf("--out %s: %w", out, err)
-		}
+	if err := cli.MkdirOut("out", out); err != nil {
+		return err
 	}
 	res, err := phenomena.Run(e.ctx, train, test, opt)
 	if err != nil {
@@ -88,9 +86,5 @@ rfm phenomena --kind halves --out out/halves`)
 			return err
 		}
 	}
-	if common.json {
-		return writeJSON(e.stdout, res)
-	}
-	res.WriteText(e.stdout)
-	return nil
+	return cli.Print(e.stdout, common.json, res)
 }

@@ -26,7 +26,7 @@ func TestUsageDocumentsEveryFlag(t *testing.T) {
 		}
 		cmds = append(cmds, []string{c.name})
 	}
-	cmds = append(cmds, []string{"bench", "uci"}, []string{"bench", "scale"}, []string{"bench", "serve"}, []string{"bench", "tabular"})
+	cmds = append(cmds, []string{"bench", "uci"}, []string{"bench", "scale"}, []string{"bench", "serve"}, []string{"bench", "tabular"}, []string{"bench", "inpaint"})
 	dir := t.TempDir()
 	for _, cmd := range cmds {
 		r := rfmCmd(t, dir, append(cmd, "-h")...)
