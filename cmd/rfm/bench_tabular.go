@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -98,11 +96,7 @@ rfm bench tabular --data ../shared/data/tabular-benchmark --tasks pol,credit --o
 	}
 	rep, err := tabular.Run(e.ctx, opt)
 	if err != nil {
-		if errors.Is(err, context.Canceled) && e.ctx.Err() != nil {
-			fmt.Fprintf(e.stderr, "rfm bench tabular: interrupted; results so far are in %s (rerun the same command to resume)\n", filepath.Join(opt.OutDir, tabular.ResultsName))
-			return exitCode(exitInterrupt)
-		}
-		return err
+		return benchStopped(e, "tabular", filepath.Join(opt.OutDir, tabular.ResultsName), err)
 	}
 	if bf.JSON {
 		err = writeJSON(e.stdout, rep)

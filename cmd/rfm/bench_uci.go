@@ -110,11 +110,7 @@ func runBenchUCI(e *env, opt uci.Options, quiet, asJSON bool) error {
 		fmt.Fprint(e.stderr, "\r\033[K")
 	}
 	if err != nil {
-		if errors.Is(err, context.Canceled) && e.ctx.Err() != nil {
-			fmt.Fprintf(e.stderr, "rfm bench uci: interrupted; results so far are in %s (rerun the same command to resume)\n", filepath.Join(opt.OutDir, uci.ResultsName))
-			return exitCode(exitInterrupt)
-		}
-		return err
+		return benchStopped(e, "uci", filepath.Join(opt.OutDir, uci.ResultsName), err)
 	}
 	if asJSON {
 		err = writeJSON(e.stdout, rep)
@@ -128,6 +124,17 @@ func runBenchUCI(e *env, opt uci.Options, quiet, asJSON bool) error {
 		return fmt.Errorf("%d data set(s) failed (see %s); rerun to retry them", rep.Failed, filepath.Join(rep.OutDir, uci.SummaryMDName))
 	}
 	return nil
+}
+
+// benchStopped is the error of a benchmark run (rfm bench SUITE) that
+// stopped: an interruption says where the results so far are and exits
+// with exitInterrupt.
+func benchStopped(e *env, suite, results string, err error) error {
+	if errors.Is(err, context.Canceled) && e.ctx.Err() != nil {
+		fmt.Fprintf(e.stderr, "rfm bench %s: interrupted; results so far are in %s (rerun the same command to resume)\n", suite, results)
+		return exitCode(exitInterrupt)
+	}
+	return err
 }
 
 // checkBenchUCI refuses flags that do not fit together or are out of range.
