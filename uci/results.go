@@ -3,17 +3,15 @@ package uci
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/rfmkit/rfm/internal/atomicfile"
+	"github.com/rfmkit/rfm/internal/benchstore"
 )
 
 // resultColumns is the header of results.tsv. List-valued cells (one value
@@ -58,16 +56,7 @@ func WriteResults(path string, rs []Result) error {
 		b.WriteString(strings.Join(resultRow(&rs[i]), "\t"))
 		b.WriteByte('\n')
 	}
-	return writeAtomic(path, b.Bytes())
-}
-
-// writeAtomic replaces path by data with the project's one atomic writer
-// (which also clears temporary files a killed run left behind).
-func writeAtomic(path string, data []byte) error {
-	return atomicfile.Write(context.Background(), path, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
+	return benchstore.WriteFile(path, b.Bytes())
 }
 
 func onOff(b bool) string {
@@ -131,11 +120,8 @@ func resultRow(r *Result) []string {
 // ReadResults parses a results.tsv written by WriteResults. A missing file
 // gives (nil, nil).
 func ReadResults(path string) ([]Result, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	data, err := benchstore.ReadFile(path)
+	if data == nil || err != nil {
 		return nil, err
 	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -346,5 +332,5 @@ func writeGrids(dir string, r *Result) error {
 			fmt.Fprintf(&b, "%d\t%d\t%g\t%s\t%s\t%s\n", k+1, i+1, s.Lambda, onOff(s.Normalize), s, joinPcts(pcts))
 		}
 	}
-	return writeAtomic(filepath.Join(dir, r.Name+".tsv"), b.Bytes())
+	return benchstore.WriteFile(filepath.Join(dir, r.Name+".tsv"), b.Bytes())
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/internal/benchstore"
 	"github.com/rfmkit/rfm/internal/linalg"
 	"github.com/rfmkit/rfm/internal/workers"
 )
@@ -218,7 +219,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	}
 	resultsPath := filepath.Join(opt.OutDir, ResultsName)
 	tag := opt.tag()
-	store := map[string]Result{}
+	store := benchstore.New(resultsPath, func(r *Result) string { return r.Name }, WriteResults)
 	if !opt.Force {
 		prev, err := ReadResults(resultsPath)
 		if err != nil {
@@ -228,26 +229,26 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			if r.Protocol != tag {
 				return nil, fmt.Errorf("%s holds results computed with %q, this run is %q: pass --force to recompute, or choose another output directory", resultsPath, r.Protocol, tag)
 			}
-			store[r.Name] = r
+			store.Put(r)
 		}
 	}
 	rep := &Report{Protocol: opt.Protocol, Subset: opt.Subset, Tag: tag, OutDir: opt.OutDir, Jobs: opt.Jobs, Threads: opt.Threads}
 	var todo []Entry
 	for _, e := range selected {
 		if e.Skip != "" {
-			store[e.Meta.Name] = Result{Name: e.Meta.Name, Protocol: tag, Status: StatusSkipped, Reason: e.Skip, N: e.Meta.N1, D: e.Meta.D, Classes: e.Meta.Classes}
+			store.Put(Result{Name: e.Meta.Name, Protocol: tag, Status: StatusSkipped, Reason: e.Skip, N: e.Meta.N1, D: e.Meta.D, Classes: e.Meta.Classes})
 			continue
 		}
-		if r, ok := store[e.Meta.Name]; ok && r.Status == StatusOK {
+		if r, ok := store.Get(e.Meta.Name); ok && r.Status == StatusOK {
 			rep.Reused++
 			continue
 		}
 		todo = append(todo, e)
 	}
-	r := &runner{opt: opt, store: store, path: resultsPath, start: start, total: len(todo), inflight: map[string]float64{}}
+	r := &runner{opt: opt, store: store, start: start, total: len(todo), inflight: map[string]float64{}}
 	for _, e := range todo {
 		c := setCost(opt.Protocol, &e.Meta, opt.Trials)
-		if p, ok := store[e.Meta.Name]; ok && p.Status == StatusPartial {
+		if p, ok := store.Get(e.Meta.Name); ok && p.Status == StatusPartial {
 			c *= float64(EvalSplits-min(len(p.TestAccuracies), EvalSplits-1)) / EvalSplits // the splits left
 		}
 		r.costs = append(r.costs, c)
@@ -255,7 +256,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	}
 	// Write the file once up front: skipped sets appear even if the run is
 	// interrupted, and an unwritable output fails before hours of work.
-	if err := r.save(); err != nil {
+	if err := store.Save(); err != nil {
 		return nil, err
 	}
 	prevThreads := linalg.Threads()
@@ -263,7 +264,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	runErr := r.schedule(ctx, todo)
 	rep.Computed = r.computed
 	for _, e := range selected {
-		res, ok := store[e.Meta.Name]
+		res, ok := store.Get(e.Meta.Name)
 		if !ok {
 			continue // not reached: the run was interrupted
 		}
@@ -277,7 +278,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			rep.Failed++
 		}
 	}
-	if err := r.save(); err != nil {
+	if err := store.Save(); err != nil {
 		return rep, err
 	}
 	rep.Files = append(rep.Files, resultsPath)
@@ -295,11 +296,10 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 // runner executes the data sets and keeps results.tsv current.
 type runner struct {
 	opt   Options
-	path  string
 	start time.Time
 
 	mu        sync.Mutex // guards everything below and serializes Progress
-	store     map[string]Result
+	store     *benchstore.Store[Result]
 	costs     []float64 // per todo entry
 	totalCost float64
 	doneCost  float64
@@ -307,16 +307,6 @@ type runner struct {
 	done      int
 	total     int
 	computed  int
-}
-
-// save writes every stored result, sorted by name.
-func (r *runner) save() error {
-	rs := make([]Result, 0, len(r.store))
-	for _, v := range r.store {
-		rs = append(rs, v)
-	}
-	slices.SortFunc(rs, func(a, b Result) int { return strings.Compare(a.Name, b.Name) })
-	return WriteResults(r.path, rs)
 }
 
 // report sends a progress event; the caller holds r.mu.
@@ -384,7 +374,7 @@ func (r *runner) one(ctx context.Context, e Entry, cost float64) error {
 	counted := 0.0
 	j := &job{protocol: r.opt.Protocol, base: base{seed: r.opt.Seed, float32: r.opt.Float32, refine: r.opt.Refine}, fit: engineFit, trials: r.opt.Trials, ensemble: r.opt.Ensemble}
 	r.mu.Lock()
-	if p, ok := r.store[name]; ok && p.Status == StatusPartial {
+	if p, ok := r.store.Get(name); ok && p.Status == StatusPartial {
 		j.resume = &p
 	}
 	r.mu.Unlock()
@@ -392,8 +382,8 @@ func (r *runner) one(ctx context.Context, e Entry, cost float64) error {
 		p.Protocol = r.opt.tag()
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		r.store[name] = *p
-		if err := r.save(); err != nil {
+		r.store.Put(*p)
+		if err := r.store.Save(); err != nil {
 			return err
 		}
 		r.report(name, "split", p)
@@ -442,14 +432,14 @@ func (r *runner) one(ctx context.Context, e Entry, cost float64) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	res.grids = nil
-	r.store[name] = *res
+	r.store.Put(*res)
 	r.doneCost += cost - counted
 	delete(r.inflight, name)
 	r.done++
 	if event == "done" {
 		r.computed++
 	}
-	if err := r.save(); err != nil {
+	if err := r.store.Save(); err != nil {
 		return err
 	}
 	r.report(name, event, res)

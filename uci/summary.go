@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rfmkit/rfm/internal/benchstore"
 	"github.com/rfmkit/rfm/metrics"
 )
 
@@ -189,7 +190,7 @@ func finish(rep *Report, layout *Layout) error {
 		return err
 	}
 	md := filepath.Join(rep.OutDir, SummaryMDName)
-	if err := writeAtomic(md, []byte(markdown(rep))); err != nil {
+	if err := benchstore.WriteFile(md, []byte(markdown(rep))); err != nil {
 		return err
 	}
 	js, err := json.MarshalIndent(rep, "", "  ")
@@ -197,7 +198,7 @@ func finish(rep *Report, layout *Layout) error {
 		return fmt.Errorf("summary.json: %w", err)
 	}
 	jp := filepath.Join(rep.OutDir, SummaryJSONName)
-	if err := writeAtomic(jp, append(js, '\n')); err != nil {
+	if err := benchstore.WriteFile(jp, append(js, '\n')); err != nil {
 		return err
 	}
 	rep.Files = append(rep.Files, md, jp)
@@ -346,19 +347,12 @@ func markdown(rep *Report) string {
 		b.WriteString("\n")
 	}
 	writeChoiceCounts(&b, rep)
-	var bad []Result
-	for _, r := range rep.Results {
-		if r.Status != StatusOK {
-			bad = append(bad, r)
+	benchstore.NotComputedTable(&b, "Not computed", []string{"data set", "status", "reason"}, rep.Results, func(r *Result) []string {
+		if r.Status == StatusOK {
+			return nil
 		}
-	}
-	if len(bad) > 0 {
-		b.WriteString("## Not computed\n\n| data set | status | reason |\n|---|---|---|\n")
-		for _, r := range bad {
-			fmt.Fprintf(&b, "| %s | %s | %s |\n", r.Name, r.Status, strings.ReplaceAll(r.Reason, "|", "/"))
-		}
-		b.WriteString("\n")
-	}
+		return []string{r.Name, r.Status, r.Reason}
+	})
 	return b.String()
 }
 

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,7 +15,7 @@ import (
 	"time"
 
 	"github.com/rfmkit/rfm"
-	"github.com/rfmkit/rfm/internal/atomicfile"
+	"github.com/rfmkit/rfm/internal/benchstore"
 	"github.com/rfmkit/rfm/internal/linalg"
 	"github.com/rfmkit/rfm/internal/workers"
 )
@@ -194,11 +193,8 @@ func Select(all []Task, filter []string) ([]Task, error) {
 
 // ReadResults reads results.json (nil, nil when it does not exist).
 func ReadResults(path string) ([]Result, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	data, err := benchstore.ReadFile(path)
+	if data == nil || err != nil {
 		return nil, err
 	}
 	var f resultsFile
@@ -206,15 +202,6 @@ func ReadResults(path string) ([]Result, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f.Results, nil
-}
-
-// writeJSON writes v as indented JSON, atomically.
-func writeJSON(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", " ")
-	if err != nil {
-		return err
-	}
-	return writeBytes(path, append(data, '\n'))
 }
 
 // Report is what Run returns and summary.json holds.
@@ -257,7 +244,9 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	}
 	path := filepath.Join(opt.OutDir, ResultsName)
 	tag := opt.Tag()
-	store := map[string]Result{}
+	store := benchstore.New(path, func(r *Result) string { return r.Task }, func(path string, rs []Result) error {
+		return benchstore.WriteJSON(path, resultsFile{Results: rs})
+	})
 	prev, err := ReadResults(path)
 	if err != nil {
 		return nil, fmt.Errorf("resume: %w", err)
@@ -267,7 +256,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			return nil, fmt.Errorf("%s holds results computed as %q, this run is %q: pass --force to recompute, or choose another output directory", path, r.Tag, tag)
 		}
 		if r.Tag == tag {
-			store[r.Task] = r
+			store.Put(r)
 		}
 	}
 	rep := &Report{Protocol: opt.Protocol, Size: opt.Size, Tag: tag, Jobs: opt.Jobs, Threads: opt.Threads}
@@ -290,7 +279,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		}
 		kept = append(kept, t)
 		costs[t.ID()] = float64(reps) * float64(tr) * float64(tr) * float64(tr)
-		if r, ok := store[t.ID()]; (ok && r.Status == StatusOK && !opt.Force) || opt.ReportOnly {
+		if r, ok := store.Get(t.ID()); (ok && r.Status == StatusOK && !opt.Force) || opt.ReportOnly {
 			if ok {
 				rep.Reused++
 			}
@@ -300,8 +289,8 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	}
 	tasks = kept
 	slices.SortStableFunc(todo, func(a, b Task) int { return cmp.Compare(costs[a.ID()], costs[b.ID()]) })
-	ru := &runner{opt: opt, store: store, path: path, start: start, total: len(todo)}
-	if err := ru.save(); err != nil {
+	ru := &runner{opt: opt, store: store, start: start, total: len(todo)}
+	if err := store.Save(); err != nil {
 		return nil, err
 	}
 	prevThreads := linalg.Threads()
@@ -309,12 +298,12 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	linalg.SetThreads(max(1, opt.Threads/jobs))
 	runErr := ru.schedule(ctx, todo, jobs)
 	linalg.SetThreads(prevThreads)
-	if err := ru.save(); err != nil {
+	if err := store.Save(); err != nil {
 		return nil, err
 	}
 	rep.Computed = ru.computed
 	for _, t := range tasks {
-		if r, ok := store[t.ID()]; ok {
+		if r, ok := store.Get(t.ID()); ok {
 			rep.Results = append(rep.Results, r)
 			if r.Status == StatusFailed {
 				rep.Failed++
@@ -337,23 +326,13 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 
 type runner struct {
 	opt   Options
-	path  string
 	start time.Time
 
 	mu       sync.Mutex // guards below and serializes Progress
-	store    map[string]Result
+	store    *benchstore.Store[Result]
 	done     int
 	total    int
 	computed int
-}
-
-func (r *runner) save() error {
-	rs := make([]Result, 0, len(r.store))
-	for _, v := range r.store {
-		rs = append(rs, v)
-	}
-	slices.SortFunc(rs, func(a, b Result) int { return strings.Compare(a.Task, b.Task) })
-	return writeJSON(r.path, resultsFile{Results: rs})
 }
 
 // report sends an event; the caller holds r.mu.
@@ -390,12 +369,12 @@ func (r *runner) one(ctx context.Context, t Task) error {
 	runtime.GC()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.store[t.ID()] = *res
+	r.store.Put(*res)
 	r.done++
 	if event == "done" {
 		r.computed++
 	}
-	if err := r.save(); err != nil {
+	if err := r.store.Save(); err != nil {
 		return err
 	}
 	r.report(t.ID(), event, "", res)
@@ -451,7 +430,7 @@ func Evaluate(ctx context.Context, t Task, opt Options, splitsDir string, tell f
 		if err != nil {
 			return nil, err
 		}
-		if err := writeBytes(SplitsPath(splitsDir, t), append(data, '\n')); err != nil {
+		if err := benchstore.WriteFile(SplitsPath(splitsDir, t), append(data, '\n')); err != nil {
 			return nil, err
 		}
 	}
@@ -499,12 +478,4 @@ func Evaluate(ctx context.Context, t Task, opt Options, splitsDir string, tell f
 	res.Score, res.ValScore = mean(tests), mean(vals)
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
-}
-
-// writeBytes writes data to path atomically.
-func writeBytes(path string, data []byte) error {
-	return atomicfile.Write(context.Background(), path, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rfmkit/rfm/internal/benchstore"
 	"github.com/rfmkit/rfm/metrics"
 	"github.com/rfmkit/rfm/plot"
 )
@@ -217,11 +218,11 @@ func Finish(rep *Report, outDir, xgbPath string) error {
 		return err
 	}
 	md := filepath.Join(outDir, SummaryMDName)
-	if err := writeText(md, Markdown(rep)); err != nil {
+	if err := benchstore.WriteFile(md, []byte(Markdown(rep))); err != nil {
 		return err
 	}
 	js := filepath.Join(outDir, SummaryJSONName)
-	if err := writeJSON(js, rep); err != nil {
+	if err := benchstore.WriteJSON(js, rep); err != nil {
 		return err
 	}
 	rep.Files = append(rep.Files, md, js)
@@ -234,10 +235,6 @@ func Finish(rep *Report, outDir, xgbPath string) error {
 		rep.Files = append(rep.Files, pp)
 	}
 	return nil
-}
-
-func writeText(path, s string) error {
-	return writeBytes(path, []byte(s))
 }
 
 // fmtScore renders a score in its unit ("–" for none).
@@ -319,19 +316,12 @@ func Markdown(rep *Report) string {
 		writeRanking(&b, "Ranking among our RFM and the six published baselines", g.Ranked, g.Unit)
 		writeRanking(&b, "Ranking with the paper's RFM and our XGBoost added", g.RankedAll, g.Unit)
 	}
-	var bad []Result
-	for _, r := range rep.Results {
-		if r.Status != StatusOK {
-			bad = append(bad, r)
+	benchstore.NotComputedTable(&b, "Failed", []string{"task", "reason"}, rep.Results, func(r *Result) []string {
+		if r.Status == StatusOK {
+			return nil
 		}
-	}
-	if len(bad) > 0 {
-		b.WriteString("## Failed\n\n| task | reason |\n|---|---|\n")
-		for _, r := range bad {
-			fmt.Fprintf(&b, "| %s | %s |\n", r.Task, strings.ReplaceAll(r.Reason, "|", "/"))
-		}
-		b.WriteString("\n")
-	}
+		return []string{r.Task, r.Reason}
+	})
 	return b.String()
 }
 

@@ -1,7 +1,6 @@
 package tabular
 
 import (
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rfmkit/rfm/internal/testutil"
 )
 
 func TestSplitSizesFollowTheAuthorsRules(t *testing.T) {
@@ -80,24 +81,12 @@ func TestSplitsAreDisjointSeededAndSized(t *testing.T) {
 // writeGz writes a gzipped CSV.
 func writeGz(t *testing.T, path string, header []string, rows [][]string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	z := gzip.NewWriter(f)
-	fmt.Fprintln(z, strings.Join(header, ","))
+	var b strings.Builder
+	fmt.Fprintln(&b, strings.Join(header, ","))
 	for _, r := range rows {
-		fmt.Fprintln(z, strings.Join(r, ","))
+		fmt.Fprintln(&b, strings.Join(r, ","))
 	}
-	if err := z.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteGzip(t, path, []byte(b.String()))
 }
 
 // synthRows makes a tiny task: x1, x2 numeric, c a category of 3 levels,

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -11,14 +9,14 @@ import (
 	"time"
 
 	"github.com/rfmkit/rfm/bench/tabular"
-	"github.com/rfmkit/rfm/internal/linalg"
+	"github.com/rfmkit/rfm/internal/cli"
 )
 
 // cmdBenchTabular runs 'rfm bench tabular': the RFM paper's second
 // tabular benchmark (Grinsztajn et al.), package bench/tabular.
 func cmdBenchTabular(e *env, args []string) error {
 	var opt tabular.Options
-	var quiet, asJSON bool
+	var bf cli.BenchFlags
 	var tasks, budget string
 	f := newFlagSet("bench tabular", "rfm bench tabular --data DIR [flags]",
 		`Reproduce the RFM paper's second tabular benchmark (Grinsztajn, Oyallon and
@@ -48,43 +46,31 @@ rfm bench tabular --data ../shared/data/tabular-benchmark --tasks pol,credit --o
 	f.String(&opt.Protocol, "protocol", tabular.ProtocolPaper, "`P`: "+strings.Join(tabular.Protocols(), ", "))
 	f.String(&opt.Size, "size", tabular.SizeMedium, "`SIZE`: medium (train ≤ 10 000 rows) or large (≤ 50 000; tasks with more than 10 000 training rows)")
 	f.String(&tasks, "tasks", "", "only these tasks: comma list of `NAMES` (GROUP/NAME, NAME, or GROUP/ for a whole group)")
-	f.Int(&opt.Jobs, "jobs", 1, "tasks run at once (`N`), sharing the threads")
-	f.Int(&opt.Threads, "threads", 0, "total BLAS threads (`N`; 0 = one per CPU)")
+	bf.DefineRun(f.FlagSet, cli.BenchWords{Items: "tasks", Results: "results.json", Out: "out/tabular-PROTOCOL-SIZE", Seed: "the splits and fits"})
 	f.Bool(&opt.Float32, "float32", false, "store and factor the kernel matrices in float32")
-	f.Uint64(&opt.Seed, "seed", 1, "random `SEED` ≥ 1 of the splits and fits")
-	f.Int(&opt.Trials, "trials", 30, "configurations `N` the tuned protocol's search draws per split")
 	f.String(&budget, "budget", "", "wall-time `DURATION` of the tuned protocol's search per task, shared by its splits (e.g. 10m; default none)")
-	f.String(&opt.OutDir, "out", "", "output `DIR` (default out/tabular-PROTOCOL-SIZE)")
-	f.Bool(&opt.Force, "force", false, "recompute tasks already in results.json")
 	f.Bool(&opt.ReportOnly, "report-only", false, "compute nothing: summarize the tasks already in OUT/results.json")
 	f.String(&opt.XGBoost, "xgboost", "", "results `FILE` of scripts/xgboost_tabular.py to show beside ours (default: OUT/xgboost.json when present)")
-	f.Section("Output")
-	f.Bool(&quiet, "quiet", false, "no progress output")
-	f.Bool(&asJSON, "json", false, "print the report as JSON on stdout")
+	bf.DefineOutput(f.FlagSet)
 	pos, err := f.Parse(args, e.stdout)
 	if err != nil {
 		return err
 	}
+	tuned := opt.Protocol == tabular.ProtocolTuned
 	switch {
-	case len(pos) > 0:
-		return usagef("unexpected argument %q", pos[0])
 	case opt.DataDir == "":
 		return usagef("--data DIR is required (the tabular-benchmark folder)")
 	case !slices.Contains(tabular.Protocols(), opt.Protocol):
 		return usagef("--protocol %q: want one of %s", opt.Protocol, strings.Join(tabular.Protocols(), ", "))
 	case opt.Size != tabular.SizeMedium && opt.Size != tabular.SizeLarge:
 		return usagef("--size %q: want medium or large", opt.Size)
-	case opt.Jobs < 1 || opt.Jobs > linalg.MaxThreads:
-		return usagef("--jobs %d: want 1 to %d", opt.Jobs, linalg.MaxThreads)
-	case linalg.CheckThreads(opt.Threads) != nil:
-		return usagef("--threads %d: %v", opt.Threads, linalg.CheckThreads(opt.Threads))
-	case opt.Seed == 0:
-		return usagef("--seed 0: must be ≥ 1")
-	case opt.Trials < 1:
-		return usagef("--trials %d: must be ≥ 1", opt.Trials)
-	case (f.IsSet("trials") || budget != "") && opt.Protocol != tabular.ProtocolTuned:
-		return usagef("--trials and --budget apply to --protocol tuned only")
+	case budget != "" && !tuned:
+		return usagef("--budget applies to --protocol tuned only")
 	}
+	if err := bf.Check(f.FlagSet, pos, tuned); err != nil {
+		return err
+	}
+	opt.Jobs, opt.Threads, opt.OutDir, opt.Force, opt.Seed, opt.Trials = bf.Jobs, bf.Threads, bf.OutDir, bf.Force, bf.Seed, bf.Trials
 	if budget != "" {
 		d, err := time.ParseDuration(budget)
 		if err != nil || d <= 0 {
@@ -105,18 +91,14 @@ rfm bench tabular --data ../shared/data/tabular-benchmark --tasks pol,credit --o
 	if opt.OutDir == "" {
 		opt.OutDir = filepath.Join("out", "tabular-"+opt.Protocol+"-"+opt.Size)
 	}
-	if !quiet {
+	if !bf.Quiet {
 		opt.Progress = tabularProgress(e.stderr)
 	}
 	rep, err := tabular.Run(e.ctx, opt)
 	if err != nil {
-		if errors.Is(err, context.Canceled) && e.ctx.Err() != nil {
-			fmt.Fprintf(e.stderr, "rfm bench tabular: interrupted; results so far are in %s (rerun the same command to resume)\n", filepath.Join(opt.OutDir, tabular.ResultsName))
-			return exitCode(exitInterrupt)
-		}
-		return err
+		return benchStopped(e, "tabular", filepath.Join(opt.OutDir, tabular.ResultsName), err)
 	}
-	if asJSON {
+	if bf.JSON {
 		err = writeJSON(e.stdout, rep)
 	} else {
 		_, err = io.WriteString(e.stdout, tabular.Markdown(rep))

@@ -1,41 +1,27 @@
 package main
 
 import (
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rfmkit/rfm/bench/tabular"
+	"github.com/rfmkit/rfm/internal/testutil"
 )
 
 // tabularFixture writes a benchmark folder with one tiny regression task.
 func tabularFixture(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	path := filepath.Join(dir, "reg_num", "toy.csv.gz")
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	z := gzip.NewWriter(f)
-	fmt.Fprintln(z, "a,b,y")
+	var b strings.Builder
+	fmt.Fprintln(&b, "a,b,y")
 	for i := range 150 {
-		a, b := float64(i%17)/17, float64(i%5)/5
-		fmt.Fprintf(z, "%g,%g,%g\n", a, b, 2*a-b+0.01*float64(i%3))
+		a, c := float64(i%17)/17, float64(i%5)/5
+		fmt.Fprintf(&b, "%g,%g,%g\n", a, c, 2*a-c+0.01*float64(i%3))
 	}
-	if err := z.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteGzip(t, filepath.Join(dir, "reg_num", "toy.csv.gz"), []byte(b.String()))
 	return dir
 }
 
@@ -50,7 +36,8 @@ func TestBenchTabularCommand(t *testing.T) {
 		{"no data", []string{}, 2, "rfm bench tabular: --data DIR is required"},
 		{"bad protocol", []string{"--data", data, "--protocol", "nope"}, 2, `--protocol "nope"`},
 		{"bad size", []string{"--data", data, "--size", "huge"}, 2, `--size "huge"`},
-		{"trials without tuned", []string{"--data", data, "--trials", "5"}, 2, "--trials and --budget apply to --protocol tuned only"},
+		{"trials without tuned", []string{"--data", data, "--trials", "5"}, 2, "--trials applies to --protocol tuned only"},
+		{"budget without tuned", []string{"--data", data, "--budget", "5m"}, 2, "--budget applies to --protocol tuned only"},
 		{"bad budget", []string{"--data", data, "--protocol", "tuned", "--budget", "soon"}, 2, `--budget "soon"`},
 		{"unknown task", []string{"--data", data, "--tasks", "reg_num/nope"}, 2, `"reg_num/nope" matches no task`},
 		{"bad jobs", []string{"--data", data, "--jobs", "0"}, 2, "--jobs 0"},

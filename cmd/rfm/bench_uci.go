@@ -10,7 +10,7 @@ import (
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/ensemble"
-	"github.com/rfmkit/rfm/internal/linalg"
+	"github.com/rfmkit/rfm/internal/cli"
 	"github.com/rfmkit/rfm/uci"
 )
 
@@ -18,7 +18,7 @@ import (
 // with progress on stderr and the report on stdout.
 func cmdBenchUCI(e *env, args []string) error {
 	var opt uci.Options
-	var quiet, asJSON bool
+	var bf cli.BenchFlags
 	solver := rfm.DefaultConfig() // --float32 and --refine, as declared for fit
 	f := newFlagSet("bench uci", "rfm bench uci --data DIR [flags]",
 		`Reproduce the UCI-121 benchmark of the RFM papers (Fernández-Delgado et al.'s
@@ -56,36 +56,31 @@ rfm bench uci --data ../shared/data/uci121 --combine out/a,out/b --out out/both`
 	f.String(&opt.DataDir, "data", "", "benchmark `DIR` (required)")
 	f.String(&opt.Subset, "subset", uci.SubsetArora90, "data sets: arora90, all, or a comma list of `NAMES`")
 	f.String(&opt.Protocol, "protocol", uci.ProtocolPaper, "`P`: "+strings.Join(uci.Protocols(), ", "))
-	f.Int(&opt.Jobs, "jobs", 1, "data sets run at once (`N`); large ones still run alone")
-	f.Int(&opt.Threads, "threads", 0, "total BLAS threads (`N`; 0 = one per CPU), shared by the jobs")
-	f.String(&opt.OutDir, "out", "", "output `DIR` (default out/uci-PROTOCOL-SUBSET)")
-	f.Bool(&opt.Force, "force", false, "recompute data sets already in results.tsv")
-	f.Uint64(&opt.Seed, "seed", 1, "random `SEED` ≥ 1 (AGOP sampling above 20 000 rows, clean-protocol splits, the tuned protocol's search)")
-	f.Int(&opt.Trials, "trials", 30, "configurations `N` the tuned protocol's search draws in each split")
+	bf.DefineRun(f.FlagSet, cli.BenchWords{Items: "data sets", Results: "results.tsv", Out: "out/uci-PROTOCOL-SUBSET",
+		Jobs: "; large ones still run alone", Seed: "AGOP sampling above 20 000 rows, clean-protocol splits, the tuned protocol's search"})
 	f.Int(&opt.Ensemble, "ensemble", 3, "the tuned protocol's model: the mean of the `K` best configurations of each split's search (1: the best alone)")
 	var combine string
 	f.String(&combine, "combine", "", "compute nothing: summarize the data sets of earlier runs' results.tsv `FILES` (comma-separated files or their folders; one protocol, each set once) into --out")
 	f.Section("Solver")
 	f.Param(&solver, rfm.LookupParam("float32"))
 	f.Param(&solver, rfm.LookupParam("refine"))
-	f.Section("Output")
-	f.Bool(&quiet, "quiet", false, "no progress output")
-	f.Bool(&asJSON, "json", false, "print the report as JSON on stdout")
+	bf.DefineOutput(f.FlagSet)
 	pos, err := f.Parse(args, e.stdout)
 	if err != nil {
 		return err
 	}
-	if err := checkBenchUCI(f, &opt, pos); err != nil {
+	if err := checkBenchUCI(f, &bf, &opt, pos); err != nil {
 		return err
 	}
+	opt.Jobs, opt.Threads, opt.OutDir, opt.Force, opt.Seed, opt.Trials = bf.Jobs, bf.Threads, bf.OutDir, bf.Force, bf.Seed, bf.Trials
 	if combine != "" {
-		return benchUCICombine(e, f, opt, combine, asJSON)
+		return benchUCICombine(e, f, opt, combine, bf.JSON)
 	}
 	if err := solver.Validate(); err != nil {
 		return paramUsage(err)
 	}
 	opt.Float32, opt.Refine = solver.Float32, &solver.Refine
-	return runBenchUCI(e, opt, quiet, asJSON)
+	return runBenchUCI(e, opt, bf.Quiet, bf.JSON)
 }
 
 // runBenchUCI checks the data sets' names, runs the benchmark and prints
@@ -115,11 +110,7 @@ func runBenchUCI(e *env, opt uci.Options, quiet, asJSON bool) error {
 		fmt.Fprint(e.stderr, "\r\033[K")
 	}
 	if err != nil {
-		if errors.Is(err, context.Canceled) && e.ctx.Err() != nil {
-			fmt.Fprintf(e.stderr, "rfm bench uci: interrupted; results so far are in %s (rerun the same command to resume)\n", filepath.Join(opt.OutDir, uci.ResultsName))
-			return exitCode(exitInterrupt)
-		}
-		return err
+		return benchStopped(e, "uci", filepath.Join(opt.OutDir, uci.ResultsName), err)
 	}
 	if asJSON {
 		err = writeJSON(e.stdout, rep)
@@ -135,33 +126,30 @@ func runBenchUCI(e *env, opt uci.Options, quiet, asJSON bool) error {
 	return nil
 }
 
+// benchStopped is the error of a benchmark run (rfm bench SUITE) that
+// stopped: an interruption says where the results so far are and exits
+// with exitInterrupt.
+func benchStopped(e *env, suite, results string, err error) error {
+	if errors.Is(err, context.Canceled) && e.ctx.Err() != nil {
+		fmt.Fprintf(e.stderr, "rfm bench %s: interrupted; results so far are in %s (rerun the same command to resume)\n", suite, results)
+		return exitCode(exitInterrupt)
+	}
+	return err
+}
+
 // checkBenchUCI refuses flags that do not fit together or are out of range.
-func checkBenchUCI(f *flagSet, opt *uci.Options, pos []string) error {
+func checkBenchUCI(f *flagSet, bf *cli.BenchFlags, opt *uci.Options, pos []string) error {
 	switch {
-	case len(pos) > 0:
-		return usagef("unexpected argument %q", pos[0])
 	case opt.DataDir == "":
 		return usagef("--data DIR is required (the uci121 folder)")
 	case !slices.Contains(uci.Protocols(), opt.Protocol):
 		return usagef("--protocol %q: want one of %s", opt.Protocol, strings.Join(uci.Protocols(), ", "))
-	case opt.Jobs < 1:
-		return usagef("--jobs %d: must be ≥ 1", opt.Jobs)
-	case linalg.CheckThreads(opt.Threads) != nil:
-		return usagef("--threads %d: %v", opt.Threads, linalg.CheckThreads(opt.Threads))
-	case opt.Jobs > linalg.MaxThreads:
-		return usagef("--jobs %d: at most %d", opt.Jobs, linalg.MaxThreads)
-	case opt.Seed == 0:
-		return usagef("--seed 0: must be ≥ 1")
-	case opt.Trials < 1:
-		return usagef("--trials %d: must be ≥ 1", opt.Trials)
-	case f.IsSet("trials") && opt.Protocol != uci.ProtocolTuned:
-		return usagef("--trials applies to --protocol tuned only")
 	case opt.Ensemble < 1 || opt.Ensemble > ensemble.MaxMembers:
 		return usagef("--ensemble %d: want 1 (the best alone) to %d", opt.Ensemble, ensemble.MaxMembers)
 	case f.IsSet("ensemble") && opt.Protocol != uci.ProtocolTuned:
 		return usagef("--ensemble applies to --protocol tuned only")
 	}
-	return nil
+	return bf.Check(f.FlagSet, pos, opt.Protocol == uci.ProtocolTuned)
 }
 
 // benchUCICombine summarizes earlier runs' results files (--combine).

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -77,4 +80,28 @@ func TestBenchUCICommand(t *testing.T) {
 			t.Errorf("--combine: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 		}
 	})
+}
+
+// An interrupted bench run says where its results are and exits 130; any
+// other error, or a cancellation the user did not ask for, passes through.
+func TestBenchStopped(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stderr strings.Builder
+	e := &env{ctx: ctx, stderr: &stderr}
+	err := benchStopped(e, "tabular", "out/results.json", fmt.Errorf("split 2: %w", context.Canceled))
+	if code, ok := err.(exitCode); !ok || code != exitInterrupt {
+		t.Errorf("interrupted: %v, want exit code %d", err, exitInterrupt)
+	}
+	if want := "rfm bench tabular: interrupted; results so far are in out/results.json"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	other := errors.New("disk full")
+	if err := benchStopped(e, "uci", "r.tsv", other); err != other {
+		t.Errorf("other error: %v, want it unchanged", err)
+	}
+	e.ctx = context.Background()
+	if err := benchStopped(e, "uci", "r.tsv", context.Canceled); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancellation not asked for: %v, want it unchanged", err)
+	}
 }

@@ -5,10 +5,12 @@ package testutil
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 )
@@ -121,5 +123,24 @@ func Parallel(t testing.TB, k int, f func(g int) error) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// WriteGzip writes data gzipped to path, creating its folder.
+func WriteGzip(t testing.TB, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	z := gzip.NewWriter(&b)
+	if _, err := z.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
