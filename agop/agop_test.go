@@ -99,12 +99,10 @@ func naiveAGOP(t *testing.T, p *Predictor, x []float64, eval []int, diag, center
 // The blocked AGOP (tiny blocks force many blocks and output groups) must
 // equal the direct sum of outer products.
 func TestComputeMatchesNaive(t *testing.T) {
-	r := rand.New(rand.NewPCG(13, 14))
 	n, d, c := 57, 5, 3
-	x := testutil.Randn(r, n*d)
+	_, x, alpha := testutil.RandFit(13, 14, n, d, c)
 	// Include an exact duplicate row: its self/duplicate terms must be dropped.
 	copy(x[d:2*d], x[:d])
-	alpha := testutil.Randn(r, n*c)
 	eval := []int{0, 1, 3, 5, 8, 13, 21, 34, 55, 2, 4}
 	for _, mk := range []kernel.Form{kernel.Identity, kernel.Diagonal, kernel.Full} {
 		var m []float64

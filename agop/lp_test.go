@@ -30,10 +30,8 @@ func TestLpGradientFiniteDifferences(t *testing.T) {
 // With p = 2 the lp-laplace kernel is gen-laplace: same gradients, same AGOP
 // (up to the round-off of the two ways of forming distances).
 func TestLpWithPowerTwoIsGenLaplace(t *testing.T) {
-	r := rand.New(rand.NewPCG(41, 42))
 	n, d, c := 60, 5, 2
-	x := testutil.Randn(r, n*d)
-	alpha := testutil.Randn(r, n*c)
+	r, x, alpha := testutil.RandFit(41, 42, n, d, c)
 	m := testutil.RandPSD(r, d)
 	lp := predictor(t, kernel.Spec{Kind: kernel.LpLaplace, Bandwidth: 2, Power: 2, Exponent: 1.3}, kernel.Full, m, x, n, d, alpha, c)
 	gl := predictor(t, kernel.Spec{Kind: kernel.GenLaplace, Bandwidth: 2, Exponent: 1.3}, kernel.Full, m, x, n, d, alpha, c)
@@ -55,11 +53,9 @@ func TestLpWithPowerTwoIsGenLaplace(t *testing.T) {
 // equals the sum of outer products of Gradients for lp-laplace, duplicate
 // rows included (their terms are dropped); float32 stays within 1e-4.
 func TestLpComputeMatchesNaive(t *testing.T) {
-	r := rand.New(rand.NewPCG(43, 44))
 	n, d, c := 50, 4, 3
-	x := testutil.Randn(r, n*d)
+	r, x, alpha := testutil.RandFit(43, 44, n, d, c)
 	copy(x[d:2*d], x[:d])
-	alpha := testutil.Randn(r, n*c)
 	eval := []int{0, 1, 2, 7, 11, 19, 23, 42, 49}
 	for _, s := range lpSpecs {
 		for _, mc := range []metricCase{{kernel.Identity, nil}, {kernel.Diagonal, []float64{1, 0.5, 2, 0.3}}, {kernel.Full, testutil.RandPSD(r, d)}} {

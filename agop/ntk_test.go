@@ -137,10 +137,8 @@ func TestNTKGradientFiniteDifferences(t *testing.T) {
 // metrics is drawn anew for each spec.
 func checkFDAway(t *testing.T, seed uint64, specs []kernel.Spec, metrics func(r *rand.Rand, d int) []metricCase) {
 	t.Helper()
-	r := rand.New(rand.NewPCG(seed, seed+1))
 	n, d, c, nq := 40, 4, 2, 6
-	x := testutil.Randn(r, n*d)
-	alpha := testutil.Randn(r, n*c)
+	r, x, alpha := testutil.RandFit(seed, seed+1, n, d, c)
 	xq := testutil.Randn(r, nq*d)
 	checkFD(t, specs, func() []metricCase { return metrics(r, d) }, x, n, d, alpha, c, xq, nq, 1e-5, false, "")
 }
@@ -156,10 +154,8 @@ func checkFDAway(t *testing.T, seed uint64, specs []kernel.Spec, metrics func(r 
 // O(h²)·f‴ (observed ≤ 2e-6 relative) and round-off 1e-16/(θ·h) ≈ 4e-8:
 // tolerance 1e-5.
 func TestNTKGradientAtCentres(t *testing.T) {
-	r := rand.New(rand.NewPCG(23, 24))
 	n, d, c := 30, 4, 2
-	x := testutil.Randn(r, n*d)
-	alpha := testutil.Randn(r, n*c)
+	r, x, alpha := testutil.RandFit(23, 24, n, d, c)
 	nq := 5
 	xq := append([]float64(nil), x[:nq*d]...) // the first five centres
 	specs := []kernel.Spec{{Kind: kernel.NTK, Depth: 1}, {Kind: kernel.NTK, Depth: 3}}
@@ -209,10 +205,8 @@ func TestNTKComputeMatchesNaive(t *testing.T) {
 // A naive reference independent of the engine: ∇f_k(x) = S·Σ_j α_jk
 // (A_j z_j + B_j z) with (A_j, B_j) from the scalar DotGrad, for one point.
 func TestNTKGradientsMatchScalarFormula(t *testing.T) {
-	r := rand.New(rand.NewPCG(27, 28))
 	n, d, c := 20, 3, 2
-	x := testutil.Randn(r, n*d)
-	alpha := testutil.Randn(r, n*c)
+	r, x, alpha := testutil.RandFit(27, 28, n, d, c)
 	xq := testutil.Randn(r, d)
 	s := kernel.Spec{Kind: kernel.NTK, Depth: 4}
 	mt := ntkMetrics(r, d)[2]

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 )
 
 // MaxS is the largest number of down/upsamplings accepted: the kernel of a
@@ -87,21 +89,30 @@ const (
 
 var priorNames = []string{"uniform", "identity", "meshgrid", "onehot"}
 
-func (k PriorKind) String() string {
-	if k >= 0 && int(k) < len(priorNames) {
-		return priorNames[k]
-	}
-	return fmt.Sprintf("PriorKind(%d)", int(k))
-}
+func (k PriorKind) String() string { return enumString(priorNames, "PriorKind", int(k)) }
 
 // ParsePrior reads a prior name.
 func ParsePrior(s string) (PriorKind, error) {
-	for i, n := range priorNames {
-		if s == n {
-			return PriorKind(i), nil
-		}
+	i, err := parseEnum(priorNames, "prior", s)
+	return PriorKind(i), err
+}
+
+// enumString is names[i], or typ(i) when i is out of range.
+func enumString(names []string, typ string, i int) string {
+	if i >= 0 && i < len(names) {
+		return names[i]
 	}
-	return 0, fmt.Errorf("cntk: prior %q: want uniform, identity, meshgrid or onehot", s)
+	return fmt.Sprintf("%s(%d)", typ, i)
+}
+
+// parseEnum is the index of s in names, or an error that names what s
+// was meant to be and lists the names ("want a, b or c").
+func parseEnum(names []string, what, s string) (int, error) {
+	if i := slices.Index(names, s); i >= 0 {
+		return i, nil
+	}
+	last := len(names) - 1
+	return 0, fmt.Errorf("cntk: %s %q: want %s or %s", what, s, strings.Join(names[:last], ", "), names[last])
 }
 
 // Prior is a feature prior Z.

@@ -23,20 +23,13 @@ const (
 var precondNames = [...]string{"block", "none", "jacobi"}
 
 func (p Preconditioner) String() string {
-	if p < 0 || int(p) >= len(precondNames) {
-		return fmt.Sprintf("Preconditioner(%d)", int(p))
-	}
-	return precondNames[p]
+	return enumString(precondNames[:], "Preconditioner", int(p))
 }
 
 // ParsePreconditioner reads a preconditioner's name.
 func ParsePreconditioner(s string) (Preconditioner, error) {
-	for i, n := range precondNames {
-		if s == n {
-			return Preconditioner(i), nil
-		}
-	}
-	return 0, fmt.Errorf("cntk: preconditioner %q: want block, none or jacobi", s)
+	i, err := parseEnum(precondNames[:], "preconditioner", s)
+	return Preconditioner(i), err
 }
 
 // precond applies z = M⁻¹ r on the grid (c interleaved right-hand sides,

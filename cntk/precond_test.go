@@ -79,8 +79,22 @@ func TestPreconditionerNames(t *testing.T) {
 			t.Errorf("%s: parsed as %v, %v", pc, got, err)
 		}
 	}
-	if _, err := ParsePreconditioner("multigrid"); err == nil {
-		t.Error("an unknown name was accepted")
+	if _, err := ParsePreconditioner("multigrid"); err == nil || err.Error() != `cntk: preconditioner "multigrid": want block, none or jacobi` {
+		t.Errorf("an unknown name: %v", err)
+	}
+	if s := Preconditioner(7).String(); s != "Preconditioner(7)" {
+		t.Errorf("out of range: %q", s)
+	}
+	for _, k := range []PriorKind{PriorUniform, PriorIdentity, PriorMeshgrid, PriorOneHot} {
+		if got, err := ParsePrior(k.String()); err != nil || got != k {
+			t.Errorf("%s: parsed as %v, %v", k, got, err)
+		}
+	}
+	if _, err := ParsePrior("gaussian"); err == nil || err.Error() != `cntk: prior "gaussian": want uniform, identity, meshgrid or onehot` {
+		t.Errorf("an unknown prior: %v", err)
+	}
+	if s := PriorKind(-1).String(); s != "PriorKind(-1)" {
+		t.Errorf("out of range: %q", s)
 	}
 	if _, _, err := Inpaint(context.Background(), &Kernel{H: 2, W: 2}, make([]float64, 4), 1, []bool{true, false, true, true}, Options{Precond: 9}); err == nil {
 		t.Error("an unknown preconditioner was accepted")

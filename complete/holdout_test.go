@@ -5,11 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rfmkit/rfm/internal/testutil"
 )
 
 func TestHoldoutEntries(t *testing.T) {
@@ -120,13 +121,7 @@ func TestSVDImputeRecoversLowRank(t *testing.T) {
 
 func TestReadWideLongMetadata(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, s string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, s string) string { return testutil.WriteFile(t, dir, name, s) }
 	ctx := context.Background()
 	y, err := ReadWide(ctx, write("w.csv", "gene,a,b,c\ng1,1,NA,3\ng2,,5,NaN\n"), ReadOptions{})
 	if err != nil {

@@ -17,10 +17,7 @@ import (
 )
 
 func TestReadFixture(t *testing.T) {
-	tab, err := ReadFile("testdata/mixed.csv", ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := readMixed(t, ReadOptions{})
 	if got, want := tab.Names(), []string{"id", "age", "color", "income", "city", "zip", "y"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("names %v, want %v", got, want)
 	}
@@ -310,10 +307,7 @@ func TestDetectDelimiter(t *testing.T) {
 }
 
 func TestTableHelpers(t *testing.T) {
-	tab, err := ReadFile("testdata/mixed.csv", ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := readMixed(t, ReadOptions{})
 	sub, err := tab.SelectRows([]int{5, 0})
 	if err != nil {
 		t.Fatal(err)

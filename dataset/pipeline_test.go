@@ -10,13 +10,21 @@ import (
 	"testing"
 )
 
-// fitFixture fits on testdata/mixed.csv with zip read as categorical.
-func fitFixture(t *testing.T, features ...string) (*Table, *Pipeline) {
+// readMixed reads the fixture testdata/mixed.csv with opt, failing the
+// test on an error.
+func readMixed(t *testing.T, opt ReadOptions) *Table {
 	t.Helper()
-	tab, err := ReadFile("testdata/mixed.csv", ReadOptions{Categorical: []string{"zip"}})
+	tab, err := ReadFile("testdata/mixed.csv", opt)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tab
+}
+
+// fitFixture fits on testdata/mixed.csv with zip read as categorical.
+func fitFixture(t *testing.T, features ...string) (*Table, *Pipeline) {
+	t.Helper()
+	tab := readMixed(t, ReadOptions{Categorical: []string{"zip"}})
 	p, err := FitPipeline(tab, features)
 	if err != nil {
 		t.Fatal(err)

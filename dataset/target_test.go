@@ -184,10 +184,7 @@ func fitTarget(t *testing.T, tab *Table, name string) (*Column, *Target) {
 }
 
 func TestTargetFromFixture(t *testing.T) {
-	tab, err := ReadFile("testdata/mixed.csv", ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := readMixed(t, ReadOptions{})
 	c, tg := fitTarget(t, tab, "y")
 	_, idx, err := tg.Encode(c)
 	if err != nil || !reflect.DeepEqual(tg.Classes, []string{"no", "yes"}) || !reflect.DeepEqual(idx, []int{1, 0, 1, 0, 1, 0}) {

@@ -102,10 +102,8 @@ func TestLpBlocks(t *testing.T) {
 // general formula's (reached with p a hair away, 1e-12, which moves the
 // values by about that much).
 func TestLpGradientFastPowers(t *testing.T) {
-	r := rand.New(rand.NewPCG(2, 9))
 	d, n, c := 6, 15, 2
-	b := testutil.Randn(r, n*d)
-	alpha := testutil.Randn(r, n*c)
+	r, b, alpha := testutil.RandFit(2, 9, n, d, c)
 	a := testutil.Randn(r, d)
 	pts := NewPoints(b, n, d)
 	for _, pq := range [][2]float64{{0.5, 0.5}, {1.5, 0.8}, {1.5, 1.5}} {

@@ -2,10 +2,11 @@ package memory
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rfmkit/rfm/internal/testutil"
 )
 
 func tinyOptions(data string) Options {
@@ -17,10 +18,7 @@ func tinyOptions(data string) Options {
 // for, and run a tiny experiment on a table.
 func TestOptions(t *testing.T) {
 	dir := t.TempDir()
-	table := filepath.Join(dir, "p.csv")
-	if err := os.WriteFile(table, []byte("a,b\n0,1\n1,0\n-1,0\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	table := testutil.WriteFile(t, dir, "p.csv", "a,b\n0,1\n1,0\n-1,0\n")
 	for _, c := range []struct {
 		edit func(*Options)
 		want string

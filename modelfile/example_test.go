@@ -39,10 +39,7 @@ func Example() {
 }
 
 func ExampleWriteFileAtomic() {
-	dir, err := os.MkdirTemp("", "modelfile-example")
-	if err != nil {
-		log.Fatal(err)
-	}
+	dir := exampleDir()
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "model.rfm")
 
@@ -71,14 +68,11 @@ func ExampleWriteFileAtomic() {
 }
 
 func ExampleWriteAtomic() {
-	dir, err := os.MkdirTemp("", "modelfile-example")
-	if err != nil {
-		log.Fatal(err)
-	}
+	dir := exampleDir()
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "predictions.csv")
 
-	err = modelfile.WriteAtomic(path, func(w io.Writer) error {
+	err := modelfile.WriteAtomic(path, func(w io.Writer) error {
 		fmt.Fprintln(w, "id,prediction")
 		fmt.Fprintln(w, "1,0.25")
 		return errors.New("model failed on row 2")
@@ -89,4 +83,14 @@ func ExampleWriteAtomic() {
 	// Output:
 	// true
 	// true
+}
+
+// exampleDir makes a temporary folder for an example to write into; the
+// example removes it when done.
+func exampleDir() string {
+	dir, err := os.MkdirTemp("", "modelfile-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	return dir
 }

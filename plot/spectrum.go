@@ -55,12 +55,14 @@ func Spectrum(path string, eigenvalues []float64, title string) error {
 	var notes []string
 	shown := make([]float64, d)
 	isClamped := make([]bool, d)
+	negative := 0 // drawn at 0 on a linear axis
 	for i, v := range ev {
 		switch {
 		case logY && v < floor:
 			shown[i], isClamped[i] = floor, true
 		case !logY && v < 0:
 			shown[i], isClamped[i] = 0, true
+			negative++
 		default:
 			shown[i] = v
 		}
@@ -75,11 +77,11 @@ func Spectrum(path string, eigenvalues []float64, title string) error {
 	if logY && clamped > 0 {
 		notes = append(notes, fmt.Sprintf("%d of %d eigenvalues below %s·λmax (%s) drawn at that floor, in grey",
 			clamped, d, strconv.FormatFloat(roundOffFloor, 'g', -1, 64), why))
-	} else if n := countTrue(isClamped); !logY && n > 0 {
+	} else if !logY && negative > 0 {
 		if why == "zero up to round-off" {
 			why = "round-off"
 		}
-		notes = append(notes, fmt.Sprintf("%d of %d eigenvalues negative (%s), drawn at 0 in grey", n, d, why))
+		notes = append(notes, fmt.Sprintf("%d of %d eigenvalues negative (%s), drawn at 0 in grey", negative, d, why))
 	}
 	if share := traceShares(ev); share != "" {
 		notes = append(notes, share)
@@ -169,16 +171,6 @@ func Spectrum(path string, eigenvalues []float64, title string) error {
 		p.Draw(inset(c, 16, 32, 12, 4))
 		return nil
 	})
-}
-
-func countTrue(b []bool) int {
-	n := 0
-	for _, x := range b {
-		if x {
-			n++
-		}
-	}
-	return n
 }
 
 // traceShares describes how much of the trace (sum of the positive parts of

@@ -33,6 +33,15 @@ func smooth(n, d int, noise float64, seed uint64) (x, y []float64) {
 	return x, y
 }
 
+// outputs lays out n rows of c targets row-major, row i filled by set.
+func outputs(n, c int, set func(i int, yi []float64)) []float64 {
+	y := make([]float64, n*c)
+	for i := 0; i < n; i++ {
+		set(i, y[i*c:(i+1)*c])
+	}
+	return y
+}
+
 func mse(a, b []float64) float64 {
 	s := 0.0
 	for i := range a {
@@ -288,10 +297,7 @@ func TestNystromLeverageFavoursOutliers(t *testing.T) {
 func TestNystromAGOPFiniteDifferences(t *testing.T) {
 	n, d, c := 400, 3, 2
 	z, y0 := smooth(n, d, 0.1, 71)
-	y := make([]float64, n*c)
-	for i := 0; i < n; i++ {
-		y[i*c], y[i*c+1] = y0[i], z[i*d+1]
-	}
+	y := outputs(n, c, func(i int, yi []float64) { yi[0], yi[1] = y0[i], z[i*d+1] })
 	for _, s := range []kernel.Spec{{Kind: kernel.Gaussian, Bandwidth: 2}, {Kind: kernel.Laplace, Bandwidth: 3}} {
 		for _, fm := range []kernel.FeatureMatrix{kernel.IdentityMatrix(d), kernel.DiagonalMatrix([]float64{2, 0.5, 1})} {
 			mp, err := kernel.NewFeatureMap(fm, nil)
@@ -430,10 +436,7 @@ func TestNystromZeroRidge(t *testing.T) {
 func TestNystromCachedKnm(t *testing.T) {
 	n, d, c := 1500, 4, 3
 	z, y1 := smooth(n, d, 0.1, 61)
-	y := make([]float64, n*c)
-	for i := 0; i < n; i++ {
-		y[i*c], y[i*c+1], y[i*c+2] = y1[i], -y1[i], y1[i]*y1[i]
-	}
+	y := outputs(n, c, func(i int, yi []float64) { yi[0], yi[1], yi[2] = y1[i], -y1[i], y1[i]*y1[i] })
 	x := kernel.NewPoints(z, n, d)
 	opt := NystromOptions{M: 200, Ridge: 1e-4, Seed: 3, MaxIter: 30}
 	cached, err := Nystrom(context.Background(), kernel.DefaultSpec(), x, y, c, opt)
@@ -469,10 +472,7 @@ func TestNystromCachedKnm(t *testing.T) {
 func TestNystromWorkspaceReuse(t *testing.T) {
 	n, d, c := 900, 3, 2
 	z, y1 := smooth(n, d, 0.1, 17)
-	y := make([]float64, n*c)
-	for i := 0; i < n; i++ {
-		y[i*c], y[i*c+1] = y1[i], -y1[i]
-	}
+	y := outputs(n, c, func(i int, yi []float64) { yi[0], yi[1] = y1[i], -y1[i] })
 	x := kernel.NewPoints(z, n, d)
 	s := kernel.DefaultSpec()
 	ws := &Workspace{}

@@ -33,9 +33,7 @@ func TestBenchInpaint(t *testing.T) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(out, "reference.csv"), []byte(ref), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(out, "reference.csv"), ref)
 	args := []string{"bench", "inpaint", "--images", "imgs", "--out", "res", "--work", "work", "--tasks", "random50",
 		"--select-s", "1,2", "--select-filter", "3", "--quiet"}
 	r := rfmCmd(t, dir, args...)

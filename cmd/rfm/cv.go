@@ -38,10 +38,7 @@ rfm cv --data train.csv --target churn --diag --ridge 0.01 --per-fold --json`)
 	o.eng.Register(f.FlagSet)
 	f.Section("Output and resources")
 	o.common.register(f, true)
-	if err := f.ParsePositional(args, e.stdout, &o.data); err != nil {
-		return err
-	}
-	cfg, err := o.eng.Config(f.FlagSet)
+	cfg, err := parseModelArgs(e, f, args, &o.data, &o.eng)
 	if err != nil {
 		return err
 	}

@@ -31,9 +31,7 @@ func TestDeepLimitTiny(t *testing.T) {
 func TestDeepLimitBadInput(t *testing.T) {
 	dir := t.TempDir()
 	csv := filepath.Join(dir, "nan.csv")
-	if err := os.WriteFile(csv, []byte("a,b,label\n1,2,x\n0,0,y\n3,1,x\n2,2,y\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, csv, "a,b,label\n1,2,x\n0,0,y\n3,1,x\n2,2,y\n")
 	for _, c := range []struct {
 		args []string
 		code int

@@ -705,9 +705,7 @@ func TestTreeClassifierProba(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "%v,%v,%d\n", a, c, y)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "train.csv"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(dir, "train.csv"), b.String())
 	mustRun(t, dir, "fit", "--data", "train.csv", "--target", "y", "--solver", "tree", "--leaf-size", "300", "--iters", "1", "--out", "tree.rfm", "--quiet")
 	out := mustRun(t, dir, "predict", "--model", "tree.rfm", "--data", "train.csv", "--proba")
 	lines := strings.Split(strings.TrimSpace(out.stdout), "\n")
@@ -738,9 +736,8 @@ func TestTreeClassifierProba(t *testing.T) {
 // line and leaves no output file.
 func TestPredictStreams(t *testing.T) {
 	dir := t.TempDir()
-	mustRun(t, dir, "synth", "--task", "lowrank", "--n", "600", "--d", "6", "--seed", "3", "--out", "train.csv")
+	fitLowRank(t, dir, 600, 6, 3, 1, "exact.rfm")
 	mustRun(t, dir, "synth", "--task", "lowrank", "--n", "3000", "--d", "6", "--seed", "4", "--out", "test.csv")
-	mustRun(t, dir, "fit", "--data", "train.csv", "--target", "y", "--iters", "1", "--out", "exact.rfm", "--quiet")
 	mustRun(t, dir, "fit", "--data", "train.csv", "--target", "y", "--iters", "1", "--solver", "tree", "--leaf-size", "200", "--out", "tree.rfm", "--quiet")
 	old := pieceBytes
 	defer func() { pieceBytes = old }()

@@ -12,8 +12,7 @@ import (
 // what it cannot export, leaving no file.
 func TestExportCommand(t *testing.T) {
 	dir := t.TempDir()
-	mustRun(t, dir, "synth", "--task", "lowrank", "--n", "300", "--d", "6", "--seed", "3", "--out", "train.csv")
-	mustRun(t, dir, "fit", "--data", "train.csv", "--target", "y", "--iters", "1", "--out", "m.rfm", "--quiet")
+	fitLowRank(t, dir, 300, 6, 3, 1, "m.rfm")
 	r := mustRun(t, dir, "export", "--model", "m.rfm", "--format", "onnx", "--out", "m.onnx", "--json")
 	var res exportJSON
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {

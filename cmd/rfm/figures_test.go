@@ -15,8 +15,7 @@ import (
 func TestInspectFigures(t *testing.T) {
 	dir := t.TempDir()
 	// 16 features drawn as a 4×4 "image".
-	mustRun(t, dir, "synth", "--task", "lowrank", "--n", "300", "--d", "16", "--seed", "5", "--out", "train.csv")
-	mustRun(t, dir, "fit", "--data", "train.csv", "--target", "y", "--out", "m.rfm", "--iters", "2", "--quiet")
+	fitLowRank(t, dir, 300, 16, 5, 2, "m.rfm")
 	r := mustRun(t, dir, "inspect", "--model", "m.rfm", "--plots", "figs", "--image-shape", "4x4", "--json")
 	var res struct {
 		Figures []string `json:"figures"`

@@ -123,13 +123,20 @@ func newFitData(o *fitOptions, train *rfm.Dataset, p *dataset.Pipeline, tg *data
 	return describe.NewFitData(o.out, o.data, train, p, tg)
 }
 
+// parseModelArgs starts the commands that fit models (fit, cv, tune): it
+// parses args (the training table may be the one positional argument)
+// and reads the model flags into a configuration.
+func parseModelArgs(e *env, f *flagSet, args []string, data *string, eng *engineFlags) (rfm.Config, error) {
+	if err := f.ParsePositional(args, e.stdout, data); err != nil {
+		return rfm.Config{}, err
+	}
+	return eng.Config(f.FlagSet)
+}
+
 func cmdFit(e *env, args []string) error {
 	var o fitOptions
 	f := fitFlags(&o)
-	if err := f.ParsePositional(args, e.stdout, &o.data); err != nil {
-		return err
-	}
-	cfg, err := o.eng.Config(f.FlagSet)
+	cfg, err := parseModelArgs(e, f, args, &o.data, &o.eng)
 	if err != nil {
 		return err
 	}

@@ -121,9 +121,7 @@ func TestInpaintBadInput(t *testing.T) {
 		white.Pix[i] = 1
 	}
 	writeTestPNG(t, filepath.Join(dir, "white.png"), white)
-	if err := os.WriteFile(filepath.Join(dir, "bad.png"), []byte("not a png"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(dir, "bad.png"), "not a png")
 	cases := []struct {
 		args []string
 		code int

@@ -121,6 +121,14 @@ func readFile(t *testing.T, path string) string {
 	return string(b)
 }
 
+// fitLowRank writes n rows of the low-rank task (d inputs, seed) to
+// dir/train.csv and fits a model of iters rounds on them to dir/out.
+func fitLowRank(t *testing.T, dir string, n, d, seed, iters int, out string) {
+	t.Helper()
+	mustRun(t, dir, "synth", "--task", "lowrank", "--n", strconv.Itoa(n), "--d", strconv.Itoa(d), "--seed", strconv.Itoa(seed), "--out", "train.csv")
+	mustRun(t, dir, "fit", "--data", "train.csv", "--target", "y", "--iters", strconv.Itoa(iters), "--out", out, "--quiet")
+}
+
 // fitChurn writes 60 churn rows (seed) to dir/train.csv and fits a
 // one-round classification model on them to dir/out.
 func fitChurn(t *testing.T, dir string, seed uint64, out string) {

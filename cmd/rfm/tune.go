@@ -88,10 +88,7 @@ rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
 func cmdTune(e *env, args []string) error {
 	var o tuneOptions
 	f := newTuneFlags(&o)
-	if err := f.ParsePositional(args, e.stdout, &o.data); err != nil {
-		return err
-	}
-	base, err := o.eng.Config(f.FlagSet)
+	base, err := parseModelArgs(e, f, args, &o.data, &o.eng)
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,15 @@ func Randn(r *rand.Rand, n int) []float64 {
 	return x
 }
 
+// RandFit is a random kernel machine: n centres in d inputs and their n×c
+// coefficients, standard normal, drawn in that order from a PCG source
+// seeded (s1, s2), which it returns for the test's further draws.
+func RandFit(s1, s2 uint64, n, d, c int) (r *rand.Rand, x, alpha []float64) {
+	r = rand.New(rand.NewPCG(s1, s2))
+	x = Randn(r, n*d)
+	return r, x, Randn(r, n*c)
+}
+
 // RandPSD is a random symmetric positive semi-definite d×d matrix, BBᵀ/d
 // with B standard normal (d·d draws from r).
 func RandPSD(r *rand.Rand, d int) []float64 {
@@ -57,6 +66,17 @@ func CSV(rows, cols int, last string, cell func(i, j int) string) []byte {
 		b.WriteByte('\n')
 	}
 	return b.Bytes()
+}
+
+// WriteFile writes text to the file name in dir and returns its path,
+// failing the test if it cannot.
+func WriteFile(t testing.TB, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // DirNames lists the names in dir (sorted, as os.ReadDir gives them),

@@ -31,6 +31,28 @@ func TestRandn(t *testing.T) {
 	}
 }
 
+// RandFit draws the centres, then the coefficients, from the seeded
+// source it returns, which goes on where they stopped.
+func TestRandFit(t *testing.T) {
+	r, x, alpha := RandFit(3, 4, 5, 2, 3)
+	ref := rand.New(rand.NewPCG(3, 4))
+	if !slices.Equal(x, Randn(ref, 10)) || !slices.Equal(alpha, Randn(ref, 15)) {
+		t.Error("centres or coefficients differ from Randn's draws in order")
+	}
+	if r.Uint64() != ref.Uint64() {
+		t.Error("the returned source is not where the draws stopped")
+	}
+}
+
+// WriteFile writes the text where the path it returns says.
+func TestWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	p := WriteFile(t, dir, "a.csv", "x,y\n1,2\n")
+	if b, err := os.ReadFile(filepath.Join(dir, "a.csv")); p != filepath.Join(dir, "a.csv") || err != nil || string(b) != "x,y\n1,2\n" {
+		t.Errorf("path %q, text %q, %v", p, b, err)
+	}
+}
+
 func TestDirNames(t *testing.T) {
 	dir := t.TempDir()
 	if got := DirNames(t, dir); len(got) != 0 {
