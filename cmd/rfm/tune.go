@@ -15,6 +15,7 @@ import (
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/ensemble"
+	"github.com/rfmkit/rfm/internal/sysmem"
 	"github.com/rfmkit/rfm/kernel"
 	"github.com/rfmkit/rfm/plot"
 	"github.com/rfmkit/rfm/tune"
@@ -197,6 +198,7 @@ func cmdTune(e *env, args []string) error {
 		return err
 	}
 
+	defer sysmem.BoundHeap(base.MemoryLimit)()
 	t, tg, p, err := o.readTraining(e.ctx, base.MemoryLimit)
 	if err != nil {
 		return err

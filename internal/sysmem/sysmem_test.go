@@ -102,3 +102,23 @@ func TestPinAndResetPeak(t *testing.T) {
 		t.Errorf("peak resident set %d after a reset, %d before it: not reset below the 64 MiB buffer", after, before)
 	}
 }
+
+// BoundHeap makes the limit the runtime's until restored, and leaves a
+// GOMEMLIMIT of the environment, or no limit, alone.
+func TestBoundHeap(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	restore := BoundHeap(123 << 20)
+	if got := debug.SetMemoryLimit(-1); got != 123<<20 {
+		t.Errorf("runtime limit %d with --memory-limit 123M, want %d", got, 123<<20)
+	}
+	restore()
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("runtime limit %d after restoring, want %d", got, before)
+	}
+	BoundHeap(0)()
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	BoundHeap(50 << 20)
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("runtime limit %d with GOMEMLIMIT set, want it untouched (%d)", got, before)
+	}
+}
