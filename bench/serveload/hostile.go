@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -231,6 +232,7 @@ func (o *HostileOptions) phase(ctx context.Context, kind, sched string, names, k
 	// the measured time, with the peak resident set taken from its start.
 	var cpu0 float64
 	var e0, r0 int64
+	debug.FreeOSMemory() // what earlier phases left is not this one's
 	lat, codes := ordinaryLoad(ctx, url+"/v1/predict", okRow(names, kinds), o.Ordinary, o.Warm, o.Duration, func() {
 		sysmem.ResetPeakRSS()
 		cpu0 = processCPU()
