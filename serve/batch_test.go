@@ -174,3 +174,27 @@ func TestBatcherDropsLeftJobsAndSizesSlices(t *testing.T) {
 		t.Errorf("the left job's answer: %v, want context.Canceled", r.err)
 	}
 }
+
+// Shorter large requests go first, but not forever: every oldestEvery-th
+// slice goes to the oldest large request, so a stream of shorter ones
+// cannot starve it.
+func TestBatcherOldestLargeNotStarved(t *testing.T) {
+	m := batchModel(t)
+	b := newIdleBatcher(0, 100, 5, nil)
+	old := queued(t, b, m, 50, 1)
+	oldSlices := 0
+	for eval := 1; eval <= 4*oldestEvery; eval++ {
+		queued(t, b, m, 6, uint64(10+eval)) // a new, shorter large request each time
+		batch := b.next()
+		if batch[0].j == old {
+			oldSlices++
+			if eval%oldestEvery != 0 {
+				t.Errorf("evaluation %d served the oldest, longest request, while shorter ones waited", eval)
+			}
+		}
+		b.evaluate(batch)
+	}
+	if oldSlices != 4 {
+		t.Errorf("the oldest large request got %d slices in %d evaluations, want 4", oldSlices, 4*oldestEvery)
+	}
+}
