@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -22,7 +21,6 @@ import (
 
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/internal/sysmem"
-	"github.com/rfmkit/rfm/predictor"
 	"github.com/rfmkit/rfm/serve"
 )
 
@@ -76,17 +74,13 @@ type HostileResult struct {
 
 // HostileOptions say what HostileRun serves and how hard it is attacked.
 type HostileOptions struct {
-	// Model is the model file (with a column pipeline); "" fits the
-	// synthetic model of Options.Model first (Centers, Inputs, Version).
-	Model           string
-	Centers, Inputs int
-	Version         string
-	Kinds           []string
-	Hostile, Slow   int // hostile clients per kind; slow-body connections
-	Ordinary        int // ordinary clients, each sending one-row requests back to back
-	Duration, Warm  time.Duration
-	BatchWait       time.Duration
-	BatchRows       int
+	ModelSource
+	Kinds          []string
+	Hostile, Slow  int // hostile clients per kind; slow-body connections
+	Ordinary       int // ordinary clients, each sending one-row requests back to back
+	Duration, Warm time.Duration
+	BatchWait      time.Duration
+	BatchRows      int
 	// CompareFCFS runs every phase a second time with first come, first
 	// served scheduling (serve.Options BatchSlice and DecodeSlots -1).
 	CompareFCFS     bool
@@ -118,24 +112,12 @@ func HostileRun(ctx context.Context, o HostileOptions) (*HostileResult, error) {
 	if o.Duration <= 0 || o.Warm < 0 || o.Ordinary < 1 || o.Hostile < 1 || o.Slow < 1 {
 		return nil, fmt.Errorf("serveload: duration %s, warm-up %s, %d ordinary, %d hostile and %d slow clients: want positive numbers", o.Duration, o.Warm, o.Ordinary, o.Hostile, o.Slow)
 	}
-	if o.Model == "" {
-		dir, err := os.MkdirTemp("", "rfm-bench-serve-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(dir)
-		o.Model = filepath.Join(dir, "synthetic.rfm")
-		if err := fitSynthetic(ctx, o.Model, o.Centers, o.Inputs, o.Version); err != nil {
-			return nil, err
-		}
-	}
-	lm, err := predictor.Load(o.Model)
+	model, lm, cleanup, err := o.ModelSource.load(ctx, func() {}, func(time.Duration) {})
+	defer cleanup()
 	if err != nil {
 		return nil, err
 	}
-	if err := lm.NeedPipeline(); err != nil {
-		return nil, err
-	}
+	o.Model = model
 	for _, k := range o.Kinds {
 		if !slices.Contains(HostileKinds, k) {
 			return nil, fmt.Errorf("hostile kind %q: want one of %s", k, strings.Join(HostileKinds, ", "))

@@ -102,6 +102,7 @@ rfm bench serve --model churn.rfm --hostile all --duration 15s`)
 	if wait == 0 {
 		wait = -1 // serve.Options: no waiting
 	}
+	source := serveload.ModelSource{Model: model, Centers: centers, Inputs: inputs, Version: versionString()}
 	if hostile != "" {
 		kinds := strings.Split(hostile, ",")
 		if hostile == "all" {
@@ -121,7 +122,7 @@ rfm bench serve --model churn.rfm --hostile all --duration 15s`)
 			}
 			defer pprof.StopCPUProfile()
 		}
-		res, err := serveload.HostileRun(e.ctx, serveload.HostileOptions{Model: model, Centers: centers, Inputs: inputs, Version: versionString(),
+		res, err := serveload.HostileRun(e.ctx, serveload.HostileOptions{ModelSource: source,
 			Kinds: kinds, CompareFCFS: compareFCFS, Hostile: hostileClients, Slow: slowConns, Ordinary: ordinary, Duration: dur, Warm: warm, BatchWait: wait, BatchRows: batchRows,
 			Progress: func(kind, sched string) {
 				fmt.Fprintf(e.stderr, "bench serve: %d ordinary clients beside hostile load %q, %s scheduling, for %s (after %s of warm-up) ...\n", ordinary, kind, sched, dur, warm)
@@ -135,7 +136,7 @@ rfm bench serve --model churn.rfm --hostile all --duration 15s`)
 		return printBenchHostile(e.stdout, res)
 	}
 
-	opt := serveload.Options{Model: model, Centers: centers, Inputs: inputs, Version: versionString(), Clients: clients, Duration: dur, Warmup: warm,
+	opt := serveload.Options{ModelSource: source, Clients: clients, Duration: dur, Warmup: warm,
 		Sizes: sizes, BatchWait: wait, BatchRows: batchRows, Progress: func(ev serveload.Event) {
 			switch {
 			case ev.Fitting:
