@@ -33,17 +33,6 @@ func TestMain(m *testing.M) {
 		beam.Init() // Beam's worker: it runs until the runner is done with it
 		os.Exit(0)
 	}
-	if spec := os.Getenv(submitEnv); spec != "" {
-		// The submitter of TestSeparateWorkerProcess's killed run (its
-		// workers, started with its environment, must not submit again).
-		os.Unsetenv(submitEnv)
-		initBeam()
-		if err := submitFromEnv(spec); err != nil {
-			fmt.Fprintf(os.Stderr, "submit: %s\n", rootCause(err))
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
 	initBeam()
 	os.Exit(m.Run())
 }
