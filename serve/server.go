@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -48,10 +49,25 @@ type Options struct {
 	// needs more than three quarters of it. The last quarter is kept for
 	// requests that need at most 1 MiB.
 	MemoryBudget int64
+	// DecodeSlots bounds the requests with bodies over 64 KiB (or of
+	// unknown length) that decode, encode and answer at once, oldest first
+	// [GOMAXPROCS/2, at least 1]; the others wait (holding no CPU, only the
+	// bytes they have sent), and requests up to 64 KiB never wait. Hundreds
+	// of large bodies decoded together would otherwise delay small
+	// requests for seconds in Go's scheduler. Negative: no bound.
+	DecodeSlots int
 	// BatchWait is how long a batch may wait for more requests while others
 	// are being read [1 ms]; BatchRows bounds a batch's rows [4 096].
 	BatchWait time.Duration
 	BatchRows int
+	// BatchSlice is the rows of a large request predicted per kernel
+	// evaluation [sized by the model: about 16 M multiply-adds, at most
+	// BatchRows/16]. A request of more rows is predicted a slice at a
+	// time, the one with the fewest rows left first, and every evaluation
+	// also serves the small requests waiting: a small request never waits
+	// behind whole large ones. Negative: no slices, every request first
+	// come, first served (as before; for comparisons).
+	BatchSlice int
 	// Timeouts of the HTTP server: reading the headers [5 s] (a client
 	// that trickles them is disconnected), the whole request [30 s],
 	// writing the response [60 s], an idle keep-alive connection [120 s].
@@ -100,6 +116,9 @@ func (o *Options) defaults() {
 	if o.MemoryBudget <= 0 {
 		o.MemoryBudget = DefaultMemoryBudget()
 	}
+	if o.DecodeSlots == 0 {
+		o.DecodeSlots = max(runtime.GOMAXPROCS(0)/2, 1)
+	}
 	if o.BatchRows <= 0 {
 		o.BatchRows = 4096
 	}
@@ -129,6 +148,7 @@ type Server struct {
 	reloadMu sync.Mutex
 	batch    *batcher
 	inflight chan struct{}
+	gate     *cpuGate // large requests decoding or encoding (DecodeSlots)
 	budget   budget
 	tls      *tls.Config
 	tokens   tokenSet
@@ -160,12 +180,15 @@ func New(opt Options) (*Server, error) {
 	}
 	s := &Server{opt: opt, log: opt.Logger, inflight: make(chan struct{}, opt.MaxInFlight), reg: prometheus.NewRegistry()}
 	s.budget.limit = opt.MemoryBudget
+	if opt.DecodeSlots > 0 {
+		s.gate = newCPUGate(opt.DecodeSlots)
+	}
 	if s.tls, err = loadTLS(opt.TLSCertFile, opt.TLSKeyFile); err != nil {
 		return nil, err
 	}
 	s.tokens = newTokenSet(opt.Tokens)
 	s.met = newMetrics(s.reg, s)
-	s.batch = newBatcher(opt.BatchWait, opt.BatchRows, func(rows, jobs int) {
+	s.batch = newBatcher(opt.BatchWait, opt.BatchRows, opt.BatchSlice, func(rows, jobs int) {
 		s.evals.Add(1)
 		s.evalRows.Add(int64(rows))
 		s.met.batchRows.Observe(float64(rows))
@@ -439,7 +462,8 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cur := s.model.Load().m // this request's model, even across a reload
-	body := http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes)
+	body := newGatedReader(r.Context(), http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes), s.gate, r.ContentLength)
+	defer body.release()
 	req, err := decodeRequest(r.Context(), cur, r.Header.Get("Content-Type"), r.URL.Query(), body, s.opt.MaxRows, c)
 	if err != nil {
 		s.refuse(w, err)
@@ -469,7 +493,15 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 			s.batch.coming.Add(-1)
 		}
 	}()
+	// A large request keeps its CPU slot while its rows are encoded.
+	if body.large() {
+		if err := body.acquire(); err != nil {
+			w.WriteHeader(statusClientClosed)
+			return
+		}
+	}
 	x, n, _, err := cur.Pipeline.Transform(req.table)
+	body.release() // not held while waiting for the kernel
 	if err != nil {
 		writeError(w, badRequest("%v", err))
 		return
@@ -498,6 +530,12 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.met.rows.Add(float64(n))
+	if body.large() {
+		if err := body.acquire(); err != nil { // for the answer's encoding
+			w.WriteHeader(statusClientClosed)
+			return
+		}
+	}
 	resp := predictResponse{Model: cur.Checksum, Task: string(cur.Task()), Rows: n}
 	if p.Labels != nil {
 		resp.Predictions = p.Labels

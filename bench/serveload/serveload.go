@@ -55,8 +55,8 @@ type Result struct {
 	Options        map[string]any `json:"options"`
 }
 
-// Options say what to serve and how to load it.
-type Options struct {
+// ModelSource is the model a bench serves.
+type ModelSource struct {
 	// Model is the model file served; "" fits one round of an RFM on a
 	// synthetic classification table of Centers rows and Inputs numeric
 	// columns first (Centers ≥ 10, Inputs ≥ 6), recording Version as the
@@ -64,6 +64,37 @@ type Options struct {
 	Model           string
 	Centers, Inputs int
 	Version         string
+}
+
+// load fits the synthetic model if there is none (in a temporary folder
+// that cleanup removes; fitting and fitted report its start and end) and
+// loads the model, which must have a column pipeline.
+func (ms ModelSource) load(ctx context.Context, fitting func(), fitted func(time.Duration)) (path string, lm *predictor.Model, cleanup func(), err error) {
+	cleanup = func() {}
+	path = ms.Model
+	if path == "" {
+		dir, err := os.MkdirTemp("", "rfm-bench-serve-")
+		if err != nil {
+			return "", nil, cleanup, err
+		}
+		cleanup = func() { os.RemoveAll(dir) }
+		path = filepath.Join(dir, "synthetic.rfm")
+		fitting()
+		start := time.Now()
+		if err := fitSynthetic(ctx, path, ms.Centers, ms.Inputs, ms.Version); err != nil {
+			return "", nil, cleanup, err
+		}
+		fitted(time.Since(start))
+	}
+	if lm, err = predictor.Load(path); err == nil {
+		err = lm.NeedPipeline()
+	}
+	return path, lm, cleanup, err
+}
+
+// Options say what to serve and how to load it.
+type Options struct {
+	ModelSource
 
 	Clients int // concurrent clients (≥ 1)
 	// Duration is the measured time per request size, after Warmup of
@@ -117,26 +148,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "rfm-bench-serve-")
+	model, lm, cleanup, err := o.ModelSource.load(ctx, func() { o.progress(Event{Fitting: true}) }, func(d time.Duration) { o.progress(Event{Fitted: d}) })
+	defer cleanup()
 	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	model := o.Model
-	if model == "" {
-		model = filepath.Join(dir, "synthetic.rfm")
-		o.progress(Event{Fitting: true})
-		start := time.Now()
-		if err := fitSynthetic(ctx, model, o.Centers, o.Inputs, o.Version); err != nil {
-			return nil, err
-		}
-		o.progress(Event{Fitted: time.Since(start)})
-	}
-	lm, err := predictor.Load(model)
-	if err != nil {
-		return nil, err
-	}
-	if err := lm.NeedPipeline(); err != nil {
 		return nil, err
 	}
 	// Request rows: numbers at the training mean plus noise, the levels

@@ -15,7 +15,7 @@ import (
 func TestRunSynthetic(t *testing.T) {
 	var events []Event
 	var prof bytes.Buffer
-	res, err := Run(context.Background(), Options{Centers: 300, Inputs: 6, Version: "test", Clients: 4, Duration: 300 * time.Millisecond,
+	res, err := Run(context.Background(), Options{ModelSource: ModelSource{Centers: 300, Inputs: 6, Version: "test"}, Clients: 4, Duration: 300 * time.Millisecond,
 		Sizes: []int{1, 7}, BatchWait: -1, BatchRows: 4096, CPUProfile: &prof, Progress: func(e Event) { events = append(events, e) }})
 	if err != nil {
 		t.Fatal(err)
@@ -43,12 +43,12 @@ func TestRunSynthetic(t *testing.T) {
 // Bad options are errors before anything runs; a missing model file is
 // an error naming it.
 func TestRunErrors(t *testing.T) {
-	good := Options{Centers: 300, Inputs: 6, Clients: 1, Duration: time.Second, Sizes: []int{1}}
+	good := Options{ModelSource: ModelSource{Centers: 300, Inputs: 6}, Clients: 1, Duration: time.Second, Sizes: []int{1}}
 	for _, o := range []Options{
-		{Centers: 300, Inputs: 6, Clients: 0, Duration: time.Second, Sizes: []int{1}},
-		{Centers: 5, Inputs: 6, Clients: 1, Duration: time.Second, Sizes: []int{1}},
-		{Centers: 300, Inputs: 6, Clients: 1, Sizes: []int{1}},
-		{Centers: 300, Inputs: 6, Clients: 1, Duration: time.Second, Sizes: []int{0}},
+		{ModelSource: ModelSource{Centers: 300, Inputs: 6}, Clients: 0, Duration: time.Second, Sizes: []int{1}},
+		{ModelSource: ModelSource{Centers: 5, Inputs: 6}, Clients: 1, Duration: time.Second, Sizes: []int{1}},
+		{ModelSource: ModelSource{Centers: 300, Inputs: 6}, Clients: 1, Sizes: []int{1}},
+		{ModelSource: ModelSource{Centers: 300, Inputs: 6}, Clients: 1, Duration: time.Second, Sizes: []int{0}},
 	} {
 		if err := o.Check(); err == nil {
 			t.Errorf("%+v: no error", o)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/rfmkit/rfm"
@@ -21,6 +23,16 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if id, endpoint, ok := processWorkerArgs(os.Args[1:]); ok {
+		// Started by Prism's process environment (TestSeparateWorkerProcess).
+		fmt.Fprintf(os.Stderr, "worker: %v\n", bootProcessWorker(id, endpoint))
+		os.Exit(1)
+	}
+	if slices.Contains(os.Args[1:], "--worker=true") {
+		flag.Parse()
+		beam.Init() // Beam's worker: it runs until the runner is done with it
+		os.Exit(0)
+	}
 	initBeam()
 	os.Exit(m.Run())
 }

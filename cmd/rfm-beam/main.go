@@ -41,7 +41,11 @@ predict scores the rows of every file matched by GLOBS with a model file:
 one output file DIR/part-NNNNN.csv per input file, in its row order, as
 'rfm predict' writes them.
 
-The runner is Prism, in this process, unless --runner says otherwise:
+The runner is Prism, in this process, unless --runner says otherwise; its
+worker runs in a separate process with
+  --environment_type=PROCESS --environment_config='{"command": "PATH/rfm-beam"}'
+      --worker_binary=PATH/rfm-beam
+Other runners:
   --runner=flink --endpoint=HOST:8099 --environment_type=LOOPBACK
   --runner=spark --endpoint=HOST:8099 --environment_type=LOOPBACK
   --runner=dataflow --project=P --region=R --staging_location=gs://B/staging
@@ -50,6 +54,13 @@ Run 'rfm-beam fit -h' for every flag.
 `
 
 func main() {
+	if id, endpoint, ok := processWorkerArgs(os.Args[1:]); ok {
+		// Started by a runner's process environment: provision, then
+		// become the worker below.
+		err := bootProcessWorker(id, endpoint)
+		fmt.Fprintf(os.Stderr, "rfm-beam worker: %v\n", err)
+		os.Exit(1)
+	}
 	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], "--") && os.Args[1] != "--help" {
 		// Started by a runner as a worker (--worker and its options): the
 		// Beam harness takes over in Init.

@@ -262,6 +262,7 @@ func (f *leafFn) ProcessElement(ctx context.Context, leaf int, rows func(*EncRow
 		return fmt.Errorf("leaf %d: injected failure of the first attempt", leaf)
 	}
 	failLeaf.Unlock()
+	killWorkerAt(leaf)
 	res, err := d.fitLeaf(ctx, leaf, all, f.Memory)
 	if err != nil {
 		return err

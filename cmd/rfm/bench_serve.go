@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -13,9 +14,16 @@ import (
 )
 
 func cmdBenchServe(e *env, args []string) error {
+	if spec := os.Getenv(serveload.HostileEnv); spec != "" {
+		// Started by --hostile as its load generator.
+		return serveload.RunHostileChild(e.ctx, spec, e.stdout)
+	}
 	var (
 		model, rowsList, duration, warmup, batchWait, profile string
+		hostile                                               string
 		clients, centers, inputs, batchRows                   int
+		hostileClients, slowConns, ordinary                   int
+		compareFCFS                                           bool
 		common                                                commonFlags
 	)
 	f := newFlagSet("bench serve", "rfm bench serve [--model FILE] [flags]",
@@ -29,9 +37,18 @@ CSV reading).
 
 Without --model, a model is fitted first on a synthetic classification table
 of --centers rows and --inputs numeric columns (one RFM round; it takes a
-while for 10 000 rows). Requests are JSON objects keyed by column name.`,
+while for 10 000 rows). Requests are JSON objects keyed by column name.
+
+With --hostile, it measures instead what hostile clients cost the others:
+--ordinary clients send one-row requests back to back, first alone, then
+beside --hostile-clients clients sending each hostile kind in turn (a fresh
+server with 'rfm serve''s defaults per phase), and it reports their p50 and
+p99 latency, the p99 over the same run's unloaded p99, and the server's peak
+resident set. The hostile clients run in a child process, bound (with two
+CPUs or more) to the other half of the CPUs from the server's.`,
 		`rfm bench serve --clients 64 --duration 30s --rows 1,100
-rfm bench serve --model churn.rfm --rows 1,10,100 --json`)
+rfm bench serve --model churn.rfm --rows 1,10,100 --json
+rfm bench serve --model churn.rfm --hostile all --duration 15s`)
 	f.Section("Model")
 	f.String(&model, "model", "", "serve this model `FILE` (default: fit a synthetic one)")
 	f.Int(&centers, "centers", 10000, "rows of the synthetic model (`N` centres)")
@@ -43,6 +60,12 @@ rfm bench serve --model churn.rfm --rows 1,10,100 --json`)
 	f.String(&rowsList, "rows", "1,100", "rows per request (`LIST` of sizes, one run each)")
 	f.String(&batchWait, "batch-wait", "1ms", "the server's --batch-wait (`DURATION`)")
 	f.Int(&batchRows, "batch-rows", 4096, "the server's --batch-rows (`N`)")
+	f.Section("Hostile clients")
+	f.String(&hostile, "hostile", "", "measure the ordinary clients under these hostile `KINDS` instead (all, or a list of "+strings.Join(serveload.HostileKinds, ", ")+")")
+	f.Int(&hostileClients, "hostile-clients", 256, "concurrent hostile clients per kind (`N`)")
+	f.Int(&slowConns, "slow", 300, "connections sending a body at 1 byte/s, for slow-body (`N`)")
+	f.Int(&ordinary, "ordinary", 4, "ordinary clients beside the hostile ones (`N`)")
+	f.Bool(&compareFCFS, "compare-fcfs", false, "run every hostile phase a second time with first come, first served scheduling (the server before fair scheduling), for a same-run comparison")
 	f.Section("Output")
 	common.add(f, "json")
 	f.String(&profile, "cpuprofile", "", "write a CPU profile of the load phases (server and clients) to `FILE`")
@@ -79,8 +102,41 @@ rfm bench serve --model churn.rfm --rows 1,10,100 --json`)
 	if wait == 0 {
 		wait = -1 // serve.Options: no waiting
 	}
+	source := serveload.ModelSource{Model: model, Centers: centers, Inputs: inputs, Version: versionString()}
+	if hostile != "" {
+		kinds := strings.Split(hostile, ",")
+		if hostile == "all" {
+			kinds = serveload.HostileKinds
+		}
+		if ordinary < 1 || hostileClients < 1 || slowConns < 1 {
+			return usagef("--ordinary, --hostile-clients and --slow must be at least 1")
+		}
+		if profile != "" {
+			pf, err := os.Create(profile)
+			if err != nil {
+				return fmt.Errorf("--cpuprofile: %w", err)
+			}
+			defer pf.Close()
+			if err := pprof.StartCPUProfile(pf); err != nil {
+				return fmt.Errorf("--cpuprofile: %w", err)
+			}
+			defer pprof.StopCPUProfile()
+		}
+		res, err := serveload.HostileRun(e.ctx, serveload.HostileOptions{ModelSource: source,
+			Kinds: kinds, CompareFCFS: compareFCFS, Hostile: hostileClients, Slow: slowConns, Ordinary: ordinary, Duration: dur, Warm: warm, BatchWait: wait, BatchRows: batchRows,
+			Progress: func(kind, sched string) {
+				fmt.Fprintf(e.stderr, "bench serve: %d ordinary clients beside hostile load %q, %s scheduling, for %s (after %s of warm-up) ...\n", ordinary, kind, sched, dur, warm)
+			}})
+		if err != nil {
+			return err
+		}
+		if common.json {
+			return writeJSON(e.stdout, res)
+		}
+		return printBenchHostile(e.stdout, res)
+	}
 
-	opt := serveload.Options{Model: model, Centers: centers, Inputs: inputs, Version: versionString(), Clients: clients, Duration: dur, Warmup: warm,
+	opt := serveload.Options{ModelSource: source, Clients: clients, Duration: dur, Warmup: warm,
 		Sizes: sizes, BatchWait: wait, BatchRows: batchRows, Progress: func(ev serveload.Event) {
 			switch {
 			case ev.Fitting:
@@ -117,6 +173,17 @@ func printBenchServe(w io.Writer, res *serveload.Result, clients int, wait time.
 	for _, r := range res.Runs {
 		fmt.Fprintf(tw, "%d\t%d\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.1f\t%d\t%d\t%d\t%.0f\t%.2f\t\n", r.RowsPerRequest, r.Requests, r.RequestsPerSec, r.RowsPerSec,
 			r.P50ms, r.P90ms, r.P99ms, r.MaxMs, r.Status5xx, r.Status4xx, r.Errors, r.MeanBatchRows, r.OfflineRatio)
+	}
+	return tw.Flush()
+}
+
+func printBenchHostile(w io.Writer, res *serveload.HostileResult) error {
+	fmt.Fprintf(w, "model    %s: %d centres, %d inputs\nCPUs     %s\n\n", res.Model, res.Centers, res.Inputs, res.CPUs)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "hostile kind\tscheduling\tclients\tordinary requests\tp50 ms\tp99 ms\tp99/unloaded\tpeak RSS MB\tCPU s\tevaluations\trows\tordinary status\thostile status")
+	for _, p := range res.Phases {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.1f\t%.1f\t%d\t%d\t%v\t%v\n", p.Kind, p.Scheduling, p.HostileClients, p.Requests, p.P50ms, p.P99ms, p.P99Ratio, p.PeakRSSMB,
+			p.CPUSeconds, p.Evaluations, p.KernelRows, p.Status, p.HostileStatus)
 	}
 	return tw.Flush()
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/describe"
 	"github.com/rfmkit/rfm/internal/cli"
+	"github.com/rfmkit/rfm/internal/sysmem"
 	"github.com/rfmkit/rfm/predictor"
 )
 
@@ -51,6 +52,7 @@ rfm cv --data train.csv --target churn --diag --ridge 0.01 --per-fold --json`)
 	if err := o.common.apply(); err != nil {
 		return err
 	}
+	defer sysmem.BoundHeap(cfg.MemoryLimit)()
 	t, tg, p, err := o.readTraining(e.ctx, cfg.MemoryLimit)
 	if err != nil {
 		return err

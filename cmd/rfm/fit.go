@@ -11,6 +11,7 @@ import (
 	"github.com/rfmkit/rfm/describe"
 	"github.com/rfmkit/rfm/fit"
 	"github.com/rfmkit/rfm/internal/cli"
+	"github.com/rfmkit/rfm/internal/sysmem"
 	"github.com/rfmkit/rfm/predictor"
 )
 
@@ -156,6 +157,7 @@ func cmdFit(e *env, args []string) error {
 		return err
 	}
 
+	defer sysmem.BoundHeap(cfg.MemoryLimit)()
 	t, tg, p, err := o.readTraining(e.ctx, cfg.MemoryLimit)
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ type serveOptions struct {
 	model, addr                     string
 	maxBody, memoryBudget           string
 	maxRows, maxInFlight, batchRows int
+	batchSlice                      int
 	batchWait, watch, shutdown      string
 	headerTimeout, readTimeout      string
 	writeTimeout, idleTimeout       string
@@ -71,6 +72,7 @@ curl -s localhost:8080/v1/predict -d '{"rows": [{"age": 41, "plan": "gold"}], "p
 	f.Section("Batching and reloads")
 	f.String(&o.batchWait, "batch-wait", "1ms", "longest wait (`DURATION`) for more requests to share a kernel evaluation")
 	f.Int(&o.batchRows, "batch-rows", 4096, "most rows (`N`) in one kernel evaluation")
+	f.Int(&o.batchSlice, "batch-slice", 0, "rows (`N`) of a large request predicted per evaluation, the shortest first, small requests served first (0: sized by the model, about 16 M multiply-adds, at most --batch-rows/16; -1: none, first come, first served)")
 	f.String(&o.watch, "watch", "0", "check the model file every `DURATION` and reload it when it changes (0: only on SIGHUP)")
 	f.Section("Output")
 	f.Bool(&o.logJSON, "log-json", false, "log JSON lines instead of text")
@@ -90,7 +92,10 @@ func cmdServe(e *env, args []string) error {
 	if o.model == "" {
 		return usagef("--model is required: the model file written by 'rfm fit'")
 	}
-	opt := serve.Options{ModelPath: o.model, MaxRows: o.maxRows, MaxInFlight: o.maxInFlight, BatchRows: o.batchRows}
+	opt := serve.Options{ModelPath: o.model, MaxRows: o.maxRows, MaxInFlight: o.maxInFlight, BatchRows: o.batchRows, BatchSlice: o.batchSlice}
+	if o.batchSlice < -1 {
+		return usagef("--batch-slice %d: want 0 (sized by the model), -1 (none: first come, first served) or a number of rows", o.batchSlice)
+	}
 	b, err := cli.ParseBytes(o.maxBody)
 	if err != nil || b == 0 {
 		return usagef("--max-body %q: want a size such as 512K or 8M", o.maxBody)

@@ -10,6 +10,7 @@ import (
 	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/ensemble"
 	"github.com/rfmkit/rfm/internal/cli"
+	"github.com/rfmkit/rfm/internal/sysmem"
 	"github.com/rfmkit/rfm/predictor"
 	"github.com/rfmkit/rfm/tune"
 )
@@ -109,6 +110,7 @@ func cmdTune(e *env, args []string) error {
 		return err
 	}
 
+	defer sysmem.BoundHeap(base.MemoryLimit)()
 	t, tg, p, err := o.readTraining(e.ctx, base.MemoryLimit)
 	if err != nil {
 		return err

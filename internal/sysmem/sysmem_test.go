@@ -2,6 +2,8 @@ package sysmem
 
 import (
 	"os"
+	"runtime"
+	"runtime/debug"
 	"testing"
 )
 
@@ -65,5 +67,58 @@ func TestCgroupMemory(t *testing.T) {
 	lim, used, found := cgroupMemory(dir)
 	if !found || lim != 4096 || used != 1000 {
 		t.Fatalf("got limit %d, used %d, found %v; want 4096, 1000, true", lim, used, found)
+	}
+}
+
+// Binding the process to one CPU shows in its affinity, and the peak
+// resident set can be reset below a past peak.
+func TestPinAndResetPeak(t *testing.T) {
+	cpus, err := ProcessCPUs()
+	if err != nil {
+		t.Skip("no affinity on this system:", err)
+	}
+	if err := PinProcess(cpus[:1]); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ProcessCPUs()
+	if err2 := PinProcess(cpus); err2 != nil {
+		t.Fatal(err2)
+	}
+	if err != nil || len(got) != 1 || got[0] != cpus[0] {
+		t.Errorf("after binding to CPU %d the thread may run on %v (%v)", cpus[0], got, err)
+	}
+	big := make([]byte, 64<<20)
+	for i := range big {
+		big[i] = 1
+	}
+	before := PeakRSS()
+	big = nil
+	runtime.GC()
+	debug.FreeOSMemory()
+	if err := ResetPeakRSS(); err != nil {
+		t.Skip("clear_refs not writable here:", err)
+	}
+	if after := PeakRSS(); after+32<<20 > before {
+		t.Errorf("peak resident set %d after a reset, %d before it: not reset below the 64 MiB buffer", after, before)
+	}
+}
+
+// BoundHeap makes the limit the runtime's until restored, and leaves a
+// GOMEMLIMIT of the environment, or no limit, alone.
+func TestBoundHeap(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	restore := BoundHeap(123 << 20)
+	if got := debug.SetMemoryLimit(-1); got != 123<<20 {
+		t.Errorf("runtime limit %d with --memory-limit 123M, want %d", got, 123<<20)
+	}
+	restore()
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("runtime limit %d after restoring, want %d", got, before)
+	}
+	BoundHeap(0)()
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	BoundHeap(50 << 20)
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("runtime limit %d with GOMEMLIMIT set, want it untouched (%d)", got, before)
 	}
 }
