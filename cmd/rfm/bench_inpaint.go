@@ -13,29 +13,7 @@ import (
 func cmdBenchInpaint(e *env, args []string) error {
 	var o benchinpaint.Options
 	var quiet bool
-	f := newFlagSet("bench inpaint", "rfm bench inpaint [--images DIR] [--out DIR] [flags]",
-		`The inpainting benchmark of issue 43: every PNG of --images, three tasks
-(large holes: 12 squares of 16 px; 50% and 80% of the pixels missing at
-random, seeded), the CNTK against a Laplace kernel on pixel coordinates on
-the same mask. Each run is a child 'rfm inpaint' (its time and peak RSS are
-its own) whose images and report go to --work; a rerun skips the runs whose
-report is there (--force redoes them). PSNR (whole image and missing pixels)
-and SSIM (scikit-image's defaults, computed here) of every result.
-
-The CNTK's s, filter and ridge are chosen per image and task on held-out
-observed pixels (rfm inpaint --select-*), never on the hidden ones; with
---no-select it runs at --s-holes / --s-random, filter 3, no ridge.
-
-The reference, scikit-image's biharmonic inpainting, is not part of rfm: run
-scripts/inpaint_reference.py bench on the masks of --work; its reference.csv
-(in --out, or --reference) is read back and its rows join the tables.
-
-Writes to --out: runs.csv (one row per image, task and method), summary.md
-(means per task and method, then every run) and grid_TASK.png (original,
-masked in magenta, each method, for up to three images, halved).`,
-		`rfm bench inpaint --images ../shared/data/images --out results/inpainting
-/usr/bin/python3 scripts/inpaint_reference.py bench ../shared/data/images /tmp/rfm-bench-inpaint results/inpainting
-rfm bench inpaint --out results/inpainting    # again: joins the reference`)
+	f := helpFlagSet("bench inpaint", "rfm bench inpaint [--images DIR] [--out DIR] [flags]")
 	f.Section("Benchmark")
 	f.String(&o.Images, "images", "../shared/data/images", "folder `DIR` of the PNG images")
 	f.String(&o.Tasks, "tasks", "holes,random50,random80", "comma list of `TASKS`: holes, random50, random80")

@@ -16,38 +16,7 @@ func cmdBenchScale(e *env, args []string) error {
 		sets, sizes, methods, tuneTime string
 		asJSON                         bool
 	)
-	f := newFlagSet("bench scale", "rfm bench scale [--data DIR] [flags]",
-		`Measure the solvers beyond one exact kernel matrix: for each data set, an
-exact RFM on a seeded subset (the largest the exact solver takes quickly), the
-Nyström solver and the tree of RFMs on all training rows. Every fit runs in a
-child 'rfm fit' process, so that its peak RSS is measured alone; the test rows
-are predicted by a child 'rfm predict'.
-
-Sets:
-  synth     low-rank regression y = x0·x1·1[x5 > 0] in d = 20 (SPEC §7), at
-            each of --sizes, tested on 20 000 rows: the curves of time and
-            MSE against n
-  a9a       32 561 train / 16 281 test (the LIBSVM split of UCI Adult), accuracy
-  ijcnn1    49 990 train / 91 701 test (the LIBSVM split), accuracy
-  kdd       KDD'99: 494 021 train, the 311 029-row corrected test, accuracy
-            (test classes absent from training count as errors)
-  flights   3 M flights of 2001: months 1–5 train, month 6 test, RMSE of the
-            arrival delay in minutes
-
-Methods: exact, nystrom and tree are 'rfm fit' with that solver; tuned is
-'rfm tune --time --tune-time' as a user runs it (its search, then its final
-model: on a large table the default tree, a tuned tree or Nyström, chosen on
-validation rows of the training file); xgboost needs --xgboost.
-
-DIR is the folder of the large tables (../shared/data/large). Results go to
---out: results.tsv (a rerun skips what is there; --force redoes it),
-summary.md, summary.json and scale_time.png, scale_score.png. With --xgboost,
-XGBoost (Debian's python3-xgboost, hist method, a small grid and then a wider
-one for as long as --tune-time, chosen on a validation split of the training
-rows) runs on the same files for comparison.`,
-		`rfm bench scale --data ../shared/data/large --out out/scale
-rfm bench scale --sets synth --sizes 10000,100000,1000000 --out out/scale-synth
-rfm bench scale --sets ijcnn1 --xgboost --out out/scale`)
+	f := helpFlagSet("bench scale", "rfm bench scale [--data DIR] [flags]")
 	f.Section("Benchmark")
 	f.String(&o.DataDir, "data", "../shared/data/large", "folder `DIR` of the large tables")
 	f.String(&sets, "sets", "synth,a9a,ijcnn1,kdd,flights", "comma list of `SETS`: synth, a9a, ijcnn1, kdd, flights")

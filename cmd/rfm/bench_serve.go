@@ -26,29 +26,7 @@ func cmdBenchServe(e *env, args []string) error {
 		compareFCFS                                           bool
 		common                                                commonFlags
 	)
-	f := newFlagSet("bench serve", "rfm bench serve [--model FILE] [flags]",
-		`A bounded load test of 'rfm serve' on loopback: an in-process server and
---clients concurrent clients, each sending requests of the given rows one after
-another for --duration (after a --warmup), for each size in --rows. Reports
-throughput, latency percentiles and status counts, and compares the served
-rows/s with offline prediction of the same model (the library's Predict on a
-20 480-row table: the pipeline and the kernel, as 'rfm predict' without its
-CSV reading).
-
-Without --model, a model is fitted first on a synthetic classification table
-of --centers rows and --inputs numeric columns (one RFM round; it takes a
-while for 10 000 rows). Requests are JSON objects keyed by column name.
-
-With --hostile, it measures instead what hostile clients cost the others:
---ordinary clients send one-row requests back to back, first alone, then
-beside --hostile-clients clients sending each hostile kind in turn (a fresh
-server with 'rfm serve''s defaults per phase), and it reports their p50 and
-p99 latency, the p99 over the same run's unloaded p99, and the server's peak
-resident set. The hostile clients run in a child process, bound (with two
-CPUs or more) to the other half of the CPUs from the server's.`,
-		`rfm bench serve --clients 64 --duration 30s --rows 1,100
-rfm bench serve --model churn.rfm --rows 1,10,100 --json
-rfm bench serve --model churn.rfm --hostile all --duration 15s`)
+	f := helpFlagSet("bench serve", "rfm bench serve [--model FILE] [flags]")
 	f.Section("Model")
 	f.String(&model, "model", "", "serve this model `FILE` (default: fit a synthetic one)")
 	f.Int(&centers, "centers", 10000, "rows of the synthetic model (`N` centres)")

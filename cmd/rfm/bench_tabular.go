@@ -18,29 +18,7 @@ func cmdBenchTabular(e *env, args []string) error {
 	var opt tabular.Options
 	var bf cli.BenchFlags
 	var tasks, budget string
-	f := newFlagSet("bench tabular", "rfm bench tabular --data DIR [flags]",
-		`Reproduce the RFM paper's second tabular benchmark (Grinsztajn, Oyallon and
-Varoquaux 2022; the paper's figure 5 and tables 2-5) and compare our RFM with
-the paper's RFM and its six published baselines.
-
-DIR is the benchmark folder (clf_num, clf_cat, reg_num, reg_cat with one
-CSV.gz per task, target last). Each task gets the benchmark's random splits:
-train min(70%, 10 000 rows for medium / 50 000 for large), the rest 30/70
-validation/test (each at most 50 000), 1-5 splits by test size. Choices use
-the validation rows only; the score is test accuracy (%) or R², averaged over
-the splits. Results go to --out: results.json (a rerun skips the tasks already
-there), splits/ (the split indices, for scripts/xgboost_tabular.py),
-summary.md, summary.json and rfm_vs_xgboost.png.
-
-Protocols:
-  paper   the paper's: Laplace, L = 10, 5 RFM iterations, ridge in
-          {1e-4, 1e-3, 1e-2, 1e-1, 1}, rows projected to the unit sphere or
-          not; the grid point of the best mean validation score is kept
-  tuned   the search of 'rfm tune' in each split, scored on the validation
-          rows, within --trials configurations and --budget per task`,
-		`rfm bench tabular --data ../shared/data/tabular-benchmark --jobs 2 --float32
-rfm bench tabular --data ../shared/data/tabular-benchmark --protocol tuned --tasks clf_num/
-rfm bench tabular --data ../shared/data/tabular-benchmark --tasks pol,credit --out out/t`)
+	f := helpFlagSet("bench tabular", "rfm bench tabular --data DIR [flags]")
 	f.Section("Benchmark")
 	f.String(&opt.DataDir, "data", "", "benchmark `DIR` (required)")
 	f.String(&opt.Protocol, "protocol", tabular.ProtocolPaper, "`P`: "+strings.Join(tabular.Protocols(), ", "))

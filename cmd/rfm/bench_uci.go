@@ -20,38 +20,7 @@ func cmdBenchUCI(e *env, args []string) error {
 	var opt uci.Options
 	var bf cli.BenchFlags
 	solver := rfm.DefaultConfig() // --float32 and --refine, as declared for fit
-	f := newFlagSet("bench uci", "rfm bench uci --data DIR [flags]",
-		`Reproduce the UCI-121 benchmark of the RFM papers (Fernández-Delgado et al.'s
-121 data sets with their fixed splits) and rank RFM and the Laplace kernel
-among the 179 classifiers of the original study.
-
-DIR is the uci121 folder (data/ and fernandez_delgado_2014_results.txt) or the
-folder of data sets itself. Results go to --out: results.tsv (one row per data
-set; a rerun skips the data sets already there), summary.md, summary.json and
-rfm_vs_laplace.png.
-
-Protocols:
-  paper   the authors' protocol: grid λ × row normalization, 5 RFM rounds,
-          selection on conxuntos.dat, fixed-M kernel ridge on the 4 k-fold splits
-  clean   M and the grid point are learned inside each k-fold training split
-          (80/20), so no test row influences them
-  tuned   leak-free and tuned: in each k-fold training split, the search of
-          'rfm tune' (--trials configurations, successive halving; 4-fold
-          cross-validation inside splits under 1 000 rows, a 20% holdout
-          above) picks the model on that split only, and the model is the mean
-          of the --ensemble best configurations' probabilities; splits above
-          10 000 rows are fitted by Nyström on
-          10 000 centres; Laplace = the best plain kernel (round 0) of the
-          same search
-  tuned-grid
-          the paper protocol with a 240-point grid (bandwidth L 10/5/2, full or
-          diagonal M, centred gradients, M = AGOP or AGOP^½), scored in both
-          directions of the selection split (validation only, accuracies
-          averaged); the chosen M is then learned on both selection halves
-          (not leak-free: those rows reappear in the test splits)`,
-		`rfm bench uci --data ../shared/data/uci121 --out results/
-rfm bench uci --data ../shared/data/uci121 --protocol tuned --float32 --jobs 2
-rfm bench uci --data ../shared/data/uci121 --combine out/a,out/b --out out/both`)
+	f := helpFlagSet("bench uci", "rfm bench uci --data DIR [flags]")
 	f.Section("Benchmark")
 	f.String(&opt.DataDir, "data", "", "benchmark `DIR` (required)")
 	f.String(&opt.Subset, "subset", uci.SubsetArora90, "data sets: arora90, all, or a comma list of `NAMES`")

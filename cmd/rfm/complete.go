@@ -29,28 +29,7 @@ type completeOptions struct {
 
 func cmdComplete(e *env, args []string) error {
 	var o completeOptions
-	f := newFlagSet("complete", "rfm complete --data MATRIX [--meta TABLE] [--prior LIST] [--out FILE] [flags]",
-		`Complete a matrix with missing cells with the neural tangent kernel of an
-infinitely wide network (thesis ch. 3, Theorem 5): each row is a kernel
-regression over its observed columns, the kernel between columns j and j'
-being κ_d(z_jᵀz_j') for a feature prior Z with unit-norm columns.
-
-The matrix is a table (CSV/TSV, Parquet, NPY; missing tokens, empty cells and
-NaN are missing; a non-numeric first column is the row ids), or with --long
-entries (row id, column id, value). Priors: onehot (Z = I: a multiple of the
-row's observed mean), metadata (a table with one row per column id, numeric
-columns standardized and categorical one-hot), observed (each column's own
-observed entries); a comma-separated list concatenates them. --transpose
-completes the transpose (the metadata then describes the rows).
-
-Entirely missing columns (a new drug or cell type) are one solve for all
-rows; rows with the same observed pattern share one factorization, and other
-patterns are served by one shared inverse through a Schur complement when
-cheaper. --holdout F scores on a seeded share of the observed cells,
---holdout-columns K on K entirely held-out columns.`,
-		`rfm complete --data expr.csv --meta drugs.csv --prior metadata --out completed.csv
-rfm complete --data ratings.csv --long --row-col user --col-col item --value-col stars --prior observed --holdout 0.1
-rfm complete --data expr.csv --meta drugs.csv --holdout-columns 20 --baselines --json`)
+	f := helpFlagSet("complete", "rfm complete --data MATRIX [--meta TABLE] [--prior LIST] [--out FILE] [flags]")
 	o.register(f)
 	if err := f.ParsePositional(args, e.stdout, &o.data); err != nil {
 		return err

@@ -19,18 +19,7 @@ type cvOptions struct {
 
 func cmdCV(e *env, args []string) error {
 	var o cvOptions
-	f := newFlagSet("cv", "rfm cv --data FILE --target COL [--folds K] [flags]",
-		`Estimate how well a configuration generalizes by k-fold cross-validation.
-
-The rows are split into K folds (stratified by class for classification,
-seeded by --seed). For each fold, the column pipeline is fitted on the other
-folds only, an RFM is trained on them exactly as 'rfm fit' would (round chosen
-on a seeded holdout of those rows), and the held-out fold is scored. The mean
-± standard deviation over folds of accuracy, log-loss and AUC (classification)
-or MSE, RMSE, MAE and R² (regression) is printed. No model file is written.
-All of fit's model flags apply.`,
-		`rfm cv --data train.csv --target churn --folds 5
-rfm cv --data train.csv --target churn --diag --ridge 0.01 --per-fold --json`)
+	f := helpFlagSet("cv", "rfm cv --data FILE --target COL [--folds K] [flags]")
 	f.positional = "data"
 	o.registerData(f, false)
 	f.Section("Cross-validation")

@@ -33,17 +33,7 @@ type evalJSON struct {
 
 func cmdEval(e *env, args []string) error {
 	var o evalOptions
-	f := newFlagSet("eval", "rfm eval --model FILE --data FILE [flags]",
-		`Score a model on a table that has the target column.
-
-Classification: accuracy; log-loss, Brier score, expected calibration error
-(15 bins of the top probability) and macro one-vs-rest AUC of the predicted
-probabilities (calibrated when the model was fitted with --calibrate); the
-confusion matrix (rows = true class). Regression: MSE, RMSE, MAE and R². A
-class that the model never saw in training is an error naming its line.`,
-		`rfm eval --model churn.rfm --data test.csv
-rfm eval --model churn.rfm --data test.csv --plots figs
-rfm eval --model price.rfm --data test.parquet --json`)
+	f := helpFlagSet("eval", "rfm eval --model FILE --data FILE [flags]")
 	registerScoringInput(f, &o.model, &o.data, "with the model's input columns and its target column", &o.read)
 	f.Section("Output and resources")
 	f.String(&o.plots, "plots", "", "write PNG figures into `DIR`: the reliability diagram of a classifier (accuracy against confidence, per bin)")

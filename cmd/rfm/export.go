@@ -27,19 +27,7 @@ func cmdExport(e *env, args []string) error {
 		model, out, format string
 		common             commonFlags
 	)
-	f := newFlagSet("export", "rfm export --model FILE --format onnx --out FILE [flags]",
-		`Export a model written by 'rfm fit' to another format, so that other languages
-and runtimes can apply it without rfm.
-
-onnx: an ONNX graph (IR 8, opsets ai.onnx 17 and ai.onnx.ml 3) that computes
-the model's predictions from its raw columns in float64. Its inputs, in the
-column order printed: "numeric" (double [N, k], NaN for a missing value) and
-"categorical" (string [N, m], "" for a missing value); its outputs:
-"prediction", and for a classifier "probabilities" and "scores". Exact and
-Nyström models with the laplace, gen-laplace, gaussian and lp-laplace kernels
-export; trees, ntk/nngp kernels and isotonic calibration do not (see USAGE.md).`,
-		`rfm export --model churn.rfm --format onnx --out churn.onnx
-rfm export --model churn.rfm --format onnx --out churn.onnx --json`)
+	f := helpFlagSet("export", "rfm export --model FILE --format onnx --out FILE [flags]")
 	f.positional = "model"
 	f.String(&model, "model", "", "model `FILE` written by 'rfm fit'")
 	f.String(&format, "format", "onnx", "output `FORMAT` (onnx)")

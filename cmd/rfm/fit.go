@@ -94,23 +94,7 @@ func (o *fitOptions) readValid(e *env, p *dataset.Pipeline, tg *dataset.Target, 
 }
 
 func fitFlags(o *fitOptions) *flagSet {
-	f := newFlagSet("fit", "rfm fit --data FILE --target COL [flags]",
-		`Train a Recursive Feature Machine on a table and save it to one model file.
-
-Columns are typed automatically (numbers → numeric, anything else → categorical)
-and encoded by a pipeline fitted on the training rows: missing numbers take the
-mean plus a missing-indicator feature, numbers are standardized (or scaled as
---scale says), categories are one-hot encoded. The pipeline and the target's
-classes are stored in the model, so 'rfm predict' takes raw rows with the same
-column names.
-
-Each round fits a kernel machine, scores it on validation rows (a seeded holdout
-of the training rows, or --valid), then learns the feature matrix M from the
-average gradient outer product. The best round is kept (round 0 is the plain
-kernel), and α is refitted on all rows. fit prints the per-round table.`,
-		`rfm fit --data train.csv --target churn --out churn.rfm
-rfm fit --data houses.parquet --target price --task regression --ignore id --diag
-rfm fit --data train.csv --target y --valid valid.csv --kernel gaussian --bandwidth 5 --json`)
+	f := helpFlagSet("fit", "rfm fit --data FILE --target COL [flags]")
 	f.positional = "data"
 	o.registerData(f, true)
 	o.eng.Register(f.FlagSet)

@@ -9,28 +9,7 @@ func cmdHyperBF(e *env, args []string) error {
 	var s hyperbf.Settings
 	var asJSON bool
 	var common commonFlags
-	f := newFlagSet("hyperbf", "rfm hyperbf --data FILE --test FILE --target COL | --data mnist|cifar10 [flags]",
-		`Train a HyperBF network with a learned metric (Poggio and Girosi 1990; SPEC §7),
-f(x) = Σ_α c_α exp(−‖x − t_α‖²_W / L), by gradient descent (Adam) on the
-coefficients c, the centres t and W ("GD-HyperBF"), from centres at seeded
-training rows, W = I and c by ridge least squares. Each epoch reports the
-training loss, the test score and how the learned metric WᵀW aligns with the
-AGOP of the function the network computes (the claim that the AGOP is a greedy
-estimate of WᵀW under gradient descent), on --measure-rows training rows.
-
-With --compare, the same data is also fitted by a Laplace kernel machine, an
-RFM (Laplace, the defaults) and "AGOP-HyperBF": centres at every training row,
-c solved, WᵀW set to the AGOP, that is an RFM with the Gaussian kernel of the
-same bandwidth (exp(−s/L) = exp(−s/(2ℓ²)) with ℓ = √(L/2)); their test scores
-are printed beside GD-HyperBF's.
-
---data mnist or cifar10 takes the shared image sets (the 10 000 MNIST training
-digits and the official test set; the CIFAR-10 subset's 10 000 training and
-5 000 test images), their pixels scaled by --pixels. --validation F scores on a
-seeded, stratified share F of the training rows instead of the test set, to
-choose settings without the test set.`,
-		`rfm hyperbf --data mnist_train.csv --test mnist_test.csv --target label --centers 2000 --epochs 20 --compare
-rfm hyperbf --data cifar10 --rank 256 --centers 2000 --validation 0.2`)
+	f := helpFlagSet("hyperbf", "rfm hyperbf --data FILE --test FILE --target COL | --data mnist|cifar10 [flags]")
 	f.Section("Data")
 	f.String(&s.Data, "data", "", "training table `FILE`, or mnist or cifar10 (the shared image sets)")
 	f.String(&s.Test, "test", "", "test table `FILE` (same columns)")

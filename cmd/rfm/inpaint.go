@@ -24,30 +24,7 @@ type inpaintOptions struct {
 
 func cmdInpaint(e *env, args []string) error {
 	var o inpaintOptions
-	f := newFlagSet("inpaint", "rfm inpaint --image IMG.png (--missing R | --holes N | --mask M.png) --out OUT.png [flags]",
-		`Inpaint an image with the exact CNTK of an encoder–decoder network (s stride-2
-convolutions, s nearest-neighbour upsamplings, circular padding, q×q filters,
-leaky-ReLU activation) whose input is a fixed feature prior (thesis ch. 3).
-The kernel of a 2^(s+1)×2^(s+1) image is computed by the layer recursion and
-expanded to the image size (SI appendix L); the solve over the observed pixels
-is a Cholesky factorisation up to --exact-max pixels, else conjugate gradients
-with products by the expanded kernel. Gray and RGB PNGs (channels share the
-kernel). An image whose sides are not multiples of 2^s (or below 2^(s+1)) is
-padded at the bottom and right with unobserved pixels and the result cropped
-back; the command says so. The mask used is written next to the result
-(--mask-out, default OUT with -mask.png) so other methods can use the same one.
-
-With --heatmap X,Y it draws instead, for the pixel in column X and row Y, the
-weights of the observed pixels in its prediction for each prior (uniform,
-onehot, identity, meshgrid) and each s of --heatmap-s (the thesis's figure
-3-4), one grid per prior: --out with -uniform, -onehot, -identity, -meshgrid
-before .png. Without --image the grid is --heatmap-size pixels square;
-without a mask flag the missing pixels are a --hole-size square centred on
-the chosen pixel. The identity and meshgrid priors have no expansion: their
-kernels are direct, drawn up to 64×64.`,
-		`rfm inpaint --image camera.png --missing 0.5 --seed 1 --s 4 --out camera-cntk.png
-rfm inpaint --image camera.png --holes 6 --hole-size 24 --s 5 --out camera-holes.png
-rfm inpaint --heatmap 40,12 --heatmap-size 64 --hole-size 9 --out heat.png`)
+	f := helpFlagSet("inpaint", "rfm inpaint --image IMG.png (--missing R | --holes N | --mask M.png) --out OUT.png [flags]")
 	o.register(f)
 	pos, err := f.Parse(args, e.stdout)
 	if err != nil {

@@ -16,15 +16,7 @@ func cmdInspect(e *env, args []string) error {
 		imageShape string
 		common     commonFlags
 	)
-	f := newFlagSet("inspect", "rfm inspect --model FILE [flags]",
-		`Show what a model file holds: its hyperparameters, the per-round validation
-history with the chosen round, the features ranked by the diagonal of the
-learned feature matrix M (named after the input columns: "age",
-"age:missing", "color=red"), and the top eigenvalues of M. A few large
-eigenvalues mean the model found a low-dimensional set of directions.`,
-		`rfm inspect --model churn.rfm
-rfm inspect --model churn.rfm --top-features 0 --json
-rfm inspect --model digits.rfm --plots figs --image-shape 28x28`)
+	f := helpFlagSet("inspect", "rfm inspect --model FILE [flags]")
 	f.positional = "model"
 	f.String(&model, "model", "", "model `FILE` written by 'rfm fit'")
 	f.Int(&top, "top-features", 20, "show the `K` features with the largest diag(M) (0 = all)")

@@ -18,31 +18,7 @@ type memoryOptions struct {
 
 func cmdMemory(e *env, args []string) error {
 	var o memoryOptions
-	f := newFlagSet("memory", "rfm memory --data mnist|FILE [--mode autoencode|sequence] [--out DIR]",
-		`Store examples in an over-parameterized network and check that they are
-memories (thesis chapter 2, issue 40). An autoencoder is trained on x_i → x_i,
-a sequence encoder on x_i → the next example of its sequence (the last back to
-the first), to a loss target (1e-8) or a budget, with checkpoints. Then every
-example is verified: its fixed-point error under f^L (L its cycle's length,
-1 for an autoencoder) and the top eigenvalue modulus of the Jacobian of f^L
-there, by power iteration on forward-mode Jacobian-vector products (the
-geometric mean of the growth ‖Jv‖/‖v‖ over the second half of the iterations:
-the spectral radius also for complex or negative top eigenvalues; exact
-eigenvalues beside it for up to 50 dimensions). An example with top eigenvalue
-below 1 is an attractor (a stable limit cycle for sequences). Recovery
-iterates f^P (P the cycles' common period) from noisy copies, masked halves
-and random points until ‖f^P(x) − x‖ < --tol, and counts the starts that reach
-their example, another example, a spurious attractor (a limit that is no
-example) or no limit. 2-D examples get the basins of attraction as a figure,
-images a recovery strip.
-
-Data: --data mnist takes MNIST training digits (the first unused image of each
-class): --rows of them to autoencode, or for --mode sequence one sequence per
---digits pattern (repeated to --sequences). --data FILE reads a table: every
-numeric column (or --features) is a value; --order (and --group for several
-sequences) orders the rows of sequences.`,
-		`rfm memory --data results/memory/points6.csv --width 512 --depth 30 --act cosid --out out/2d
-rfm memory --data mnist --mode sequence --digits 0123456789,9876543210 --width 128 --depth 31 --act selu --out out/seq`)
+	f := helpFlagSet("memory", "rfm memory --data mnist|FILE [--mode autoencode|sequence] [--out DIR]")
 	o.register(f)
 	if _, err := f.Parse(args, e.stderr); err != nil {
 		return err

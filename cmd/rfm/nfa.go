@@ -18,38 +18,7 @@ type nfaOptions struct {
 
 func cmdNFA(e *env, args []string) error {
 	var o nfaOptions
-	f := newFlagSet("nfa", "rfm nfa [--task chain --n 256 --d 32 | --data FILE --target COL] [flags]",
-		`Train a fully connected network and measure the Neural Feature Ansatz layer by
-layer along training (SPEC §7): the correlation of each layer's neural feature
-matrix WᵀW with the network's AGOP with respect to the layer's input, WᵀKW (K:
-the average outer product of the output's gradients with respect to the
-layer's pre-activations), the UC-NFA; and of the centred W̄ᵀW̄ with W̄ᵀKW̄, W̄ =
-W − W⁰ (the C-NFA). Each is reported as the cosine ρ = tr(AᵀB)/√(tr(AᵀA)tr(BᵀB)),
-the Pearson correlation of the entries, the overlap of the top eigenvectors
-and the correlation of the diagonals.
-
-The data is a synthetic task of 'rfm synth' (its exact EGOP is then compared
-with the first layer's matrices too) or a table (numeric and categorical
-columns through the pipeline; a classification target becomes one-hot
-outputs). With --rfm an RFM is fitted on the same training rows and its M
-compared with the network's first-layer matrices.
-
-Writes nfa.csv, nfa.json and figures (correlations over training; the first
-layer's matrices, or with --image-shape their diagonals as images) to --out.
-
---task alignment-reversing trains nothing: it runs the centred-NFA paper's
-figure 3. For each --balance γ and each of --data-seeds datasets of 'rfm synth
---task alignment-reversing' (n = d = 1024 unless --n/--d), it measures the
-correlation ρ(ẆᵀẆ, ẆᵀKẆ) of the second derivatives of the centred NFM and
-AGOP at initialization of one-hidden-layer quadratic networks f(x) = aᵀ(Wx)²
-of width --widths (default d), averaged over --net-seeds networks, beside the
-paper's free-probability prediction (Appendix E) from the data and the
-networks' average traces of powers of Wᵀdiag(a²)W. Writes reversing.csv,
-reversing.json, reversing.png and reversing_scatter.png to --out.`,
-		`rfm nfa --task chain --n 256 --d 32 --widths 256,256 --epochs 2000 --out out/nfa-chain
-rfm nfa --task chain --n 256 --d 32 --init-scale 0.1 --out out/nfa-small-init
-rfm nfa --data digits.csv --target label --widths 1024,1024 --epochs 20 --rfm --image-shape 28x28 --out out/nfa-mnist
-rfm nfa --task alignment-reversing --x-scale 0.004 --balance 0.1,0.3,0.5,0.7,0.9 --data-seeds 4 --net-seeds 30 --out out/reversing`)
+	f := helpFlagSet("nfa", "rfm nfa [--task chain --n 256 --d 32 | --data FILE --target COL] [flags]")
 	o.register(f)
 	if err := f.ParseFlags(args, e.stderr); err != nil {
 		return err

@@ -17,27 +17,7 @@ func cmdPhenomena(e *env, args []string) error {
 		seed              uint64
 		common            commonFlags
 	)
-	f := newFlagSet("phenomena", "rfm phenomena --kind marker|halves [--mnist DIR] [--out DIR]",
-		`Reproduce feature-learning phenomena on MNIST with a network and an RFM side by
-side (issue 13), both on the raw pixels in [0, 1]:
-
-  marker   grokking-like: a small imbalanced two-class set (10% positives) of
-           random digits whose label only a faint two-pixel marker in the
-           corner (--marker) gives away. The network fits the training rows long before it finds
-           the marker; the RFM's round 0 (the plain kernel) predicts the
-           majority class. Both jump in test accuracy once their feature
-           matrix concentrates on the marker.
-  halves   simplicity bias: 28×56 images whose left half is a 0 or a 1 (simple)
-           and whose right half is a 3 or a 5 (harder), both predictive. The
-           feature matrices put their weight on the simple half, and scrambling
-           it (the control accuracy) costs far more than the right half is
-           worth.
-
-Reported along training (epochs of the network, rounds of the RFM): training
-and test accuracy and the share of the diagonal of the feature matrix (W̄₁ᵀW̄₁,
-the RFM's M) on the marker or the simple half. Figures into --out.`,
-		`rfm phenomena --kind marker --out out/marker
-rfm phenomena --kind halves --out out/halves`)
+	f := helpFlagSet("phenomena", "rfm phenomena --kind marker|halves [--mnist DIR] [--out DIR]")
 	f.String(&kind, "kind", "", "`KIND`: marker or halves")
 	f.String(&dir, "mnist", "../shared/data/mnist", "the MNIST folder `DIR`")
 	f.Int(&n, "n", 1000, "training images `N`")

@@ -21,23 +21,7 @@ type predictOptions struct {
 }
 
 func predictFlags(o *predictOptions) *flagSet {
-	f := newFlagSet("predict", "rfm predict --model FILE --data FILE [--out FILE] [flags]",
-		`Predict the rows of a table with a model written by 'rfm fit'.
-
-The table needs the model's input columns, by name and in any order; other
-columns (the target, ids) are ignored. A missing input column is an error that
-names it; a category never seen in training encodes as all zeros, a missing
-number as the training mean.
-
-The output is CSV with a header: the --keep column if asked, then "prediction"
-(the class label, or the value for regression), then with --proba one column
-"proba_<class>" per class. Numbers are written in the shortest form that reads
-back to the same float64.
-
-Delimited text streams through in pieces of 32 MiB, so a file larger than
-memory can be predicted; with --out a failure leaves no file.`,
-		`rfm predict --model churn.rfm --data new.csv --keep id --out predictions.csv
-rfm predict --model churn.rfm --data new.csv --proba > probabilities.csv`)
+	f := helpFlagSet("predict", "rfm predict --model FILE --data FILE [--out FILE] [flags]")
 	registerScoringInput(f, &o.model, &o.data, "of rows to predict", &o.read)
 	f.Section("Output")
 	f.String(&o.out, "out", "", "write the CSV to `FILE` (atomically) instead of stdout")

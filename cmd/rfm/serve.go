@@ -27,29 +27,7 @@ type serveOptions struct {
 }
 
 func serveFlags(o *serveOptions) *flagSet {
-	f := newFlagSet("serve", "rfm serve --model FILE [--addr 127.0.0.1:8080] [flags]",
-		`Serve a model written by 'rfm fit' (or 'rfm tune') over HTTP (or HTTPS with
---tls-cert/--tls-key; clients authenticate with --auth-tokens).
-
-  POST /v1/predict   rows as JSON, {"rows": [{"col": value, ...}, ...]} or
-                     {"columns": [...], "data": [[...], ...]}, or a CSV body
-                     (Content-Type: text/csv). Add "proba": true (or ?proba=true)
-                     for class probabilities. The answer names the model file's
-                     checksum. Bad rows get 400 with the row and column named.
-  GET  /v1/model     the model: inputs, classes, config, rounds, training
-  GET  /healthz      the process is up
-  GET  /readyz       a model is loaded and the server is not shutting down
-  GET  /metrics      Prometheus metrics: requests, latency, rows, batches, reloads
-
-Concurrent requests are coalesced into shared kernel evaluations (a row's
-prediction does not depend on its batch, so answers are those of 'rfm predict').
-SIGHUP (or --watch) reloads the file: it is checked before it replaces the
-model, and a damaged file leaves the old one serving (logged and counted in
-/metrics). SIGTERM or Ctrl-C stops accepting and finishes the requests in
-flight. Logs go to stderr.`,
-		`rfm serve --model churn.rfm
-rfm serve --model churn.rfm --addr :8080 --watch 5s --log-json
-curl -s localhost:8080/v1/predict -d '{"rows": [{"age": 41, "plan": "gold"}], "proba": true}'`)
+	f := helpFlagSet("serve", "rfm serve --model FILE [--addr 127.0.0.1:8080] [flags]")
 	f.Section("Input")
 	f.String(&o.model, "model", "", "model `FILE` written by 'rfm fit'")
 	f.String(&o.addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT` (\":8080\" for every interface)")

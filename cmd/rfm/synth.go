@@ -21,33 +21,7 @@ func cmdSynth(e *env, args []string) error {
 		balance float64
 		xScale  float64
 	)
-	f := newFlagSet("synth", "rfm synth --task NAME [--n N] [--d D] [--seed S] [--out FILE]",
-		`Write a synthetic regression task with known relevant features to CSV:
-columns x0 ... x{d-1} and the target y.
-
-  lowrank       x ~ N(0, 0.25 I), y = x0·x1·1[x5 > 0]      (needs d ≥ 6)
-  product       x ~ N(0, I),      y = x0·x1                 (d ≥ 2)
-  chain         y = Σ_{k<5} x_k·x_{(k+1) mod 5}             (d ≥ 5)
-  single-index  y = He2(uᵀx) + He4(uᵀx), u a seeded unit vector
-  linear        y = βᵀx, β a seeded unit vector
-  alignment-reversing  the centred-NFA paper's Appendix F data (--balance γ,
-                n = d = 1024 by default): a fraction γ of rows X₁ ~ N(0, 11ᵀ + ½I)
-                with y = 1, the rest X₂ built from X₁'s eigenvectors so that
-                X₂ᵀX₂ ≈ (X₁ᵀX₁)⁻² with y = 0; noise 0.01 on every entry, 1e-5 on
-                every label. Rows of X₁ come first. --x-scale S draws X₁ from
-                N(0, S²Σ) (X₂ shrinks by S): the paper leaves the scale implicit
-                and its effect needs rows well below unit size (S = 0.004 at
-                d = 1024, 0.01 at d = 256). 'rfm nfa --task alignment-reversing' measures the
-                C-NFA on it.
-
-An RFM should rank the relevant inputs first ('rfm inspect'). --egop writes the
-target's exact expected gradient outer product E[∇y ∇yᵀ] (a d×d CSV, closed
-form; the chain's eigenvalues are 4, 2.618, 2.618, 0.382, 0.382) and prints its
-top eigenvalues on stderr: the ground truth that an RFM's M or a network's
-W₁ᵀW₁ should match ('rfm nfa'). lowrank has none (its target jumps at x5 = 0).`,
-		`rfm synth --task lowrank --n 2000 --d 20 --out lowrank.csv
-rfm fit --data lowrank.csv --target y --out lowrank.rfm && rfm inspect --model lowrank.rfm
-rfm synth --task alignment-reversing --balance 0.2 --out reversing.csv`)
+	f := helpFlagSet("synth", "rfm synth --task NAME [--n N] [--d D] [--seed S] [--out FILE]")
 	f.String(&task, "task", "", "generator `NAME`: "+synth.TaskNames())
 	f.Int(&n, "n", 1000, "rows `N`")
 	f.Int(&d, "d", 10, "features `D`")

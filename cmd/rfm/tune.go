@@ -40,26 +40,7 @@ type tuneOptions struct {
 
 // newTuneFlags declares tune's flags into o.
 func newTuneFlags(o *tuneOptions) *flagSet {
-	f := newFlagSet("tune", "rfm tune --data FILE --target COL [--time 20m] [--trials N] [--folds K] [flags]",
-		`Search the hyperparameters for the best model within a time budget, and save it.
-
-Configurations are drawn at random (seeded) from the kernel and its bandwidth,
-exponent or power, the ridge, M (full or diagonal, AGOP or AGOP^½, its
-normalization, centred gradients), the column scaling, unit-norm rows, the
-rounds and, for classification, the loss. The first is the configuration the
-flags give; a model flag given fixes that setting (e.g. --diag, --scale none).
-Successive halving fits them on growing stratified shares of the training rows
-(up to --max-rows), and every fit is scored on validation rows it does not
-train on (a seeded holdout, --folds K, or --valid; 5 folds below 2 000 rows).
-Another configuration replaces the first only when it beats it beyond the
-noise. The best (with --ensemble K, the mean of the K best) is then fitted as
-'rfm fit' would and saved; every trial is appended to a CSV table that --resume
-reads back. A table --solver auto would fit by a tree is searched on samples,
-and its model chosen on the validation rows among rfm fit's default tree, a
-tuned tree and a Nyström fit. USAGE.md and docs/tuning.md give the details.`,
-		`rfm tune --data train.csv --target churn --time 20m --out churn.rfm
-rfm tune --data digits.npz --target label --time 20m --scale none --plots tune-figs
-rfm tune --data train.csv --target y --trials 60 --folds 5 --resume`)
+	f := helpFlagSet("tune", "rfm tune --data FILE --target COL [--time 20m] [--trials N] [--folds K] [flags]")
 	f.positional = "data"
 	o.registerData(f, true)
 	o.eng.Register(f.FlagSet)

@@ -9,7 +9,7 @@ import (
 )
 
 func cmdVersion(e *env, args []string) error {
-	f := newFlagSet("version", "rfm version", "Print the version of rfm, the Go version it was built with and the linear-algebra backend.", "rfm version")
+	f := helpFlagSet("version", "rfm version")
 	if err := f.ParseFlags(args, e.stdout); err != nil {
 		return err
 	}
