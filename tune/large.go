@@ -3,10 +3,13 @@ package tune
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/internal/sysmem"
 	"github.com/rfmkit/rfm/tree"
 	"gonum.org/v1/gonum/stat"
 )
@@ -53,8 +56,55 @@ type TreeChoice struct {
 	ForestLoss     float64 `json:"forest_loss,omitempty"`
 	ForestTreeLoss float64 `json:"forest_tree_loss,omitempty"`
 	ForestSE       float64 `json:"forest_se,omitempty"`
+	// NystromCenters are the centres of the Nyström alternative fitted
+	// (0: not fitted): Options.FinalCenters, halved while its memory plan
+	// exceeds the default tree's (or --memory-limit).
+	NystromCenters int `json:"nystrom_centers,omitempty"`
 	// Why says why a candidate was not tried.
 	Why string `json:"why,omitempty"`
+	// Phases are the timed steps, in order.
+	Phases []Phase `json:"phases,omitempty"`
+}
+
+// Phase is one timed step of TreeFinal: what was fitted, on how many
+// training rows, scored on how many validation rows, in how long.
+type Phase struct {
+	Name    string  `json:"name"`
+	Rows    int     `json:"rows"`
+	Scored  int     `json:"scored_rows,omitempty"`
+	Seconds float64 `json:"seconds"`
+}
+
+// String is the phase as a progress line.
+func (p Phase) String() string {
+	s := fmt.Sprintf("final fit: %s on %d training rows", p.Name, p.Rows)
+	if p.Scored > 0 {
+		s += fmt.Sprintf(", scored on %d validation rows", p.Scored)
+	}
+	return s + fmt.Sprintf(", %.1f s", p.Seconds)
+}
+
+// phase records a step that began at start and tells log (if set).
+func (c *TreeChoice) phase(log func(string), name string, rows, scored int, start time.Time) {
+	p := Phase{Name: name, Rows: rows, Scored: scored, Seconds: time.Since(start).Seconds()}
+	c.Phases = append(c.Phases, p)
+	if log != nil {
+		log(p.String())
+	}
+}
+
+// FinalText says what a search's final fit does, for the line that ends
+// the search: on a large table (TreeFinal) a choice among the default
+// tree and the alternatives, then a fit on every row; otherwise the top
+// k configurations fitted on the n rows.
+func FinalText(large bool, k, n int) string {
+	switch {
+	case large:
+		return fmt.Sprintf("now choosing the final model on the validation rows (rfm fit's default tree, protected, against a tree of the best configuration on a few of its leaves and a bounded Nyström fit of it), then fitting the choice on all %d rows", n)
+	case k > 1:
+		return fmt.Sprintf("fitting the %d best configurations on all %d rows", k, n)
+	}
+	return fmt.Sprintf("fitting the best configuration on all %d rows", n)
 }
 
 // MarshalJSON leaves out the losses of candidates not fitted (NaN, which
@@ -202,6 +252,7 @@ func TreeFinal(ctx context.Context, opt Options, res *Result, progress func(stag
 	if progress != nil {
 		progress("probing leaves", rfm.Progress{})
 	}
+	t0 := time.Now()
 	pr, err := tree.Probe(ctx, defCfg, rtr, rva, ProbeLeaves, cands)
 	if err != nil {
 		return nil, fmt.Errorf("probe the default tree's leaves: %w", err)
@@ -210,6 +261,7 @@ func TreeFinal(ctx context.Context, opt Options, res *Result, progress func(stag
 	for _, r := range pr.LeafRows {
 		ch.LeafRows += len(r)
 	}
+	ch.phase(opt.Log, fmt.Sprintf("probe (the default routing grown to %d leaves, %d candidate leaf configurations fitted on them)", ch.Leaves, len(cands)), ch.LeafRows, ch.ValidRows, t0)
 	ch.DefaultLoss, ch.DefaultAcc = pr.MeanLoss(0), pr.Accuracy(0)
 	keepCfg, keepScaling, keepLoss := defCfg, opt.BaseScaling, pr.Loss[0]
 	if len(cands) > 1 {
@@ -222,43 +274,98 @@ func TreeFinal(ctx context.Context, opt Options, res *Result, progress func(stag
 		}
 	}
 	if nystrom {
-		ncfg := best.Config
-		ncfg.Solver, ncfg.Centers = rfm.SolverNystrom, opt.FinalCenters
-		ncfg.Refit, ncfg.Calibrate, ncfg.FinalKernel, ncfg.MemoryLimit = false, rfm.CalibrateNone, base.FinalKernel, base.MemoryLimit
 		ntr, nva := split(best.Scaling)
-		nm, err := rfm.Fit(ctx, ncfg, ntr, nva, report("Nyström alternative"))
-		if err != nil {
-			return nil, fmt.Errorf("the Nyström alternative: %w", err)
-		}
-		sub := nva.Subset(pr.Rows)
-		s, err := nm.Predict(ctx, sub.X, sub.N)
+		nm, ncfg, nl, err := nystromAlternative(ctx, opt, best.Config, defCfg, ntr, nva, pr.Rows, ch, report)
 		if err != nil {
 			return nil, err
 		}
-		c := nva.NumOutputs()
-		nl := make([]float64, len(pr.Rows))
-		right := 0
-		for i, v := range pr.Rows {
-			l, ok := tree.RowLoss(s[i*c:i*c+c], nva, v)
-			nl[i] = l
-			if ok {
-				right++
+		if nm != nil {
+			margin, se := pairedMargin(keepLoss, nl)
+			ch.NystromSE = se
+			if margin > TreeZ*se {
+				ch.Kept = "nystrom"
+				// The model fitted on the training rows, its round chosen on the
+				// validation rows: refitting on every row would cost as much again.
+				return &TreeFinalResult{Model: nm, Scaling: best.Scaling, Config: ncfg, Choice: ch}, nil
 			}
-		}
-		ch.NystromLoss = stat.Mean(nl, nil)
-		if nva.Labels != nil {
-			ch.NystromAcc = float64(right) / float64(len(nl))
-		}
-		margin, se := pairedMargin(keepLoss, nl)
-		ch.NystromSE = se
-		if margin > TreeZ*se {
-			ch.Kept = "nystrom"
-			// The model fitted on the training rows, its round chosen on the
-			// validation rows: refitting on every row would cost as much again.
-			return &TreeFinalResult{Model: nm, Scaling: best.Scaling, Config: ncfg, Choice: ch}, nil
 		}
 	}
 	return finalTree(ctx, opt, split, keepScaling, keepCfg, ch, report)
+}
+
+// nystromAlternative fits the search's best configuration cfg by Nyström
+// on the training rows tr (its round chosen on va) and scores it on the
+// validation rows rows of va. It is bounded: its centres
+// (Options.FinalCenters) are halved, down to 1 000, while its memory plan
+// exceeds the default tree's (or Base.MemoryLimit when set), and it is
+// stopped at Options.Budget (the search's own time). When refused or
+// stopped it returns no model and says why in ch.Why; err is only a
+// failure or the caller's cancellation.
+func nystromAlternative(ctx context.Context, opt Options, cfg, defCfg rfm.Config, tr, va *rfm.Dataset, rows []int, ch *TreeChoice,
+	report func(string) func(rfm.Progress)) (rfm.Fitted, rfm.Config, []float64, error) {
+	base := opt.Base
+	ncfg := cfg
+	ncfg.Solver, ncfg.Centers = rfm.SolverNystrom, opt.FinalCenters
+	ncfg.Refit, ncfg.Calibrate, ncfg.FinalKernel, ncfg.MemoryLimit = false, rfm.CalibrateNone, base.FinalKernel, base.MemoryLimit
+	limit, what := base.MemoryLimit, "--memory-limit"
+	if limit == 0 {
+		plan, err := tree.MakePlan(defCfg, tr.N+va.N, tr.D, tr.NumOutputs())
+		if err != nil {
+			return nil, ncfg, nil, fmt.Errorf("plan the default tree: %w", err)
+		}
+		limit = uint64(plan.Parallel)*plan.LeafBytes + uint64(tr.N+va.N)*uint64(tr.D)*16
+		what = "the default tree's plan"
+	}
+	shape := rfm.FitShape{N: tr.N, Valid: va.N, D: tr.D, Outputs: tr.NumOutputs(), DataHeld: true}
+	need := rfm.PlanFit(shape, ncfg).Total()
+	for need > limit && ncfg.Centers/2 >= 1000 {
+		ncfg.Centers /= 2
+		need = rfm.PlanFit(shape, ncfg).Total()
+	}
+	if need > limit {
+		ch.Why = joinWhy(fmt.Sprintf("Nyström not tried: %d centres on %d rows need %s, more than %s (%s)", ncfg.Centers, tr.N, sysmem.Human(need), sysmem.Human(limit), what), ch.Why)
+		return nil, ncfg, nil, nil
+	}
+	if ncfg.Centers < opt.FinalCenters {
+		ch.Why = joinWhy(fmt.Sprintf("Nyström on %d centres, not %d: %s planned, within %s (%s)", ncfg.Centers, opt.FinalCenters, sysmem.Human(need), sysmem.Human(limit), what), ch.Why)
+	}
+	fctx, cancel := ctx, context.CancelFunc(func() {})
+	if opt.Budget > 0 {
+		fctx, cancel = context.WithTimeout(ctx, opt.Budget)
+	}
+	defer cancel()
+	t0 := time.Now()
+	nm, err := rfm.Fit(fctx, ncfg, tr, va, report("Nyström alternative"))
+	if err != nil {
+		if ctx.Err() == nil && errors.Is(fctx.Err(), context.DeadlineExceeded) {
+			ch.Why = joinWhy(fmt.Sprintf("Nyström alternative stopped unfinished at the search's budget (%s)", opt.Budget), ch.Why)
+			ch.phase(opt.Log, fmt.Sprintf("Nyström alternative (%d centres), stopped at the budget", ncfg.Centers), tr.N, 0, t0)
+			return nil, ncfg, nil, nil
+		}
+		return nil, ncfg, nil, fmt.Errorf("the Nyström alternative: %w", err)
+	}
+	sub := va.Subset(rows)
+	sc, err := nm.Predict(ctx, sub.X, sub.N)
+	if err != nil {
+		return nil, ncfg, nil, err
+	}
+	c := va.NumOutputs()
+	nl := make([]float64, len(rows))
+	right := 0
+	for i, v := range rows {
+		l, ok := tree.RowLoss(sc[i*c:i*c+c], va, v)
+		nl[i] = l
+		if ok {
+			right++
+		}
+	}
+	ch.NystromCenters = ncfg.Centers
+	ch.NystromLoss = stat.Mean(nl, nil)
+	if va.Labels != nil {
+		ch.NystromAcc = float64(right) / float64(len(nl))
+	}
+	ch.phase(opt.Log, fmt.Sprintf("Nyström alternative (%d centres)", ncfg.Centers), tr.N, len(rows), t0)
+	return nm, ncfg, nl, nil
 }
 
 // finalTree fits the chosen tree configuration on every row: one tree, or
@@ -277,6 +384,7 @@ func finalTree(ctx context.Context, opt Options, split func(string) (tr, va *rfm
 	all := opt.Data[scaling]
 	if opt.Forest > 1 {
 		tr, va := split(scaling)
+		t0 := time.Now()
 		fr, err := tree.FitForest(ctx, cfg, tr, opt.Forest, treeProgress(fmt.Sprintf("forest of %d on the training rows", opt.Forest)))
 		if err != nil {
 			return nil, fmt.Errorf("the forest alternative: %w", err)
@@ -291,19 +399,24 @@ func finalTree(ctx context.Context, opt Options, split func(string) (tr, va *rfm
 		}
 		margin, se := pairedMargin(one, mean)
 		ch.Forest, ch.ForestTreeLoss, ch.ForestLoss, ch.ForestSE = opt.Forest, stat.Mean(one, nil), stat.Mean(mean, nil), se
+		ch.phase(opt.Log, fmt.Sprintf("forest alternative (%d trees of the %s)", opt.Forest, ch.Kept), tr.N, va.N, t0)
 		if margin > TreeZ*se {
 			ch.Kept += fmt.Sprintf(", as a forest of %d trees", opt.Forest)
+			t0 = time.Now()
 			f, err := tree.FitForest(ctx, cfg, all, opt.Forest, treeProgress(fmt.Sprintf("final forest of %d", opt.Forest)))
 			if err != nil {
 				return nil, err
 			}
+			ch.phase(opt.Log, "the chosen "+ch.Kept, all.N, 0, t0)
 			return &TreeFinalResult{Model: f, Scaling: scaling, Config: f.Config, Choice: ch}, nil
 		}
 	}
+	t0 := time.Now()
 	m, plan, err := tree.Fit(ctx, cfg, all, treeProgress("final tree"))
 	if err != nil {
 		return nil, err
 	}
+	ch.phase(opt.Log, "the chosen "+ch.Kept, all.N, 0, t0)
 	return &TreeFinalResult{Model: m, Scaling: scaling, Config: m.Config, Choice: ch, Plan: plan}, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rfmkit/rfm"
 	"github.com/rfmkit/rfm/tree"
@@ -163,4 +164,83 @@ func smallTreeSearch(t *testing.T, n int, edit func(*Options)) (Options, *Result
 		edit(&opt)
 	}
 	return opt, mustRun(t, opt)
+}
+
+// Every phase of the final fit is timed, recorded on the choice and told
+// to Options.Log as it ends: the probe, the Nyström alternative (on the
+// training rows, scored on the probe's validation rows) and the fit of
+// what was kept on every row.
+func TestTreeFinalPhases(t *testing.T) {
+	ctx := context.Background()
+	opt, res := smallTreeSearch(t, 700, func(o *Options) { o.FinalCenters = 200 })
+	forceTuned(res)
+	opt.Base.MemoryLimit = 1 << 30 // not the machine's free memory
+	var lines []string
+	opt.Log = func(s string) { lines = append(lines, s) }
+	tf, err := TreeFinal(ctx, opt, res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := tf.Choice
+	if len(ch.Phases) != 3 || len(lines) != 3 {
+		t.Fatalf("phases %+v, lines %q: want the probe, the Nyström alternative and the final fit", ch.Phases, lines)
+	}
+	for i, want := range []string{"probe", "Nyström alternative (200 centres)", "the chosen "} {
+		p := ch.Phases[i]
+		if !strings.Contains(p.Name, want) || p.Rows <= 0 || p.Seconds < 0 || lines[i] != p.String() {
+			t.Errorf("phase %d: %+v (line %q), want %q", i, p, lines[i], want)
+		}
+	}
+	if ch.Phases[1].Scored != ch.ValidRows || ch.Phases[2].Rows != 700 {
+		t.Errorf("Nyström scored %d rows (probe %d); final fit on %d rows, want 700", ch.Phases[1].Scored, ch.ValidRows, ch.Phases[2].Rows)
+	}
+	if ch.NystromCenters != 200 || math.IsNaN(ch.NystromLoss) {
+		t.Errorf("Nyström not scored: %+v", ch)
+	}
+}
+
+// The Nyström alternative is bounded: stopped at the search's budget, and
+// refused, with its memory figure, when its plan exceeds the memory limit
+// even at the fewest centres; the default tree is still fitted either way.
+func TestTreeFinalNystromBounded(t *testing.T) {
+	ctx := context.Background()
+	opt, res := smallTreeSearch(t, 700, func(o *Options) { o.FinalCenters = 200 })
+	forceTuned(res)
+	opt.Base.MemoryLimit = 1 << 30
+	opt.Budget = time.Nanosecond
+	tf, err := TreeFinal(ctx, opt, res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(tf.Choice.Why, "stopped unfinished at the search's budget") || tf.Choice.NystromCenters != 0 || tf.Choice.Kept == "nystrom" {
+		t.Errorf("budget: %+v", tf.Choice)
+	}
+	if _, ok := tf.Model.(*tree.Model); !ok {
+		t.Errorf("final model is a %s, want a tree", tf.Model.Kind())
+	}
+
+	opt.Budget = 0
+	ncfg := res.Best.Config
+	ncfg.Solver, ncfg.Centers = rfm.SolverNystrom, 200
+	need := rfm.PlanFit(rfm.FitShape{N: 560, Valid: 140, D: 10, Outputs: 2, DataHeld: true}, ncfg).Total()
+	opt.Base.MemoryLimit = need - 1
+	if _, err := tree.MakePlan(TreeConfig(opt.Base, opt.Base), 700, 10, 2); err != nil {
+		t.Fatalf("the tree does not fit in the Nyström's plan less a byte (%d bytes): %v", need-1, err)
+	}
+	tf, err = TreeFinal(ctx, opt, res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := tf.Choice.Why; !strings.Contains(why, "Nyström not tried: 200 centres") || !strings.Contains(why, "--memory-limit") || tf.Choice.NystromCenters != 0 {
+		t.Errorf("memory: %+v", tf.Choice)
+	}
+}
+
+// forceTuned makes the search's best a configuration other than the base
+// (a larger ridge), so that TreeFinal has a tuned tree to probe.
+func forceTuned(res *Result) {
+	best := *res.Best
+	best.Index = 1
+	best.Config.Ridge *= 10
+	res.Best = &best
 }

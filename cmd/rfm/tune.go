@@ -359,8 +359,8 @@ func (o *tuneOptions) search(e *env, opt tune.Options, tg *dataset.Target, n int
 	searchTime = time.Since(start)
 	// The search's end is a line of its own: --time bounds the search, and
 	// the final fit on every row can take longer (its own bar and ETA).
-	bar.Finish(fmt.Sprintf("tune: %d configurations, %d fits in %s; best trial %d; fitting %s on all %d rows",
-		res.Drawn, fits, seconds(searchTime), res.Best.Index, finalWhat(len(tune.Top(res, o.ensemble))), n))
+	bar.Finish(fmt.Sprintf("tune: %d configurations, %d fits in %s; best trial %d; %s",
+		res.Drawn, fits, seconds(searchTime), res.Best.Index, tune.FinalText(o.large != "", len(tune.Top(res, o.ensemble)), n)))
 	return res, fits, cached, searchTime, nil
 }
 
@@ -440,15 +440,6 @@ func (o *tuneOptions) prepareSearch(e *env, f *flagSet, opt *tune.Options, t *da
 		}
 	}
 	return pipelines, nil
-}
-
-// finalWhat names what the final fit fits: the best configuration, or the
-// ensemble of k.
-func finalWhat(k int) string {
-	if k > 1 {
-		return fmt.Sprintf("the %d best configurations", k)
-	}
-	return "the best configuration"
 }
 
 // tuneFlags names the flag of each tune.Options field that tune.Options.Check

@@ -27,6 +27,7 @@ type tuneLargeJSON struct {
 func (o *tuneOptions) finishLarge(e *env, opt tune.Options, res *tune.Result, pipelines map[string]*dataset.Pipeline, tg *dataset.Target, n, fits, cached int, searchTime time.Duration) error {
 	classification := tg.IsClassification()
 	bar := newProgress(e.stderr, e.tty(), o.common.quiet)
+	opt.Log = bar.Log
 	start := time.Now()
 	tf, err := tune.TreeFinal(e.ctx, opt, res, func(stage string, p rfm.Progress) {
 		bar.Update(p.Fraction, "final fit: "+stage)
