@@ -56,6 +56,14 @@ type TreeChoice struct {
 	ForestLoss     float64 `json:"forest_loss,omitempty"`
 	ForestTreeLoss float64 `json:"forest_tree_loss,omitempty"`
 	ForestSE       float64 `json:"forest_se,omitempty"`
+	// SoftTemperature is the temperature the soft-routing alternative
+	// chose on its held-out rows (0: hard routing, so no alternative);
+	// SoftLoss and HardLoss are that tree's loss on every validation row
+	// with and without it, SoftSE the standard error of their difference.
+	SoftTemperature float64 `json:"soft_temperature,omitempty"`
+	SoftLoss        float64 `json:"soft_loss,omitempty"`
+	HardLoss        float64 `json:"hard_loss,omitempty"`
+	SoftSE          float64 `json:"soft_se,omitempty"`
 	// NystromCenters are the centres of the Nyström alternative fitted
 	// (0: not fitted): Options.FinalCenters, halved while its memory plan
 	// exceeds the default tree's (or --memory-limit).
@@ -100,7 +108,7 @@ func (c *TreeChoice) phase(log func(string), name string, rows, scored int, star
 func FinalText(large bool, k, n int) string {
 	switch {
 	case large:
-		return fmt.Sprintf("now choosing the final model on the validation rows (rfm fit's default tree, protected, against a tree of the best configuration on a few of its leaves and a bounded Nyström fit of it), then fitting the choice on all %d rows", n)
+		return fmt.Sprintf("now choosing the final model on the validation rows (rfm fit's default tree, protected, against a tree of the best configuration probed on a few leaves, a bounded Nyström fit of it, and soft routing), then fitting the choice on all %d rows", n)
 	case k > 1:
 		return fmt.Sprintf("fitting the %d best configurations on all %d rows", k, n)
 	}
@@ -127,10 +135,7 @@ func (c *TreeChoice) String() string {
 		if c.Why != "" {
 			s += " (" + c.Why + ")"
 		}
-		if c.Forest > 1 {
-			s += fmt.Sprintf("; a forest of %d trees on all validation rows: loss %.4g against its first tree's %.4g (SE %.2g)", c.Forest, c.ForestLoss, c.ForestTreeLoss, c.ForestSE)
-		}
-		return s
+		return s + c.wholeTrees()
 	}
 	s := fmt.Sprintf("large table: the final model chosen on %d validation rows of %d probed leaves of the default tree's routing (losses: default tree %.4g", c.ValidRows, c.Leaves, c.DefaultLoss)
 	if !math.IsNaN(c.TunedLoss) {
@@ -140,11 +145,22 @@ func (c *TreeChoice) String() string {
 		s += fmt.Sprintf(", Nyström %.4g ± %.2g", c.NystromLoss, c.NystromSE)
 	}
 	s += fmt.Sprintf("); the default tree protected, replaced only by a margin over %g standard errors: %s kept", c.Z, c.Kept)
-	if c.Forest > 1 {
-		s += fmt.Sprintf("; a forest of %d trees on all validation rows: loss %.4g against its first tree's %.4g (SE %.2g)", c.Forest, c.ForestLoss, c.ForestTreeLoss, c.ForestSE)
-	}
+	s += c.wholeTrees()
 	if c.Why != "" {
 		s += "; " + c.Why
+	}
+	return s
+}
+
+// wholeTrees says how the alternatives fitted as whole trees on the
+// training rows (soft routing, a forest) scored on the validation rows.
+func (c *TreeChoice) wholeTrees() string {
+	s := ""
+	if c.SoftTemperature > 0 {
+		s += fmt.Sprintf("; soft routing (temperature %g) on all validation rows: loss %.4g against %.4g hard (SE %.2g)", c.SoftTemperature, c.SoftLoss, c.HardLoss, c.SoftSE)
+	}
+	if c.Forest > 1 {
+		s += fmt.Sprintf("; a forest of %d trees on all validation rows: loss %.4g against its first tree's %.4g (SE %.2g)", c.Forest, c.ForestLoss, c.ForestTreeLoss, c.ForestSE)
 	}
 	return s
 }
@@ -329,10 +345,7 @@ func nystromAlternative(ctx context.Context, opt Options, cfg, defCfg rfm.Config
 	if ncfg.Centers < opt.FinalCenters {
 		ch.Why = joinWhy(fmt.Sprintf("Nyström on %d centres, not %d: %s planned, within %s (%s)", ncfg.Centers, opt.FinalCenters, sysmem.Human(need), sysmem.Human(limit), what), ch.Why)
 	}
-	fctx, cancel := ctx, context.CancelFunc(func() {})
-	if opt.Budget > 0 {
-		fctx, cancel = context.WithTimeout(ctx, opt.Budget)
-	}
+	fctx, cancel := budgeted(ctx, opt.Budget)
 	defer cancel()
 	t0 := time.Now()
 	nm, err := rfm.Fit(fctx, ncfg, tr, va, report("Nyström alternative"))
@@ -382,6 +395,16 @@ func finalTree(ctx context.Context, opt Options, split func(string) (tr, va *rfm
 		return func(tp tree.Progress) { p(rfm.Progress{Stage: "tree", Fraction: tp.Fraction}) }
 	}
 	all := opt.Data[scaling]
+	if !cfg.SoftRouting {
+		soft, err := softAlternative(ctx, opt, split, scaling, cfg, ch, treeProgress)
+		if err != nil {
+			return nil, err
+		}
+		if soft {
+			cfg.SoftRouting = true
+			ch.Kept += ", with soft routing"
+		}
+	}
 	if opt.Forest > 1 {
 		tr, va := split(scaling)
 		t0 := time.Now()
@@ -418,6 +441,58 @@ func finalTree(ctx context.Context, opt Options, split func(string) (tr, va *rfm
 	}
 	ch.phase(opt.Log, "the chosen "+ch.Kept, all.N, 0, t0)
 	return &TreeFinalResult{Model: m, Scaling: scaling, Config: m.Config, Choice: ch, Plan: plan}, nil
+}
+
+// softAlternative fits the tree of cfg with soft routing on the training
+// rows (the tree chooses its temperature on rows it holds out, hard
+// routing winning ties) and, when it chose a temperature, scores the same
+// tree with and without it on the validation rows: soft routing pays when
+// it beats hard routing there by more than TreeZ standard errors of the
+// paired differences. The fit is stopped at Options.Budget (then: no).
+func softAlternative(ctx context.Context, opt Options, split func(string) (tr, va *rfm.Dataset), scaling string, cfg rfm.Config, ch *TreeChoice,
+	treeProgress func(string) func(tree.Progress)) (bool, error) {
+	tr, va := split(scaling)
+	soft := cfg
+	soft.SoftRouting = true
+	fctx, cancel := budgeted(ctx, opt.Budget)
+	defer cancel()
+	t0 := time.Now()
+	sm, _, err := tree.Fit(fctx, soft, tr, treeProgress("soft-routing alternative"))
+	if err != nil {
+		if ctx.Err() == nil && errors.Is(fctx.Err(), context.DeadlineExceeded) {
+			ch.Why = joinWhy(fmt.Sprintf("soft routing stopped unfinished at the search's budget (%s)", opt.Budget), ch.Why)
+			ch.phase(opt.Log, "soft-routing alternative, stopped at the budget", tr.N, 0, t0)
+			return false, nil
+		}
+		return false, fmt.Errorf("the soft-routing alternative: %w", err)
+	}
+	if sm.Temperature == 0 {
+		ch.Why = joinWhy("soft routing chose hard routing on its held-out rows", ch.Why)
+		ch.phase(opt.Log, "soft-routing alternative (hard routing chosen)", tr.N, 0, t0)
+		return false, nil
+	}
+	hard := *sm
+	hard.Temperature = 0
+	hl, err := rowLosses(ctx, &hard, va)
+	if err != nil {
+		return false, err
+	}
+	sl, err := rowLosses(ctx, sm, va)
+	if err != nil {
+		return false, err
+	}
+	margin, se := pairedMargin(hl, sl)
+	ch.SoftTemperature, ch.SoftLoss, ch.HardLoss, ch.SoftSE = sm.Temperature, stat.Mean(sl, nil), stat.Mean(hl, nil), se
+	ch.phase(opt.Log, fmt.Sprintf("soft-routing alternative (temperature %g)", sm.Temperature), tr.N, va.N, t0)
+	return margin > TreeZ*se, nil
+}
+
+// budgeted is ctx bounded by budget (none when budget is 0).
+func budgeted(ctx context.Context, budget time.Duration) (context.Context, context.CancelFunc) {
+	if budget > 0 {
+		return context.WithTimeout(ctx, budget)
+	}
+	return context.WithCancel(ctx)
 }
 
 // rowLosses is a model's tree.RowLoss on every row of ds.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/synth"
 	"github.com/rfmkit/rfm/tree"
 )
 
@@ -182,17 +183,17 @@ func TestTreeFinalPhases(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch := tf.Choice
-	if len(ch.Phases) != 3 || len(lines) != 3 {
-		t.Fatalf("phases %+v, lines %q: want the probe, the Nyström alternative and the final fit", ch.Phases, lines)
+	if len(ch.Phases) != 4 || len(lines) != 4 {
+		t.Fatalf("phases %+v, lines %q: want the probe, the Nyström and soft-routing alternatives and the final fit", ch.Phases, lines)
 	}
-	for i, want := range []string{"probe", "Nyström alternative (200 centres)", "the chosen "} {
+	for i, want := range []string{"probe", "Nyström alternative (200 centres)", "soft-routing alternative", "the chosen "} {
 		p := ch.Phases[i]
 		if !strings.Contains(p.Name, want) || p.Rows <= 0 || p.Seconds < 0 || lines[i] != p.String() {
 			t.Errorf("phase %d: %+v (line %q), want %q", i, p, lines[i], want)
 		}
 	}
-	if ch.Phases[1].Scored != ch.ValidRows || ch.Phases[2].Rows != 700 {
-		t.Errorf("Nyström scored %d rows (probe %d); final fit on %d rows, want 700", ch.Phases[1].Scored, ch.ValidRows, ch.Phases[2].Rows)
+	if ch.Phases[1].Scored != ch.ValidRows || ch.Phases[3].Rows != 700 {
+		t.Errorf("Nyström scored %d rows (probe %d); final fit on %d rows, want 700", ch.Phases[1].Scored, ch.ValidRows, ch.Phases[3].Rows)
 	}
 	if ch.NystromCenters != 200 || math.IsNaN(ch.NystromLoss) {
 		t.Errorf("Nyström not scored: %+v", ch)
@@ -212,7 +213,7 @@ func TestTreeFinalNystromBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(tf.Choice.Why, "stopped unfinished at the search's budget") || tf.Choice.NystromCenters != 0 || tf.Choice.Kept == "nystrom" {
+	if !strings.Contains(tf.Choice.Why, "Nyström alternative stopped unfinished at the search's budget") || tf.Choice.NystromCenters != 0 || tf.Choice.Kept == "nystrom" {
 		t.Errorf("budget: %+v", tf.Choice)
 	}
 	if _, ok := tf.Model.(*tree.Model); !ok {
@@ -243,4 +244,39 @@ func forceTuned(res *Result) {
 	best.Index = 1
 	best.Config.Ridge *= 10
 	res.Best = &best
+}
+
+// Soft routing, where it chose a temperature on its held-out rows, is
+// compared with the same tree routed hard on the validation rows, and
+// kept only by a margin beyond the noise; its scores go on the choice.
+func TestSoftAlternative(t *testing.T) {
+	ctx := context.Background()
+	s, err := synth.Generate(synth.LowRank, 1200, 10, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := &rfm.Dataset{X: s.X, N: 1200, D: 10, Y: s.Y, Outputs: 1}
+	cfg := TreeConfig(baseConfig(), baseConfig())
+	cfg.LeafSize, cfg.Iters, cfg.Calibrate = 60, 0, rfm.CalibrateNone
+	tr, va := rfm.Holdout(ds.N, nil, 0.25, 1)
+	split := func(string) (*rfm.Dataset, *rfm.Dataset) { return ds.Subset(tr), ds.Subset(va) }
+	ch := &TreeChoice{}
+	var lines []string
+	opt := Options{Log: func(s string) { lines = append(lines, s) }}
+	pays, err := softAlternative(ctx, opt, split, "", cfg, ch, func(string) func(tree.Progress) { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.SoftTemperature == 0 {
+		t.Fatalf("soft routing chose hard routing on a smooth target with leaves of 60 rows (%q): the test cannot tell", ch.Why)
+	}
+	if !(ch.SoftLoss > 0 && ch.HardLoss > 0 && ch.SoftSE > 0) || len(lines) != 1 || !strings.Contains(lines[0], "soft-routing alternative (temperature") {
+		t.Fatalf("choice %+v, lines %q", ch, lines)
+	}
+	if want := ch.HardLoss-ch.SoftLoss > TreeZ*ch.SoftSE; pays != want {
+		t.Errorf("kept %v; soft %.4g, hard %.4g, SE %.2g", pays, ch.SoftLoss, ch.HardLoss, ch.SoftSE)
+	}
+	if !strings.Contains(ch.String(), "soft routing (temperature") {
+		t.Errorf("note %q", ch.String())
+	}
 }
