@@ -162,6 +162,14 @@ func (c *TreeChoice) wholeTrees() string {
 	if c.Forest > 1 {
 		s += fmt.Sprintf("; a forest of %d trees on all validation rows: loss %.4g against its first tree's %.4g (SE %.2g)", c.Forest, c.ForestLoss, c.ForestTreeLoss, c.ForestSE)
 	}
+	for i, p := range c.Phases {
+		if i == 0 {
+			s += "; timed:"
+		} else {
+			s += ","
+		}
+		s += fmt.Sprintf(" %s %.0f s (%d rows)", p.Name, p.Seconds, p.Rows)
+	}
 	return s
 }
 

@@ -195,6 +195,9 @@ func TestTreeFinalPhases(t *testing.T) {
 	if ch.Phases[1].Scored != ch.ValidRows || ch.Phases[3].Rows != 700 {
 		t.Errorf("Nyström scored %d rows (probe %d); final fit on %d rows, want 700", ch.Phases[1].Scored, ch.ValidRows, ch.Phases[3].Rows)
 	}
+	if note := ch.String(); !strings.Contains(note, "; timed: probe") || !strings.Contains(note, "the chosen default tree") && !strings.Contains(note, "the chosen tuned tree") {
+		t.Errorf("the note does not give the phases' times: %q", note)
+	}
 	if ch.NystromCenters != 200 || math.IsNaN(ch.NystromLoss) {
 		t.Errorf("Nyström not scored: %+v", ch)
 	}
