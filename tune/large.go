@@ -203,10 +203,14 @@ func TreeConfig(base, cfg rfm.Config) rfm.Config {
 // validation rows, never on a test set: the default tree's routing is
 // grown down to ProbeLeaves leaves on the training rows (tree.Probe), each
 // tree candidate fits those leaves, and the Nyström candidate is fitted on
-// the training rows; the challenger replaces the default only when its
-// mean loss on the validation rows of those leaves is lower by more than
-// TreeZ standard errors of the paired per-row differences. The chosen tree
-// is then grown on every row (the default tree is then exactly rfm fit's).
+// the training rows (bounded: nystromAlternative); the challenger replaces
+// the default only when its mean loss on the validation rows of those
+// leaves is lower by more than TreeZ standard errors of the paired per-row
+// differences. The tree kept is then tried with soft routing
+// (softAlternative) and, with Options.Forest, as a forest, each kept by
+// the same margin on every validation row, and grown on every row (the
+// default tree, unchanged, is then exactly rfm fit's). Each phase is timed
+// on the choice (TreeChoice.Phases) and told to Options.Log.
 func TreeFinal(ctx context.Context, opt Options, res *Result, progress func(stage string, p rfm.Progress)) (*TreeFinalResult, error) {
 	if res == nil || res.Best == nil {
 		return nil, fmt.Errorf("tune: no scored configuration")
