@@ -552,3 +552,33 @@ func pairedMargin(a, b []float64) (margin, se float64) {
 	}
 	return margin, math.Sqrt(ss/float64(n-1)) / math.Sqrt(float64(n))
 }
+
+// LargeRidges are the ridges of LargeCandidates. On a9a (32 561 rows, 123
+// binary columns, about 15% of labels that no model gets right), exact
+// fits of rfm fit's defaults on 4 000 rows, scored on 6 512 other training
+// rows: ridge 10⁻³ (the default) 83.20%, log-loss 0.508; ridge 1 85.01%,
+// 0.321; ridge 3 84.84%, 0.325. A ridge near the kernel's unit diagonal
+// keeps the fit from interpolating noisy labels; the default's tiny one
+// suits clean tables (ijcnn1), so validation decides.
+var LargeRidges = []float64{1}
+
+// LargeCandidates returns the protected candidates (Options.Protected) of
+// the search of a large table (large: LargeTableDefaults said so): Base
+// with each of LargeRidges above its own ridge, on Base's scaling, so that
+// the search always scores the defaults with a strong ridge on its
+// samples and, if they win there, TreeFinal probes them as the tuned
+// tree. Otherwise nil.
+func LargeCandidates(opt Options, large bool) []Point {
+	if !large {
+		return nil
+	}
+	var out []Point
+	for _, r := range LargeRidges {
+		if r > opt.Base.Ridge {
+			c := opt.Base
+			c.Ridge = r
+			out = append(out, Point{Config: c, Scaling: opt.BaseScaling})
+		}
+	}
+	return out
+}

@@ -283,3 +283,32 @@ func TestSoftAlternative(t *testing.T) {
 		t.Errorf("note %q", ch.String())
 	}
 }
+
+// A large table's search always scores the defaults with each strong
+// ridge above the base's, on the base's scaling; a small table gets none.
+func TestLargeCandidates(t *testing.T) {
+	opt := Options{Base: baseConfig(), BaseScaling: "standard"}
+	if got := LargeCandidates(opt, false); got != nil {
+		t.Errorf("small table: %v", got)
+	}
+	got := LargeCandidates(opt, true)
+	if len(got) != len(LargeRidges) {
+		t.Fatalf("%d candidates, want %d", len(got), len(LargeRidges))
+	}
+	for i, p := range got {
+		want := opt.Base
+		want.Ridge = LargeRidges[i]
+		if !sameConfig(p.Config, want) || p.Scaling != "standard" {
+			t.Errorf("candidate %d: %+v on %q, want the base with ridge %g", i, p.Config, p.Scaling, LargeRidges[i])
+		}
+	}
+	opt.Base.Ridge = 100
+	if got := LargeCandidates(opt, true); len(got) != 0 {
+		t.Errorf("a base ridge above them all: %d candidates", len(got))
+	}
+	opt.Data = map[string]*rfm.Dataset{"standard": classes(t, 300, 2)}
+	opt.Protected = LargeCandidates(Options{Base: baseConfig(), BaseScaling: "standard"}, true)
+	if err := checkProtected(opt); err != nil {
+		t.Errorf("the candidates are not valid protected ones: %v", err)
+	}
+}

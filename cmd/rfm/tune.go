@@ -426,7 +426,7 @@ func (o *tuneOptions) prepareSearch(e *env, f *flagSet, opt *tune.Options, t *da
 			return nil, err
 		}
 	}
-	opt.Protected = tune.ImageCandidates(*opt) // raw pixels: the plain kernel and the image RFM (docs/images.md)
+	opt.Protected = append(tune.ImageCandidates(*opt), tune.LargeCandidates(*opt, large != "")...) // raw pixels: the plain kernel and the image RFM (docs/images.md); large tables: the defaults with a strong ridge
 	if o.valid != "" {
 		vt, err := o.readValid(e, p, tg, opt.Base.MemoryLimit)
 		if err != nil {
