@@ -264,10 +264,10 @@ func TreeFinal(ctx context.Context, opt Options, res *Result, progress func(stag
 	case !nystrom:
 		ch.Why = joinWhy(fmt.Sprintf("Nyström not tried on %d rows (more than %d: costlier than the tree)", ref.N, NystromProbeRows), ch.Why)
 	}
+	if sameAsBase {
+		ch.Why = joinWhy("the search kept the defaults: no tuned tree", ch.Why)
+	}
 	if !tunedTree && !nystrom {
-		if sameAsBase {
-			ch.Why = joinWhy("the search kept the defaults", ch.Why)
-		}
 		return finalTree(ctx, opt, split, opt.BaseScaling, defCfg, ch, report)
 	}
 	// The probe: the default routing, its leaves fitted by each candidate.
