@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/rfmkit/rfm/plot"
 )
 
 // Point is a score reached after some wall seconds of fitting.
@@ -121,6 +123,39 @@ func writeTimeToScore(w io.Writer, dir string, runs []Run) error {
 				reach = fmt.Sprintf("%.0f s", p.Seconds)
 			}
 			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", set, r.Method, text, reach)
+		}
+	}
+	return nil
+}
+
+// plotTimeToScore draws, for each set with an XGBoost run, its score
+// against fit seconds: XGBoost's curve points and each RFM run, labelled
+// by method, in SET_time_to_score.png.
+func plotTimeToScore(dir string, runs []Run) error {
+	for _, x := range runs {
+		if x.Method != "xgboost" || x.Error != "" {
+			continue
+		}
+		curve, err := ReadCurve(CurveFile(dir, x.Set))
+		if err != nil {
+			return err
+		}
+		if len(curve) == 0 {
+			curve = []Point{{x.FitSeconds, x.Value}}
+		}
+		var xs, ys []float64
+		var labels []string
+		for _, p := range curve {
+			xs, ys, labels = append(xs, p.Seconds), append(ys, p.Score), append(labels, "xgboost")
+		}
+		for _, r := range runs {
+			if r.Set == x.Set && r.Method != "xgboost" && r.Error == "" {
+				xs, ys, labels = append(xs, r.FitSeconds), append(ys, r.Value), append(labels, r.Method)
+			}
+		}
+		title := fmt.Sprintf("%s: test %s against fit seconds (search included)", x.Set, x.Metric)
+		if err := plot.Scatter(filepath.Join(dir, x.Set+"_time_to_score.png"), xs, ys, labels, "fit seconds", "test "+x.Metric, title, false); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -84,6 +84,12 @@ func TestTimeToScore(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, b.String())
 		}
 	}
+	if err := plotTimeToScore(dir, runs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a9a_time_to_score.png")); err != nil {
+		t.Errorf("no plot: %v", err)
+	}
 	if err := os.WriteFile(CurveFile(dir, "a9a"), []byte("seconds,validation,test\n1,x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

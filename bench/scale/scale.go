@@ -813,6 +813,9 @@ func writeSummary(dir string, runs []Run) error {
 	if err := writeTimeToScore(&md, dir, runs); err != nil {
 		return err
 	}
+	if err := plotTimeToScore(dir, runs); err != nil {
+		return err
+	}
 	if err := atomicWrite(filepath.Join(dir, "summary.md"), func(w io.Writer) error { _, err := w.Write(md.Bytes()); return err }); err != nil {
 		return err
 	}
