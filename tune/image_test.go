@@ -47,18 +47,24 @@ func TestImageCandidates(t *testing.T) {
 	base.Iters, base.Diag, base.Loss = 3, true, rfm.LossLogistic
 	opt := Options{Base: base, Data: map[string]*rfm.Dataset{"standard": img, "none": img}}
 	got := ImageCandidates(opt)
-	if len(got) != 2 {
-		t.Fatalf("%d candidates, want 2", len(got))
+	if len(got) != 1 {
+		t.Fatalf("%d candidates, want 1", len(got))
 	}
-	plain, learned := got[0], got[1]
-	if plain.Scaling != "none" || learned.Scaling != "none" {
-		t.Fatalf("scalings %q, %q: want the raw pixels", plain.Scaling, learned.Scaling)
+	learned := got[0]
+	if learned.Scaling != "none" {
+		t.Fatalf("scaling %q: want the raw pixels", learned.Scaling)
 	}
-	if c := plain.Config; !c.NormalizeRows || c.Iters != 0 || c.Loss != rfm.LossSquared || c.Kernel != base.Kernel || c.Ridge != base.Ridge {
-		t.Errorf("plain candidate %+v: want rfm fit --scale none --normalize-rows --iters 0", c)
+	// Its round 0 is rfm fit --scale none --normalize-rows --iters 0.
+	if c := learned.Config; !c.NormalizeRows || c.Loss != rfm.LossSquared || c.Kernel != base.Kernel || c.Ridge != base.Ridge {
+		t.Errorf("candidate %+v: its round 0 is not the plain kernel on unit-norm raw pixels", c)
 	}
-	if c := learned.Config; !c.NormalizeRows || c.Iters != 3 || !c.Centered || c.AGOPPower != 0.5 || c.Diag {
-		t.Errorf("learned candidate: normalize %v iters %d centered %v power %g diag %v", c.NormalizeRows, c.Iters, c.Centered, c.AGOPPower, c.Diag)
+	if c := learned.Config; c.Iters != 3 || !c.Centered || c.AGOPPower != 0.5 || c.Diag {
+		t.Errorf("learned candidate: iters %d centered %v power %g diag %v", c.Iters, c.Centered, c.AGOPPower, c.Diag)
+	}
+	base0 := base
+	base0.Iters = 0
+	if c := ImageCandidates(Options{Base: base0, Data: opt.Data}); c[0].Config.Iters != 1 {
+		t.Errorf("a base of 0 rounds: the candidate has %d, want 1", c[0].Config.Iters)
 	}
 	for _, p := range got {
 		if err := p.Config.Validate(); err != nil {

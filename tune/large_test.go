@@ -6,8 +6,10 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/synth"
 	"github.com/rfmkit/rfm/tree"
 )
 
@@ -163,4 +165,150 @@ func smallTreeSearch(t *testing.T, n int, edit func(*Options)) (Options, *Result
 		edit(&opt)
 	}
 	return opt, mustRun(t, opt)
+}
+
+// Every phase of the final fit is timed, recorded on the choice and told
+// to Options.Log as it ends: the probe, the Nyström alternative (on the
+// training rows, scored on the probe's validation rows) and the fit of
+// what was kept on every row.
+func TestTreeFinalPhases(t *testing.T) {
+	ctx := context.Background()
+	opt, res := smallTreeSearch(t, 700, func(o *Options) { o.FinalCenters = 200 })
+	forceTuned(res)
+	opt.Base.MemoryLimit = 1 << 30 // not the machine's free memory
+	var lines []string
+	opt.Log = func(s string) { lines = append(lines, s) }
+	tf, err := TreeFinal(ctx, opt, res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := tf.Choice
+	if len(ch.Phases) != 4 || len(lines) != 4 {
+		t.Fatalf("phases %+v, lines %q: want the probe, the Nyström and soft-routing alternatives and the final fit", ch.Phases, lines)
+	}
+	for i, want := range []string{"probe", "Nyström alternative (200 centres)", "soft-routing alternative", "the chosen "} {
+		p := ch.Phases[i]
+		if !strings.Contains(p.Name, want) || p.Rows <= 0 || p.Seconds < 0 || lines[i] != p.String() {
+			t.Errorf("phase %d: %+v (line %q), want %q", i, p, lines[i], want)
+		}
+	}
+	if ch.Phases[1].Scored != ch.ValidRows || ch.Phases[3].Rows != 700 {
+		t.Errorf("Nyström scored %d rows (probe %d); final fit on %d rows, want 700", ch.Phases[1].Scored, ch.ValidRows, ch.Phases[3].Rows)
+	}
+	if note := ch.String(); !strings.Contains(note, "; timed: probe") || !strings.Contains(note, "the chosen default tree") && !strings.Contains(note, "the chosen tuned tree") {
+		t.Errorf("the note does not give the phases' times: %q", note)
+	}
+	if ch.NystromCenters != 200 || math.IsNaN(ch.NystromLoss) {
+		t.Errorf("Nyström not scored: %+v", ch)
+	}
+}
+
+// The Nyström alternative is bounded: stopped at the search's budget, and
+// refused, with its memory figure, when its plan exceeds the memory limit
+// even at the fewest centres; the default tree is still fitted either way.
+func TestTreeFinalNystromBounded(t *testing.T) {
+	ctx := context.Background()
+	opt, res := smallTreeSearch(t, 700, func(o *Options) { o.FinalCenters = 200 })
+	forceTuned(res)
+	opt.Base.MemoryLimit = 1 << 30
+	opt.Budget = time.Nanosecond
+	tf, err := TreeFinal(ctx, opt, res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(tf.Choice.Why, "Nyström alternative stopped unfinished at the search's budget") || tf.Choice.NystromCenters != 0 || tf.Choice.Kept == "nystrom" {
+		t.Errorf("budget: %+v", tf.Choice)
+	}
+	if _, ok := tf.Model.(*tree.Model); !ok {
+		t.Errorf("final model is a %s, want a tree", tf.Model.Kind())
+	}
+
+	opt.Budget = 0
+	ncfg := res.Best.Config
+	ncfg.Solver, ncfg.Centers = rfm.SolverNystrom, 200
+	need := rfm.PlanFit(rfm.FitShape{N: 560, Valid: 140, D: 10, Outputs: 2, DataHeld: true}, ncfg).Total()
+	opt.Base.MemoryLimit = need - 1
+	if _, err := tree.MakePlan(TreeConfig(opt.Base, opt.Base), 700, 10, 2); err != nil {
+		t.Fatalf("the tree does not fit in the Nyström's plan less a byte (%d bytes): %v", need-1, err)
+	}
+	tf, err = TreeFinal(ctx, opt, res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := tf.Choice.Why; !strings.Contains(why, "Nyström not tried: 200 centres") || !strings.Contains(why, "--memory-limit") || tf.Choice.NystromCenters != 0 {
+		t.Errorf("memory: %+v", tf.Choice)
+	}
+}
+
+// forceTuned makes the search's best a configuration other than the base
+// (a larger ridge), so that TreeFinal has a tuned tree to probe.
+func forceTuned(res *Result) {
+	best := *res.Best
+	best.Index = 1
+	best.Config.Ridge *= 10
+	res.Best = &best
+}
+
+// Soft routing, where it chose a temperature on its held-out rows, is
+// compared with the same tree routed hard on the validation rows, and
+// kept only by a margin beyond the noise; its scores go on the choice.
+func TestSoftAlternative(t *testing.T) {
+	ctx := context.Background()
+	s, err := synth.Generate(synth.LowRank, 1200, 10, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := &rfm.Dataset{X: s.X, N: 1200, D: 10, Y: s.Y, Outputs: 1}
+	cfg := TreeConfig(baseConfig(), baseConfig())
+	cfg.LeafSize, cfg.Iters, cfg.Calibrate = 60, 0, rfm.CalibrateNone
+	tr, va := rfm.Holdout(ds.N, nil, 0.25, 1)
+	split := func(string) (*rfm.Dataset, *rfm.Dataset) { return ds.Subset(tr), ds.Subset(va) }
+	ch := &TreeChoice{}
+	var lines []string
+	opt := Options{Log: func(s string) { lines = append(lines, s) }}
+	pays, err := softAlternative(ctx, opt, split, "", cfg, ch, func(string) func(tree.Progress) { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.SoftTemperature == 0 {
+		t.Fatalf("soft routing chose hard routing on a smooth target with leaves of 60 rows (%q): the test cannot tell", ch.Why)
+	}
+	if !(ch.SoftLoss > 0 && ch.HardLoss > 0 && ch.SoftSE > 0) || len(lines) != 1 || !strings.Contains(lines[0], "soft-routing alternative (temperature") {
+		t.Fatalf("choice %+v, lines %q", ch, lines)
+	}
+	if want := ch.HardLoss-ch.SoftLoss > TreeZ*ch.SoftSE; pays != want {
+		t.Errorf("kept %v; soft %.4g, hard %.4g, SE %.2g", pays, ch.SoftLoss, ch.HardLoss, ch.SoftSE)
+	}
+	if !strings.Contains(ch.String(), "soft routing (temperature") {
+		t.Errorf("note %q", ch.String())
+	}
+}
+
+// A large table's search always scores the defaults with each strong
+// ridge above the base's, on the base's scaling; a small table gets none.
+func TestLargeCandidates(t *testing.T) {
+	opt := Options{Base: baseConfig(), BaseScaling: "standard"}
+	if got := LargeCandidates(opt, false); got != nil {
+		t.Errorf("small table: %v", got)
+	}
+	got := LargeCandidates(opt, true)
+	if len(got) != len(LargeRidges) {
+		t.Fatalf("%d candidates, want %d", len(got), len(LargeRidges))
+	}
+	for i, p := range got {
+		want := opt.Base
+		want.Ridge = LargeRidges[i]
+		if !sameConfig(p.Config, want) || p.Scaling != "standard" {
+			t.Errorf("candidate %d: %+v on %q, want the base with ridge %g", i, p.Config, p.Scaling, LargeRidges[i])
+		}
+	}
+	opt.Base.Ridge = 100
+	if got := LargeCandidates(opt, true); len(got) != 0 {
+		t.Errorf("a base ridge above them all: %d candidates", len(got))
+	}
+	opt.Data = map[string]*rfm.Dataset{"standard": classes(t, 300, 2)}
+	opt.Protected = LargeCandidates(Options{Base: baseConfig(), BaseScaling: "standard"}, true)
+	if err := checkProtected(opt); err != nil {
+		t.Errorf("the candidates are not valid protected ones: %v", err)
+	}
 }

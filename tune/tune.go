@@ -106,6 +106,10 @@ type Options struct {
 	// trees (tree.FitForest) of the chosen tree configuration, kept only
 	// when it beats the tree on the validation rows (0 or 1: one tree).
 	Forest int
+	// Log, if set, is told one line as each phase of TreeFinal ends (the
+	// probe, each alternative, the final fit: what was fitted, on how many
+	// rows, in how many seconds), for the user to follow.
+	Log func(line string)
 	// Rule is how the configuration is chosen among those scored at the
 	// top rung. RuleBest (the zero value, the UCI protocol's) keeps the
 	// best score; RuleOneSE (the rfm tune command's) selects on the

@@ -22,6 +22,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rfmkit/rfm"
+	"github.com/rfmkit/rfm/dataset"
 	"github.com/rfmkit/rfm/internal/atomicfile"
 	"github.com/rfmkit/rfm/plot"
 	"github.com/rfmkit/rfm/synth"
@@ -585,11 +587,66 @@ func readPeak(path string) (int64, error) {
 	return kb, nil
 }
 
-// runXGBoost runs the reference script on the set's files.
+// ValFraction is the share of training rows rfm fit and rfm tune hold out
+// by default (rfm.Config.ValFraction), on which XGBoost also chooses.
+const ValFraction = 0.2
+
+// ValidRows are the training rows of the table at path that rfm fit and
+// rfm tune (with seed and their default holdout) validate on:
+// rfm.Holdout of the rows, stratified by the classes as rfm encodes them.
+func ValidRows(path, target, task string, seed uint64) ([]int, error) {
+	t, err := dataset.ReadFile(path, dataset.ReadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	col, err := t.TargetColumn(target)
+	if err != nil {
+		return nil, err
+	}
+	var labels []int
+	if task == "classification" {
+		tg, err := dataset.FitTarget(col, task)
+		if err != nil {
+			return nil, err
+		}
+		if _, labels, err = tg.Encode(col); err != nil {
+			return nil, err
+		}
+	}
+	_, va := rfm.Holdout(t.NRows(), labels, ValFraction, seed)
+	return va, nil
+}
+
+// writeValidRows writes the set's validation rows (ValidRows), one index
+// a line, for the XGBoost script, and returns the file's path.
+func (b *bench) writeValidRows(s *set) (string, error) {
+	path := filepath.Join(b.out, "data", s.name+"-valid-rows.txt")
+	rows, err := ValidRows(s.train, s.target, s.task, b.seed)
+	if err != nil {
+		return "", err
+	}
+	return path, atomicWrite(path, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		for _, i := range rows {
+			fmt.Fprintln(bw, i)
+		}
+		return bw.Flush()
+	})
+}
+
+// runXGBoost runs the reference script on the set's files, choosing on the
+// validation rows rfm uses (writeValidRows), and keeps its curve of test
+// score against fit time (CurveFile).
 func (b *bench) runXGBoost(s *set, python, script string) Run {
 	r := Run{Set: s.name, Method: "xgboost", Train: s.n, Test: s.nTest, Metric: s.metric}
 	pred := filepath.Join(b.out, fmt.Sprintf("%s-xgboost.pred.csv", s.name))
+	valid, err := b.writeValidRows(s)
+	if err != nil {
+		r.Error = "xgboost: the validation rows: " + err.Error()
+		return r
+	}
 	args := []string{script, "--train", s.train, "--test", s.test, "--target", s.target, "--task", s.task, "--out", pred, "--seed", strconv.FormatUint(b.seed, 10),
+		"--valid-rows", valid, "--curve", CurveFile(b.out, s.name),
 		// A grid as wide as the tuned RFM's search budget allows.
 		"--budget", strconv.FormatFloat(b.tuneTime.Seconds(), 'f', 0, 64)}
 	var out bytes.Buffer
@@ -752,6 +809,12 @@ func writeSummary(dir string, runs []Run) error {
 		if i == 0 {
 			md.WriteString(strings.Repeat("|---", len(row)) + "|\n")
 		}
+	}
+	if err := writeTimeToScore(&md, dir, runs); err != nil {
+		return err
+	}
+	if err := plotTimeToScore(dir, runs); err != nil {
+		return err
 	}
 	if err := atomicWrite(filepath.Join(dir, "summary.md"), func(w io.Writer) error { _, err := w.Write(md.Bytes()); return err }); err != nil {
 		return err

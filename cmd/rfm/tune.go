@@ -223,8 +223,8 @@ func (o *tuneOptions) search(e *env, opt tune.Options, n int) (*tune.Result, tun
 	}
 	// The search's end is a line of its own: --time bounds the search, and
 	// the final fit on every row can take longer (its own bar and ETA).
-	bar.Finish(fmt.Sprintf("tune: %d configurations, %d fits in %s; best trial %d; fitting %s on all %d rows",
-		res.Drawn, st.Fits, seconds(st.Time), res.Best.Index, tune.FinalWhat(len(tune.Top(res, o.ensemble))), n))
+	bar.Finish(fmt.Sprintf("tune: %d configurations, %d fits in %s; best trial %d; %s",
+		res.Drawn, st.Fits, seconds(st.Time), res.Best.Index, tune.FinalText(o.large != "", len(tune.Top(res, o.ensemble)), n)))
 	return res, st, nil
 }
 
@@ -251,7 +251,7 @@ func (o *tuneOptions) prepareSearch(e *env, f *flagSet, opt *tune.Options, t *da
 		return nil, cli.InFile(o.data, err)
 	}
 	opt.Data = data
-	opt.Protected = tune.ImageCandidates(*opt) // raw pixels: the plain kernel and the image RFM (docs/images.md)
+	opt.Protected = append(tune.ImageCandidates(*opt), tune.LargeCandidates(*opt, large != "")...) // raw pixels: the plain kernel and the image RFM (docs/images.md); large tables: the defaults with a strong ridge
 	if o.valid != "" {
 		vt, err := o.readValid(e, p, tg, opt.Base.MemoryLimit)
 		if err != nil {

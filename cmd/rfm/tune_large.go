@@ -15,6 +15,7 @@ import (
 // the search's validation rows) and reports it.
 func (o *tuneOptions) finishLarge(e *env, opt tune.Options, res *tune.Result, rep tune.Report, pipelines map[string]*dataset.Pipeline, tg *dataset.Target, n int) error {
 	bar := newProgress(e.stderr, e.tty(), o.common.quiet)
+	opt.Log = bar.Log
 	start := time.Now()
 	tf, err := tune.TreeFinal(e.ctx, opt, res, func(stage string, p rfm.Progress) {
 		bar.Update(p.Fraction, "final fit: "+stage)

@@ -108,6 +108,28 @@ func TestProgress(t *testing.T) {
 			t.Errorf("%s: %q", tc.name, b.String())
 		}
 	}
+	// Log: a line of its own, above the bar on a terminal; off a terminal
+	// the line alone; nothing when quiet.
+	b.Reset()
+	p = NewProgress(&b, true, false)
+	p.stopTicker()
+	p.Update(0.5, "probe")
+	p.Log("probe: 3 leaves, 12 s")
+	if s := b.String(); !strings.Contains(s, "\r\x1b[Kprobe: 3 leaves, 12 s\n\r[") {
+		t.Errorf("log on a terminal: %q", s)
+	}
+	for _, tc := range []struct {
+		tty, quiet bool
+		want       string
+	}{{false, false, "a step\n"}, {true, true, ""}} {
+		b.Reset()
+		p = NewProgress(&b, tc.tty, tc.quiet)
+		p.Log("a step")
+		p.Abort()
+		if b.String() != tc.want {
+			t.Errorf("log (tty %v, quiet %v): %q", tc.tty, tc.quiet, b.String())
+		}
+	}
 	for d, want := range map[time.Duration]string{0: "0:00", 65 * time.Second: "1:05", 3725 * time.Second: "1:02:05"} {
 		if got := Clock(d); got != want {
 			t.Errorf("Clock(%v) = %q, want %q", d, got, want)

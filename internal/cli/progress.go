@@ -101,6 +101,24 @@ func (p *Progress) draw() {
 	p.drawn = true
 }
 
+// Log prints line on a line of its own (above the bar on a terminal,
+// which is redrawn below it) unless quiet: a step that ended, for a long
+// command whose bar alone would not say what it did.
+func (p *Progress) Log(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.quiet || p.closed {
+		return
+	}
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+	fmt.Fprintln(p.w, line)
+	if p.tty {
+		p.draw()
+	}
+}
+
 // Finish removes the bar and prints summary (one line) unless quiet.
 func (p *Progress) Finish(summary string) {
 	p.close()
