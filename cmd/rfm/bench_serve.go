@@ -82,36 +82,8 @@ func cmdBenchServe(e *env, args []string) error {
 	}
 	source := serveload.ModelSource{Model: model, Centers: centers, Inputs: inputs, Version: versionString()}
 	if hostile != "" {
-		kinds := strings.Split(hostile, ",")
-		if hostile == "all" {
-			kinds = serveload.HostileKinds
-		}
-		if ordinary < 1 || hostileClients < 1 || slowConns < 1 {
-			return usagef("--ordinary, --hostile-clients and --slow must be at least 1")
-		}
-		if profile != "" {
-			pf, err := os.Create(profile)
-			if err != nil {
-				return fmt.Errorf("--cpuprofile: %w", err)
-			}
-			defer pf.Close()
-			if err := pprof.StartCPUProfile(pf); err != nil {
-				return fmt.Errorf("--cpuprofile: %w", err)
-			}
-			defer pprof.StopCPUProfile()
-		}
-		res, err := serveload.HostileRun(e.ctx, serveload.HostileOptions{ModelSource: source,
-			Kinds: kinds, CompareFCFS: compareFCFS, Hostile: hostileClients, Slow: slowConns, Ordinary: ordinary, Duration: dur, Warm: warm, BatchWait: wait, BatchRows: batchRows,
-			Progress: func(kind, sched string) {
-				fmt.Fprintf(e.stderr, "bench serve: %d ordinary clients beside hostile load %q, %s scheduling, for %s (after %s of warm-up) ...\n", ordinary, kind, sched, dur, warm)
-			}})
-		if err != nil {
-			return err
-		}
-		if common.json {
-			return writeJSON(e.stdout, res)
-		}
-		return printBenchHostile(e.stdout, res)
+		return benchServeHostile(e, source, hostileRun{kinds: hostile, clients: hostileClients, slow: slowConns, ordinary: ordinary,
+			compareFCFS: compareFCFS, profile: profile, json: common.json}, serveload.HostileOptions{Duration: dur, Warm: warm, BatchWait: wait, BatchRows: batchRows})
 	}
 
 	opt := serveload.Options{ModelSource: source, Clients: clients, Duration: dur, Warmup: warm,
@@ -141,6 +113,49 @@ func cmdBenchServe(e *env, args []string) error {
 		return writeJSON(e.stdout, res)
 	}
 	return printBenchServe(e.stdout, res, clients, wait)
+}
+
+// hostileRun are the flags of 'rfm bench serve --hostile'.
+type hostileRun struct {
+	kinds                   string
+	clients, slow, ordinary int
+	compareFCFS, json       bool
+	profile                 string
+}
+
+// benchServeHostile measures the ordinary clients beside each hostile kind
+// (o holds the load's durations and the server's batching).
+func benchServeHostile(e *env, source serveload.ModelSource, h hostileRun, o serveload.HostileOptions) error {
+	kinds := strings.Split(h.kinds, ",")
+	if h.kinds == "all" {
+		kinds = serveload.HostileKinds
+	}
+	if h.ordinary < 1 || h.clients < 1 || h.slow < 1 {
+		return usagef("--ordinary, --hostile-clients and --slow must be at least 1")
+	}
+	if h.profile != "" {
+		pf, err := os.Create(h.profile)
+		if err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	o.ModelSource, o.Kinds, o.CompareFCFS, o.Hostile, o.Slow, o.Ordinary = source, kinds, h.compareFCFS, h.clients, h.slow, h.ordinary
+	o.Progress = func(kind, sched string) {
+		fmt.Fprintf(e.stderr, "bench serve: %d ordinary clients beside hostile load %q, %s scheduling, for %s (after %s of warm-up) ...\n", h.ordinary, kind, sched, o.Duration, o.Warm)
+	}
+	res, err := serveload.HostileRun(e.ctx, o)
+	if err != nil {
+		return err
+	}
+	if h.json {
+		return writeJSON(e.stdout, res)
+	}
+	return printBenchHostile(e.stdout, res)
 }
 
 func printBenchServe(w io.Writer, res *serveload.Result, clients int, wait time.Duration) error {
