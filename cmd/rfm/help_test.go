@@ -26,8 +26,8 @@ func TestHelpSections(t *testing.T) {
 		e := &env{stdout: &out, stderr: &out, tty: func() bool { return false }}
 		args := append(strings.Fields(name), "-h")
 		c := lookup(args[0])
-		if err := e.exit(name, c.run(e, args[1:])); err != exitOK {
-			t.Errorf("rfm %s -h: exit %d", name, err)
+		if code := e.exit(name, c.run(e, args[1:])); code != exitOK {
+			t.Errorf("rfm %s -h: exit %d", name, code)
 		}
 		first := strings.SplitN(h.about, "\n", 2)[0]
 		if !strings.Contains(out.String(), first) || !strings.Contains(out.String(), strings.SplitN(h.example, "\n", 2)[0]) {
